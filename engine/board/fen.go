@@ -1,0 +1,339 @@
+package board
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// FENError says which FEN field is wrong, what was expected and what was found.
+type FENError struct {
+	Field    string // "piece placement", "side to move", "castling", "en passant", "halfmove clock", "fullmove number" or "position"
+	Expected string
+	Found    string
+}
+
+func (e *FENError) Error() string {
+	return fmt.Sprintf("bad FEN %s field: expected %s, found %s", e.Field, e.Expected, e.Found)
+}
+
+func fenErr(field, expected, format string, args ...any) error {
+	return &FENError{Field: field, Expected: expected, Found: fmt.Sprintf(format, args...)}
+}
+
+// ParseFEN parses a FEN or EPD position (the clocks may be omitted and
+// default to 0 and 1). The castling field may be standard (KQkq), X-FEN (KQkq
+// meaning the outermost rook, file letters when ambiguous) or Shredder-FEN
+// (rook files, as "HAha"); a file-letter field or a king or rook off its
+// standard square turns on Chess960 move notation. Illegal positions (wrong
+// king count, pawns on a back rank, the side not to move in check, ...) are
+// errors that name the field at fault.
+func ParseFEN(fen string) (*Position, error) {
+	fields := strings.Fields(fen)
+	if len(fields) < 4 {
+		return nil, fenErr("position", "at least 4 fields (placement, side, castling, en passant)", "%d field(s) in %q", len(fields), fen)
+	}
+	p := &Position{stack: make([]state, 1, 256), fullmove: 1}
+	p.st = &p.stack[0]
+	*p.st = state{ep: NoSquare, captured: NoPiece}
+	for s := range p.board {
+		p.board[s] = NoPiece
+	}
+	for s := range p.castleMask {
+		p.castleMask[s] = 15
+	}
+	for i := range p.castleInfo {
+		p.castleInfo[i].rookFrom = NoSquare
+	}
+
+	if err := p.parsePlacement(fields[0]); err != nil {
+		return nil, err
+	}
+
+	switch fields[1] {
+	case "w":
+		p.side = White
+	case "b":
+		p.side = Black
+	default:
+		return nil, fenErr("side to move", `"w" or "b"`, "%q", fields[1])
+	}
+
+	if err := p.parseCastling(fields[2]); err != nil {
+		return nil, err
+	}
+
+	if fields[3] != "-" {
+		s, ok := parseSquare(fields[3])
+		wantRank := 5
+		if p.side == Black {
+			wantRank = 2
+		}
+		if !ok || s.Rank() != wantRank {
+			return nil, fenErr("en passant", fmt.Sprintf(`"-" or a square on rank %d`, wantRank+1), "%q", fields[3])
+		}
+		them := p.side.Other()
+		pawnSq := s ^ 8 // the pawn that just made the double push
+		origin := s + 8 // where that pawn started
+		if p.side == Black {
+			origin = s - 8
+		}
+		if p.board[pawnSq] != MakePiece(them, Pawn) || p.board[s] != NoPiece || p.board[origin] != NoPiece {
+			return nil, fenErr("en passant", "a square just passed by a pawn's double push", "%s with no such pawn move possible", fields[3])
+		}
+		// Keep the square only when a pawn can take there, as Stockfish does, so
+		// that equal positions have equal keys.
+		if pawnAttacks[them][s]&p.Pieces(p.side, Pawn) != 0 {
+			p.st.ep = s
+		}
+	}
+
+	if len(fields) > 4 {
+		n, err := strconv.Atoi(fields[4])
+		if err != nil || n < 0 || n > 10000 {
+			return nil, fenErr("halfmove clock", "a non-negative integer", "%q", fields[4])
+		}
+		p.st.halfmove = uint16(n)
+	}
+	if len(fields) > 5 {
+		n, err := strconv.Atoi(fields[5])
+		if err != nil || n < 0 || n > 100000 {
+			return nil, fenErr("fullmove number", "a positive integer", "%q", fields[5])
+		}
+		if n == 0 {
+			n = 1 // some tools write 0; treat as the first move
+		}
+		p.fullmove = n
+	}
+	if len(fields) > 6 {
+		// EPD operations (";"-separated) may follow; anything else is an error.
+		if !strings.Contains(fields[6], ";") && !isEPDOpcode(fields[6]) {
+			return nil, fenErr("position", "at most 6 fields", "extra text %q", strings.Join(fields[6:], " "))
+		}
+	}
+
+	if p.AttackersTo(p.kings[p.side.Other()], p.side, p.occ) != 0 {
+		return nil, fenErr("side to move", "the side not to move not in check", "%s to move while %s's king on %s is attacked", p.side, p.side.Other(), p.kings[p.side.Other()])
+	}
+	p.st.key = p.computeKey()
+	return p, nil
+}
+
+func isEPDOpcode(s string) bool {
+	for _, op := range []string{"bm", "am", "id", "c0", "c1", "ce", "acd", "pv", "sm", "hmvc", "fmvn"} {
+		if s == op {
+			return true
+		}
+	}
+	return false
+}
+
+func parseSquare(s string) (Square, bool) {
+	if len(s) != 2 || s[0] < 'a' || s[0] > 'h' || s[1] < '1' || s[1] > '8' {
+		return NoSquare, false
+	}
+	return MakeSquare(int(s[0]-'a'), int(s[1]-'1')), true
+}
+
+func (p *Position) parsePlacement(f string) error {
+	const field = "piece placement"
+	ranks := strings.Split(f, "/")
+	if len(ranks) != 8 {
+		return fenErr(field, "8 ranks separated by '/'", "%d rank(s) in %q", len(ranks), f)
+	}
+	var count [12]int
+	for i, r := range ranks {
+		rank := 7 - i
+		file := 0
+		for j := 0; j < len(r); j++ {
+			c := r[j]
+			if c >= '1' && c <= '8' {
+				file += int(c - '0')
+				if file > 8 {
+					return fenErr(field, "8 files per rank", "more than 8 in rank %d %q", rank+1, r)
+				}
+				continue
+			}
+			idx := strings.IndexByte(pieceLetters, c)
+			if idx < 0 {
+				return fenErr(field, "a piece letter (PNBRQKpnbrqk) or a digit 1-8", "%q in rank %d %q", string(rune(c)), rank+1, r)
+			}
+			if file >= 8 {
+				return fenErr(field, "8 files per rank", "more than 8 in rank %d %q", rank+1, r)
+			}
+			pc := Piece(idx)
+			s := MakeSquare(file, rank)
+			if pc.Type() == Pawn && (rank == 0 || rank == 7) {
+				return fenErr(field, "no pawn on the 1st or 8th rank", "%s on %s", pc, s)
+			}
+			p.putPiece(pc, s)
+			count[pc]++
+			file++
+		}
+		if file != 8 {
+			return fenErr(field, "8 files per rank", "%d in rank %d %q", file, rank+1, r)
+		}
+	}
+	for c := White; c <= Black; c++ {
+		name := [2]string{"white", "black"}[c]
+		switch k := count[MakePiece(c, King)]; {
+		case k == 0:
+			return fenErr(field, "one "+name+" king", "none")
+		case k > 1:
+			return fenErr(field, "one "+name+" king", "%d", k)
+		}
+		p.kings[c] = p.Pieces(c, King).LSB()
+		if n := count[MakePiece(c, Pawn)]; n > 8 {
+			return fenErr(field, "at most 8 "+name+" pawns", "%d", n)
+		}
+		if n := p.byColor[c].Count(); n > 16 {
+			return fenErr(field, "at most 16 "+name+" pieces", "%d", n)
+		}
+	}
+	return nil
+}
+
+func (p *Position) parseCastling(f string) error {
+	const field = "castling"
+	if f == "-" {
+		return nil
+	}
+	if len(f) > 4 {
+		return fenErr(field, `"-" or up to 4 of KQkq / rook files`, "%q", f)
+	}
+	for i := 0; i < len(f); i++ {
+		c := f[i]
+		color := White
+		lc := c
+		if c >= 'a' && c <= 'z' {
+			color = Black
+			lc = c - 'a' + 'A'
+		}
+		backRank := 0
+		if color == Black {
+			backRank = 7
+		}
+		ksq := p.kings[color]
+		if ksq.Rank() != backRank || ksq.File() == 0 || ksq.File() == 7 {
+			return fenErr(field, fmt.Sprintf("the %s king on its back rank between the rooks for %q", [2]string{"white", "black"}[color], string(c)), "the king on %s", ksq)
+		}
+		rook := MakePiece(color, Rook)
+		var rsq Square = NoSquare
+		switch {
+		case lc == 'K':
+			for f := 7; f > ksq.File(); f-- {
+				if s := MakeSquare(f, backRank); p.board[s] == rook {
+					rsq = s
+					break
+				}
+			}
+		case lc == 'Q':
+			for f := 0; f < ksq.File(); f++ {
+				if s := MakeSquare(f, backRank); p.board[s] == rook {
+					rsq = s
+					break
+				}
+			}
+		case lc >= 'A' && lc <= 'H':
+			rsq = MakeSquare(int(lc-'A'), backRank)
+			p.shredder = true
+			if p.board[rsq] != rook || rsq == ksq {
+				return fenErr(field, fmt.Sprintf("a %s rook on %s for %q", [2]string{"white", "black"}[color], rsq, string(c)), "%s", p.board[rsq])
+			}
+		default:
+			return fenErr(field, `"-" or letters from KQkq / A-H / a-h`, "%q in %q", string(c), f)
+		}
+		if rsq == NoSquare {
+			return fenErr(field, fmt.Sprintf("a %s rook on the back rank for %q", [2]string{"white", "black"}[color], string(c)), "none")
+		}
+		right := uint8(WhiteOO)
+		if rsq < ksq {
+			right = WhiteOOO
+		}
+		right <<= 2 * uint8(color)
+		if p.st.castle&right != 0 {
+			return fenErr(field, "each right at most once", "%q repeats a right", f)
+		}
+		p.addCastling(color, rsq)
+		std := ksq == E1.Relative(color) && (rsq == A1.Relative(color) || rsq == H1.Relative(color))
+		if !std || p.shredder {
+			p.chess960 = true
+		}
+	}
+	return nil
+}
+
+// FEN returns the position in FEN. The castling field is written the way it
+// was read: Shredder-FEN (rook files) if the FEN used file letters, else
+// KQkq, with a file letter only where KQkq would be ambiguous (X-FEN).
+func (p *Position) FEN() string {
+	var b strings.Builder
+	for rank := 7; rank >= 0; rank-- {
+		empty := 0
+		for file := 0; file < 8; file++ {
+			pc := p.board[MakeSquare(file, rank)]
+			if pc == NoPiece {
+				empty++
+				continue
+			}
+			if empty > 0 {
+				b.WriteByte(byte('0' + empty))
+				empty = 0
+			}
+			b.WriteString(pc.String())
+		}
+		if empty > 0 {
+			b.WriteByte(byte('0' + empty))
+		}
+		if rank > 0 {
+			b.WriteByte('/')
+		}
+	}
+	b.WriteByte(' ')
+	b.WriteString(p.side.String())
+	b.WriteByte(' ')
+	b.WriteString(p.castlingField())
+	b.WriteByte(' ')
+	b.WriteString(p.st.ep.String())
+	fmt.Fprintf(&b, " %d %d", p.st.halfmove, p.fullmove)
+	return b.String()
+}
+
+func (p *Position) castlingField() string {
+	if p.st.castle == 0 {
+		return "-"
+	}
+	var b []byte
+	for i, right := range [4]uint8{WhiteOO, WhiteOOO, BlackOO, BlackOOO} {
+		if p.st.castle&right == 0 {
+			continue
+		}
+		color := Color(i / 2)
+		rsq := p.castleInfo[i].rookFrom
+		letter := byte("KQkq"[i])
+		if p.shredder || !p.outermostRook(color, rsq) {
+			letter = byte('A' + rsq.File())
+			if color == Black {
+				letter += 'a' - 'A'
+			}
+		}
+		b = append(b, letter)
+	}
+	return string(b)
+}
+
+// outermostRook reports whether rsq is the rook farthest from the king on
+// its side of the back rank, the one X-FEN's K or Q denotes.
+func (p *Position) outermostRook(c Color, rsq Square) bool {
+	ksq := p.kings[c]
+	step := 1
+	if rsq < ksq {
+		step = -1
+	}
+	for s := int(rsq) + step; s >= int(A1.Relative(c)) && s <= int(H1.Relative(c)); s += step {
+		if p.board[s] == MakePiece(c, Rook) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,3 @@
+module github.com/nnuelab/nnuelab
+
+go 1.26.8
