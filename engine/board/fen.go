@@ -30,8 +30,13 @@ func fenErr(field, expected, format string, args ...any) error {
 // errors that name the field at fault.
 func ParseFEN(fen string) (*Position, error) {
 	fields := strings.Fields(fen)
-	if len(fields) < 4 {
-		return nil, fenErr("position", "at least 4 fields (placement, side, castling, en passant)", "%d field(s) in %q", len(fields), fen)
+	if len(fields) == 0 {
+		return nil, fenErr("piece placement", "8 ranks separated by '/'", "an empty FEN")
+	}
+	// Fields are checked in order, so the error names the first bad one; a
+	// missing required field is reported as found "nothing".
+	for len(fields) < 4 {
+		fields = append(fields, "")
 	}
 	p := &Position{stack: make([]state, 1, 256), fullmove: 1}
 	p.st = &p.stack[0]
@@ -56,13 +61,16 @@ func ParseFEN(fen string) (*Position, error) {
 	case "b":
 		p.side = Black
 	default:
-		return nil, fenErr("side to move", `"w" or "b"`, "%q", fields[1])
+		return nil, fenErr("side to move", `"w" or "b"`, "%s", quoteOrNothing(fields[1]))
 	}
 
 	if err := p.parseCastling(fields[2]); err != nil {
 		return nil, err
 	}
 
+	if fields[3] == "" {
+		return nil, fenErr("en passant", `"-" or a square`, "nothing")
+	}
 	if fields[3] != "-" {
 		s, ok := parseSquare(fields[3])
 		wantRank := 5
@@ -117,6 +125,13 @@ func ParseFEN(fen string) (*Position, error) {
 	}
 	p.st.key = p.computeKey()
 	return p, nil
+}
+
+func quoteOrNothing(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return fmt.Sprintf("%q", s)
 }
 
 func isEPDOpcode(s string) bool {
@@ -198,8 +213,8 @@ func (p *Position) parseCastling(f string) error {
 	if f == "-" {
 		return nil
 	}
-	if len(f) > 4 {
-		return fenErr(field, `"-" or up to 4 of KQkq / rook files`, "%q", f)
+	if f == "" || len(f) > 4 {
+		return fenErr(field, `"-" or up to 4 of KQkq / rook files`, "%s", quoteOrNothing(f))
 	}
 	for i := 0; i < len(f); i++ {
 		c := f[i]

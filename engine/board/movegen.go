@@ -345,7 +345,7 @@ func (p *Position) CountLegal() int {
 	capTarget := enemy & target
 	left := shift(free&^FileA, upLeft) & capTarget
 	right := shift(free&^FileH, upRight) & capTarget
-	n += double.Count() + (single&^rank8).Count() + (left&^rank8).Count() + (right&^rank8).Count() +
+	n += double.Count() + (single &^ rank8).Count() + (left &^ rank8).Count() + (right &^ rank8).Count() +
 		4*((single&rank8).Count()+(left&rank8).Count()+(right&rank8).Count())
 
 	if pinned != 0 {

@@ -60,12 +60,12 @@ type castleInfo struct {
 // MakeMove and UnmakeMove. The zero value is not usable; use NewPosition,
 // ParseFEN or StartPosition.
 type Position struct {
-	byType  [6]Bitboard
-	byColor [2]Bitboard
-	occ     Bitboard
-	board   [64]Piece
-	side    Color
-	kings   [2]Square
+	byType   [6]Bitboard
+	byColor  [2]Bitboard
+	occ      Bitboard
+	board    [64]Piece
+	side     Color
+	kings    [2]Square
 	fullmove int
 
 	castleInfo [4]castleInfo
