@@ -96,6 +96,9 @@ func ParseFEN(fen string) (*Position, error) {
 		}
 	}
 
+	if len(fields) > 4 && isEPDOperation(fields[4:]) {
+		fields = fields[:4]
+	}
 	if len(fields) > 4 {
 		n, err := strconv.Atoi(fields[4])
 		if err != nil || n < 0 || n > 10000 {
@@ -113,11 +116,8 @@ func ParseFEN(fen string) (*Position, error) {
 		}
 		p.fullmove = n
 	}
-	if len(fields) > 6 {
-		// EPD operations (";"-separated) may follow; anything else is an error.
-		if !strings.Contains(fields[6], ";") && !isEPDOpcode(fields[6]) {
-			return nil, fenErr("position", "at most 6 fields", "extra text %q", strings.Join(fields[6:], " "))
-		}
+	if len(fields) > 6 && !isEPDOperation(fields[6:]) {
+		return nil, fenErr("position", "at most 6 fields or EPD operations", "extra text %q", strings.Join(fields[6:], " "))
 	}
 
 	if p.AttackersTo(p.kings[p.side.Other()], p.side, p.occ) != 0 {
@@ -134,13 +134,20 @@ func quoteOrNothing(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-func isEPDOpcode(s string) bool {
-	for _, op := range []string{"bm", "am", "id", "c0", "c1", "ce", "acd", "pv", "sm", "hmvc", "fmvn"} {
-		if s == op {
-			return true
+// isEPDOperation reports whether the fields start an EPD operation: an
+// opcode (a letter, then letters, digits or '_') whose operation ends in ';'.
+func isEPDOperation(fields []string) bool {
+	op := fields[0]
+	if op == "" || !(op[0] >= 'a' && op[0] <= 'z' || op[0] >= 'A' && op[0] <= 'Z') {
+		return false
+	}
+	for i := 1; i < len(op); i++ {
+		c := op[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == ';') {
+			return false
 		}
 	}
-	return false
+	return strings.Contains(strings.Join(fields, " "), ";")
 }
 
 func parseSquare(s string) (Square, bool) {
@@ -216,6 +223,9 @@ func (p *Position) parseCastling(f string) error {
 	if f == "" || len(f) > 4 {
 		return fenErr(field, `"-" or up to 4 of KQkq / rook files`, "%s", quoteOrNothing(f))
 	}
+	// A field of file letters only is Shredder-FEN and prints back as such;
+	// KQkq with the odd file letter is X-FEN.
+	p.shredder = !strings.ContainsAny(f, "KQkq")
 	for i := 0; i < len(f); i++ {
 		c := f[i]
 		color := White
@@ -251,7 +261,6 @@ func (p *Position) parseCastling(f string) error {
 			}
 		case lc >= 'A' && lc <= 'H':
 			rsq = MakeSquare(int(lc-'A'), backRank)
-			p.shredder = true
 			if p.board[rsq] != rook || rsq == ksq {
 				return fenErr(field, fmt.Sprintf("a %s rook on %s for %q", [2]string{"white", "black"}[color], rsq, string(c)), "%s", p.board[rsq])
 			}
@@ -271,7 +280,7 @@ func (p *Position) parseCastling(f string) error {
 		}
 		p.addCastling(color, rsq)
 		std := ksq == E1.Relative(color) && (rsq == A1.Relative(color) || rsq == H1.Relative(color))
-		if !std || p.shredder {
+		if !std || lc != 'K' && lc != 'Q' {
 			p.chess960 = true
 		}
 	}
