@@ -1,3 +1,5 @@
 module github.com/nnuelab/nnuelab
 
 go 1.26.8
+
+require github.com/BurntSushi/toml v1.6.0 // indirect
