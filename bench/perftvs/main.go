@@ -1,0 +1,162 @@
+// Command perftvs times nnuelab's perft against Stockfish's `go perft` on the
+// same positions, alternating the two engines run by run, and prints nodes
+// per second for both and their ratio (medians over the runs).
+//
+// Both engines are timed from the moment the perft command is sent to the
+// moment the node count is printed, so neither pays for process start-up:
+// Stockfish's `go perft` runs on its search thread, so its input is kept
+// open and the clock stops at its "Nodes searched" line; nnuelab reports its
+// own elapsed time with `perft --json`, measured the same way in-process.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+)
+
+type job struct {
+	name  string
+	fen   string
+	depth int
+}
+
+var jobs = []job{
+	{"startpos", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 6},
+	{"kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 5},
+}
+
+func main() {
+	ours := flag.String("nnuelab", "./nnuelab", "nnuelab binary")
+	sf := flag.String("stockfish", "/usr/games/stockfish", "Stockfish binary")
+	runs := flag.Int("runs", 5, "runs per engine and position")
+	flag.Parse()
+
+	eng, err := startStockfish(*sf)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "perftvs:", err)
+		os.Exit(1)
+	}
+	defer eng.close()
+
+	fmt.Printf("%-9s %5s %12s %14s %14s %7s\n", "position", "depth", "nodes", "nnuelab Mnps", "stockfish Mnps", "ratio")
+	for _, j := range jobs {
+		var oursNPS, sfNPS []float64
+		var nodes uint64
+		for r := 0; r < *runs; r++ {
+			n1, s1, err := runOurs(*ours, j)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "perftvs:", err)
+				os.Exit(1)
+			}
+			n2, s2, err := eng.perft(j)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "perftvs:", err)
+				os.Exit(1)
+			}
+			if n1 != n2 {
+				fmt.Fprintf(os.Stderr, "perftvs: %s depth %d: nnuelab counts %d, Stockfish %d\n", j.name, j.depth, n1, n2)
+				os.Exit(1)
+			}
+			nodes = n1
+			oursNPS = append(oursNPS, float64(n1)/s1)
+			sfNPS = append(sfNPS, float64(n2)/s2)
+			fmt.Fprintf(os.Stderr, "  %s run %d: nnuelab %.1f Mnps, stockfish %.1f Mnps\n", j.name, r+1, oursNPS[r]/1e6, sfNPS[r]/1e6)
+		}
+		mo, ms := median(oursNPS), median(sfNPS)
+		fmt.Printf("%-9s %5d %12d %14.1f %14.1f %7.2f\n", j.name, j.depth, nodes, mo/1e6, ms/1e6, mo/ms)
+	}
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func runOurs(bin string, j job) (uint64, float64, error) {
+	out, err := exec.Command(bin, "perft", "--json", "--fen", j.fen, fmt.Sprint(j.depth)).Output()
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s perft: %v", bin, err)
+	}
+	var res struct {
+		Nodes   uint64  `json:"nodes"`
+		Seconds float64 `json:"seconds"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return 0, 0, fmt.Errorf("%s perft --json: %v", bin, err)
+	}
+	return res.Nodes, res.Seconds, nil
+}
+
+type stockfish struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Scanner
+}
+
+func startStockfish(path string) (*stockfish, error) {
+	cmd := exec.Command(path)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %v (install it with apt-get install -y stockfish)", path, err)
+	}
+	s := &stockfish{cmd: cmd, in: in, out: bufio.NewScanner(outPipe)}
+	fmt.Fprintln(in, "uci")
+	if err := s.waitFor("uciok"); err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(in, "setoption name Threads value 1")
+	return s, nil
+}
+
+func (s *stockfish) waitFor(prefix string) error {
+	for s.out.Scan() {
+		if strings.HasPrefix(s.out.Text(), prefix) {
+			return nil
+		}
+	}
+	return fmt.Errorf("stockfish exited before %q", prefix)
+}
+
+func (s *stockfish) perft(j job) (uint64, float64, error) {
+	fmt.Fprintf(s.in, "position fen %s\nisready\n", j.fen)
+	if err := s.waitFor("readyok"); err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	fmt.Fprintf(s.in, "go perft %d\n", j.depth)
+	for s.out.Scan() {
+		line := s.out.Text()
+		if strings.HasPrefix(line, "Nodes searched:") {
+			secs := time.Since(start).Seconds()
+			var n uint64
+			fmt.Sscanf(strings.TrimPrefix(line, "Nodes searched:"), "%d", &n)
+			return n, secs, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("stockfish exited during go perft")
+}
+
+func (s *stockfish) close() {
+	fmt.Fprintln(s.in, "quit")
+	s.in.Close()
+	s.cmd.Wait()
+}
