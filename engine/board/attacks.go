@@ -1,11 +1,13 @@
 package board
 
+import "math/bits"
+
 // Sliding attacks use "fancy" magic bitboards: per square, the relevant
 // blockers are masked, multiplied by a magic number and shifted into an index
 // of a shared table. The choice over PEXT: Go has no PEXT intrinsic, and a
 // multiply+shift is fast on every x86-64 (PEXT is slow microcode on AMD before
-// Zen 3) and on ARM. Magics are searched at start-up with a fixed seed, so
-// the tables are identical on every run; the search takes a few milliseconds.
+// Zen 3) and on ARM. The magic numbers were found by searchMagics with fixed
+// seeds and are kept in magicnumbers.go, so start-up only fills the table.
 
 type magic struct {
 	mask   Bitboard
@@ -118,7 +120,8 @@ func relevantMask(s Square, dirs [4][2]int) Bitboard {
 	return m
 }
 
-// xorshift64star is a small deterministic generator for the magic search.
+// xorshift64star is a small deterministic generator for the magic search
+// and the Zobrist keys.
 type xorshift64star uint64
 
 func (x *xorshift64star) next() uint64 {
@@ -130,36 +133,41 @@ func (x *xorshift64star) next() uint64 {
 
 func (x *xorshift64star) sparse() uint64 { return x.next() & x.next() & x.next() }
 
-func findMagics(magics *[64]magic, dirs [4][2]int, offset uint32, seed uint64) uint32 {
+// subsets enumerates every subset of mask (Carry-Rippler) with its attack set.
+func subsets(s Square, mask Bitboard, dirs [4][2]int, occs, refs []Bitboard) int {
+	size := 0
+	for sub := Bitboard(0); ; {
+		occs[size], refs[size] = sub, slowSlide(s, sub, dirs)
+		size++
+		sub = (sub - mask) & mask
+		if sub == 0 {
+			return size
+		}
+	}
+}
+
+// searchMagics finds a magic number per square by trial from a seeded
+// generator. It takes about half a second for rooks, so its results are
+// kept in magicnumbers.go; TestMagicNumbersRegenerate reruns it.
+func searchMagics(dirs [4][2]int, seed uint64) [64]uint64 {
 	rng := xorshift64star(seed)
-	var occs, refs [4096]Bitboard
+	var out [64]uint64
+	var occs, refs, table [4096]Bitboard
 	var epoch [4096]int
 	attempt := 0
 	for s := Square(0); s < 64; s++ {
 		mask := relevantMask(s, dirs)
-		n := mask.Count()
-		size := 0
-		// Enumerate all subsets of the mask (Carry-Rippler).
-		for sub := Bitboard(0); ; {
-			occs[size], refs[size] = sub, slowSlide(s, sub, dirs)
-			size++
-			sub = (sub - mask) & mask
-			if sub == 0 {
-				break
-			}
-		}
-		m := &magics[s]
-		m.mask, m.shift, m.offset = mask, uint8(64-n), offset
-		table := slideTable[offset : offset+uint32(size)]
+		size := subsets(s, mask, dirs, occs[:], refs[:])
+		shift := 64 - mask.Count()
 		for {
 			mg := rng.sparse()
-			if (uint64(mask)*mg)>>56 < 6 {
+			if bits.OnesCount64((uint64(mask)*mg)>>56) < 6 {
 				continue // too few high bits: rarely a magic
 			}
 			attempt++
 			ok := true
 			for i := 0; i < size; i++ {
-				idx := (uint64(occs[i]) * mg) >> m.shift
+				idx := (uint64(occs[i]) * mg) >> shift
 				if epoch[idx] != attempt {
 					epoch[idx] = attempt
 					table[idx] = refs[i]
@@ -169,18 +177,43 @@ func findMagics(magics *[64]magic, dirs [4][2]int, offset uint32, seed uint64) u
 				}
 			}
 			if ok {
-				m.magic = mg
+				out[s] = mg
 				break
 			}
+		}
+	}
+	return out
+}
+
+// initMagics fills the attack table for one slider from its magic numbers,
+// starting at offset, and returns the offset after it.
+func initMagics(magics *[64]magic, numbers *[64]uint64, dirs [4][2]int, offset uint32) uint32 {
+	var occs, refs [4096]Bitboard
+	for s := Square(0); s < 64; s++ {
+		mask := relevantMask(s, dirs)
+		size := subsets(s, mask, dirs, occs[:], refs[:])
+		m := &magics[s]
+		m.mask, m.magic, m.shift, m.offset = mask, numbers[s], uint8(64-mask.Count()), offset
+		for i := 0; i < size; i++ {
+			idx := offset + uint32((uint64(occs[i])*m.magic)>>m.shift)
+			if t := slideTable[idx]; t != 0 && t != refs[i] {
+				panic("board: bad magic number for square " + s.String()) // magicnumbers.go is corrupt
+			}
+			slideTable[idx] = refs[i]
 		}
 		offset += uint32(size)
 	}
 	return offset
 }
 
+const (
+	rookMagicSeed   = 0x9E3779B97F4A7C15
+	bishopMagicSeed = 0xD1B54A32D192ED03
+)
+
 func init() {
-	end := findMagics(&rookMagics, rookDirs, 0, 0x9E3779B97F4A7C15)
-	findMagics(&bishopMagics, bishopDirs, end, 0xD1B54A32D192ED03)
+	end := initMagics(&rookMagics, &rookMagicNumbers, rookDirs, 0)
+	initMagics(&bishopMagics, &bishopMagicNumbers, bishopDirs, end)
 
 	for s := Square(0); s < 64; s++ {
 		f, r := s.File(), s.Rank()
