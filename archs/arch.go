@@ -1,0 +1,410 @@
+// Package arch parses and validates nnuelab's architecture files (the
+// *.toml files in this folder, embedded in the binary, or any TOML file a
+// user writes) into a Spec: the feature set and its parameters, the
+// accumulator, the head, the quantization, the net file format and the
+// accumulator history depth. An architecture is data, never a fork of the
+// engine: engine/nnue builds a network from a Spec alone.
+//
+// Parsing is strict: an unknown key or a bad value is an error that names
+// the file, the key and the reason.
+package arch
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+//go:embed *.toml
+var builtin embed.FS
+
+// Spec is a validated architecture.
+type Spec struct {
+	Name        string `toml:"name"`
+	Description string `toml:"description"`
+	// History is the accumulator history depth H: an evaluation walks back
+	// at most H plies to a computed accumulator, else refreshes. 0 means
+	// unlimited.
+	History int `toml:"history"`
+	// RefreshCache keeps one accumulator per king bucket and perspective
+	// so that a refresh only applies the pieces that differ.
+	RefreshCache bool `toml:"refresh_cache"`
+
+	Net         NetSpec         `toml:"net"`
+	Features    FeatureSpec     `toml:"features"`
+	Accumulator AccumulatorSpec `toml:"accumulator"`
+	Head        HeadSpec        `toml:"head"`
+	Quant       QuantSpec       `toml:"quant"`
+	Output      OutputSpec      `toml:"output"`
+
+	// Source is the file the spec was read from ("builtin:NAME.toml" for
+	// the embedded ones).
+	Source string `toml:"-"`
+}
+
+// NetSpec says how network files of this architecture are stored.
+type NetSpec struct {
+	// Format names the reader: "sf12", "sf15.1", "koivisto-int16",
+	// "koivisto-float", "leorik", "nnuelab" (float32, quantized at load) or
+	// "float" (no file: random or trained weights in memory, e.g. rengar).
+	Format string `toml:"format"`
+	// Default is the net file used when none is given: a path relative to
+	// the repository's nets/ folder, or empty.
+	Default string `toml:"default"`
+}
+
+// FeatureSpec describes the input features. Set names a preset in the
+// registry; the other keys override the preset's parameters, which is how an
+// experiment ablates mirroring or a king-bucket table.
+type FeatureSpec struct {
+	// Set is one of halfkp, halfkav2_hm, koivisto16, leorik, chess768, rengar736.
+	Set string `toml:"set"`
+	// Orientation is how Black's perspective sees the board: "flip"
+	// (vertical, sq^56) or "rotate" (180 degrees, sq^63).
+	Orientation string `toml:"orientation"`
+	// Mirror is the horizontal mirroring rule on the oriented own king:
+	// "none", "king-efgh" (mirror files when the king is on e-h) or
+	// "king-abcd" (mirror when on a-d, as Stockfish's HalfKAv2_hm).
+	Mirror string `toml:"mirror"`
+	// PlaneOrder orders the 12 piece planes: "own-first" (own P..K, then the
+	// opponent's), "own-second", or "interleaved" (own pawn, their pawn,
+	// own knight, ...).
+	PlaneOrder string `toml:"plane_order"`
+	// Kings says which kings are features: "both", "none" (HalfKP) or
+	// "merged" (one shared king plane, HalfKAv2).
+	Kings string `toml:"kings"`
+	// PlaneOffset is the number of unused feature slots before the planes of
+	// each king bucket (1 for HalfKP's "none" slot).
+	PlaneOffset int `toml:"plane_offset"`
+	// KingBuckets maps the oriented own-king square (a1 = 0 ... h8 = 63,
+	// before mirroring) to a bucket; 64 entries.
+	KingBuckets []int `toml:"king_buckets"`
+}
+
+// AccumulatorSpec describes the feature transformer's output.
+type AccumulatorSpec struct {
+	// Width is the accumulator size per perspective (int16 entries).
+	Width int `toml:"width"`
+}
+
+// HeadSpec describes what follows the accumulators.
+type HeadSpec struct {
+	// Type is "linear" (one output neuron per bucket: Koivisto, Leorik,
+	// chess768), "sf12" (HalfKP 512-32-32-1), "sf15" (pairwise product, layer
+	// stacks and PSQT) or "rengar" (symmetric product pooling, float).
+	Type string `toml:"type"`
+	// Activation of the accumulators for a linear head: "relu", "crelu"
+	// (clamp to [0, quant.qa]) or "screlu" (the square of that).
+	Activation string `toml:"activation"`
+	// Inputs of a linear head: "stm+opp" (both accumulators, side to move
+	// first) or "stm" (side to move only).
+	Inputs string `toml:"inputs"`
+	// Layers are the sizes of the dense layers after the feature transform
+	// (sf12: [32, 32, 1]; sf15: [16, 32, 1]).
+	Layers []int `toml:"layers"`
+	// OutputBuckets is the number of output buckets / layer stacks (1 = none).
+	OutputBuckets int `toml:"output_buckets"`
+	// BucketSelector picks the output bucket from the piece count (kings
+	// included): "none", "(pieces-1)/4" or "(pieces-2)/4".
+	BucketSelector string `toml:"bucket_selector"`
+	// PSQTBuckets is the number of PSQT buckets (sf15: 8), 0 for none.
+	PSQTBuckets int `toml:"psqt_buckets"`
+}
+
+// QuantSpec holds the quantization multipliers. For float nets they are
+// applied at load time, so an experiment can change them without retraining.
+type QuantSpec struct {
+	// QA scales the feature weights and biases and is the clipped ReLU's
+	// ceiling.
+	QA int `toml:"qa"`
+	// QB scales the output weights.
+	QB int `toml:"qb"`
+	// Scale multiplies the output before the division by QA*QB (Leorik 400).
+	Scale int `toml:"scale"`
+	// WeightShift is the dense layers' fixed-point shift (Stockfish: 6).
+	WeightShift int `toml:"weight_shift"`
+	// OutputDivisor divides the final sum (Stockfish: 16).
+	OutputDivisor int `toml:"output_divisor"`
+}
+
+// OutputSpec says what the network's number means.
+type OutputSpec struct {
+	// Perspective is "stm" (side to move) or "white".
+	Perspective string `toml:"perspective"`
+	// CPNum and CPDen convert the internal units to centipawns:
+	// cp = raw * CPNum / CPDen (truncated).
+	CPNum int `toml:"cp_num"`
+	CPDen int `toml:"cp_den"`
+}
+
+// Error is a problem in an architecture file.
+type Error struct {
+	File   string
+	Key    string
+	Reason string
+}
+
+func (e *Error) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("%s: %s", e.File, e.Reason)
+	}
+	return fmt.Sprintf("%s: key %q: %s", e.File, e.Key, e.Reason)
+}
+
+// Builtin returns the names of the embedded architectures, sorted.
+func Builtin() []string {
+	entries, _ := builtin.ReadDir(".")
+	var names []string
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".toml"))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Load returns the architecture called name (an embedded one such as
+// "sf15.1") or, if name ends in .toml or contains a path separator, the
+// file at that path.
+func Load(name string) (*Spec, error) {
+	if strings.HasSuffix(name, ".toml") || strings.ContainsRune(name, filepath.Separator) {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("architecture %s: %w", name, err)
+		}
+		return Parse(name, data)
+	}
+	data, err := builtin.ReadFile(name + ".toml")
+	if err != nil {
+		return nil, fmt.Errorf("unknown architecture %q (built in: %s; or give a .toml path)", name, strings.Join(Builtin(), ", "))
+	}
+	return Parse("builtin:"+name+".toml", data)
+}
+
+// Parse decodes and validates one architecture file; file names it in errors.
+func Parse(file string, data []byte) (*Spec, error) {
+	var s Spec
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&s)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &Error{File: file, Reason: fmt.Sprintf("line %d: %s", pe.Position.Line, pe.Message)}
+		}
+		return nil, &Error{File: file, Reason: err.Error()}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, &Error{File: file, Key: und[0].String(), Reason: "unknown key"}
+	}
+	s.Source = file
+	if err := s.applyDefaults(md); err != nil {
+		return nil, &Error{File: file, Key: err.key, Reason: err.reason}
+	}
+	if err := s.validate(); err != nil {
+		return nil, &Error{File: file, Key: err.key, Reason: err.reason}
+	}
+	return &s, nil
+}
+
+// Override applies "key=value" assignments (TOML syntax for the value, keys
+// dotted as in the file, e.g. "features.mirror=\"none\"" or "history=4") on
+// top of the spec and revalidates: the way experiment variants are made.
+func (s *Spec) Override(assignments ...string) (*Spec, error) {
+	base, err := toml.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if _, err := toml.Decode(string(base), &doc); err != nil {
+		return nil, err
+	}
+	for _, a := range assignments {
+		key, val, ok := strings.Cut(a, "=")
+		if !ok {
+			return nil, &Error{File: s.Source, Key: a, Reason: "override must be key=value"}
+		}
+		var v map[string]any
+		if _, err := toml.Decode("v = "+strings.TrimSpace(val), &v); err != nil {
+			return nil, &Error{File: s.Source, Key: key, Reason: "bad value: " + err.Error()}
+		}
+		path := strings.Split(strings.TrimSpace(key), ".")
+		m := doc
+		for _, p := range path[:len(path)-1] {
+			sub, ok := m[p].(map[string]any)
+			if !ok {
+				sub = map[string]any{}
+				m[p] = sub
+			}
+			m = sub
+		}
+		m[path[len(path)-1]] = v["v"]
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
+		return nil, err
+	}
+	return Parse(s.Source+" (overridden)", buf.Bytes())
+}
+
+type specError struct{ key, reason string }
+
+func oneOf(key, v string, allowed ...string) *specError {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return &specError{key, fmt.Sprintf("%q is not one of %s", v, strings.Join(allowed, ", "))}
+}
+
+func (s *Spec) validate() *specError {
+	if s.Name == "" {
+		return &specError{"name", "missing"}
+	}
+	if s.History < 0 {
+		return &specError{"history", fmt.Sprintf("must be >= 0 (0 = unlimited), got %d", s.History)}
+	}
+	if e := oneOf("net.format", s.Net.Format, "sf12", "sf15.1", "koivisto-int16", "koivisto-float", "leorik", "nnuelab", "float"); e != nil {
+		return e
+	}
+	f := &s.Features
+	if e := oneOf("features.set", f.Set, FeatureSets()...); e != nil {
+		return e
+	}
+	if e := oneOf("features.orientation", f.Orientation, "flip", "rotate"); e != nil {
+		return e
+	}
+	if e := oneOf("features.mirror", f.Mirror, "none", "king-efgh", "king-abcd"); e != nil {
+		return e
+	}
+	if e := oneOf("features.plane_order", f.PlaneOrder, "own-first", "own-second", "interleaved"); e != nil {
+		return e
+	}
+	if e := oneOf("features.kings", f.Kings, "both", "none", "merged"); e != nil {
+		return e
+	}
+	if f.Kings == "merged" && f.PlaneOrder != "interleaved" {
+		return &specError{"features.kings", `"merged" needs plane_order "interleaved"`}
+	}
+	if f.PlaneOffset < 0 || f.PlaneOffset > 64 {
+		return &specError{"features.plane_offset", fmt.Sprintf("must be 0..64, got %d", f.PlaneOffset)}
+	}
+	if len(f.KingBuckets) != 64 {
+		return &specError{"features.king_buckets", fmt.Sprintf("needs 64 entries (a1..h8), got %d", len(f.KingBuckets))}
+	}
+	seen := map[int]bool{}
+	for i, b := range f.KingBuckets {
+		if b < 0 || b > 63 {
+			return &specError{"features.king_buckets", fmt.Sprintf("entry %d is %d, must be 0..63", i, b)}
+		}
+		seen[b] = true
+	}
+	for b := 0; b < len(seen); b++ {
+		if !seen[b] {
+			return &specError{"features.king_buckets", fmt.Sprintf("buckets must be numbered 0..%d without gaps; %d is unused", len(seen)-1, b)}
+		}
+	}
+	if w := s.Accumulator.Width; w <= 0 || w%32 != 0 || w > 4096 {
+		return &specError{"accumulator.width", fmt.Sprintf("must be a positive multiple of 32 up to 4096, got %d", w)}
+	}
+	h := &s.Head
+	if e := oneOf("head.type", h.Type, "linear", "sf12", "sf15", "rengar"); e != nil {
+		return e
+	}
+	if e := oneOf("head.bucket_selector", h.BucketSelector, "none", "(pieces-1)/4", "(pieces-2)/4"); e != nil {
+		return e
+	}
+	if h.OutputBuckets < 1 || h.OutputBuckets > 8 {
+		return &specError{"head.output_buckets", fmt.Sprintf("must be 1..8, got %d", h.OutputBuckets)}
+	}
+	if (h.OutputBuckets > 1) != (h.BucketSelector != "none") {
+		return &specError{"head.bucket_selector", fmt.Sprintf("%q does not fit %d output bucket(s)", h.BucketSelector, h.OutputBuckets)}
+	}
+	if h.PSQTBuckets < 0 || h.PSQTBuckets > 8 {
+		return &specError{"head.psqt_buckets", fmt.Sprintf("must be 0..8, got %d", h.PSQTBuckets)}
+	}
+	switch h.Type {
+	case "linear":
+		if e := oneOf("head.activation", h.Activation, "relu", "crelu", "screlu"); e != nil {
+			return e
+		}
+		if e := oneOf("head.inputs", h.Inputs, "stm+opp", "stm"); e != nil {
+			return e
+		}
+	case "sf12":
+		if len(h.Layers) != 3 || h.Layers[2] != 1 {
+			return &specError{"head.layers", fmt.Sprintf("sf12 head needs [hidden1, hidden2, 1], got %v", h.Layers)}
+		}
+	case "sf15":
+		if len(h.Layers) != 3 || h.Layers[2] != 1 || h.Layers[0] < 2 {
+			return &specError{"head.layers", fmt.Sprintf("sf15 head needs [fc0, fc1, 1], got %v", h.Layers)}
+		}
+		if h.PSQTBuckets != h.OutputBuckets {
+			return &specError{"head.psqt_buckets", "sf15 head needs as many PSQT buckets as layer stacks"}
+		}
+	}
+	for i, l := range h.Layers {
+		if l <= 0 || l > 4096 {
+			return &specError{"head.layers", fmt.Sprintf("layer %d size %d out of range", i, l)}
+		}
+	}
+	q := &s.Quant
+	if q.QA <= 0 || q.QA > 32767 {
+		return &specError{"quant.qa", fmt.Sprintf("must be 1..32767, got %d", q.QA)}
+	}
+	if q.QB <= 0 || q.QB > 32767 {
+		return &specError{"quant.qb", fmt.Sprintf("must be 1..32767, got %d", q.QB)}
+	}
+	if h.Type == "linear" && h.Activation != "relu" && q.QA > 255 {
+		return &specError{"quant.qa", fmt.Sprintf("a clipped activation needs qa <= 255 (the clip ceiling), got %d", q.QA)}
+	}
+	if q.Scale <= 0 {
+		return &specError{"quant.scale", fmt.Sprintf("must be positive, got %d", q.Scale)}
+	}
+	if q.OutputDivisor <= 0 {
+		return &specError{"quant.output_divisor", fmt.Sprintf("must be positive, got %d", q.OutputDivisor)}
+	}
+	if q.WeightShift < 0 || q.WeightShift > 16 {
+		return &specError{"quant.weight_shift", fmt.Sprintf("must be 0..16, got %d", q.WeightShift)}
+	}
+	if e := oneOf("output.perspective", s.Output.Perspective, "stm", "white"); e != nil {
+		return e
+	}
+	if s.Output.CPNum <= 0 || s.Output.CPDen <= 0 {
+		return &specError{"output.cp_num", "cp_num and cp_den must be positive"}
+	}
+	return nil
+}
+
+// NumKingBuckets returns the number of distinct king buckets.
+func (f *FeatureSpec) NumKingBuckets() int {
+	n := 0
+	for _, b := range f.KingBuckets {
+		if b+1 > n {
+			n = b + 1
+		}
+	}
+	return n
+}
+
+// Planes returns the number of 64-square piece planes per king bucket.
+func (f *FeatureSpec) Planes() int {
+	switch f.Kings {
+	case "none":
+		return 10
+	case "merged":
+		return 11
+	}
+	return 12
+}
+
+// Stride returns the number of features per king bucket.
+func (f *FeatureSpec) Stride() int { return f.PlaneOffset + 64*f.Planes() }
+
+// Size returns the number of input features per perspective.
+func (f *FeatureSpec) Size() int { return f.NumKingBuckets() * f.Stride() }

@@ -1,0 +1,132 @@
+package arch
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestBuiltinArchitecturesLoad(t *testing.T) {
+	want := map[string]int{ // features per perspective
+		"halfkp":        41024,
+		"sf15.1":        22528,
+		"koivisto-16":   12288,
+		"koivisto-7.4":  1536,
+		"koivisto-5.13": 768,
+		"leorik-3.1":    768,
+		"leorik-3.2":    3840,
+		"chess768":      768,
+		"rengar":        768,
+	}
+	names := Builtin()
+	if len(names) != len(want) {
+		t.Fatalf("builtin architectures %v, want %d", names, len(want))
+	}
+	for _, n := range names {
+		s, err := Load(n)
+		if err != nil {
+			t.Fatalf("Load(%q): %v", n, err)
+		}
+		if s.Name != n {
+			t.Errorf("%s: name %q", n, s.Name)
+		}
+		if got := s.Features.Size(); got != want[n] {
+			t.Errorf("%s: %d features, want %d", n, got, want[n])
+		}
+	}
+}
+
+func TestSFKingBuckets(t *testing.T) {
+	s, _ := Load("sf15.1")
+	// From the spec's table: e1/d1 -> 31, a1/h1 -> 28, a8/h8 -> 0, e8 -> 3.
+	for sq, want := range map[int]int{4: 31, 3: 31, 0: 28, 7: 28, 56: 0, 63: 0, 60: 3} {
+		if got := s.Features.KingBuckets[sq]; got != want {
+			t.Errorf("bucket of square %d = %d, want %d", sq, got, want)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	base, err := builtin.ReadFile("leorik-3.2.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, edit, key, reason string
+	}{
+		{"unknown top key", "", "histroy", "unknown key"},
+		{"unknown nested key", "[extra]\nfoo = 1\n", "extra", "unknown key"},
+		{"negative history", "", "history", ">= 0"},
+		{"bad set", "", "features.set", "not one of"},
+		{"bad mirror", "", "features.mirror", "not one of"},
+		{"short bucket table", "", "features.king_buckets", "64 entries"},
+		{"bad width", "", "accumulator.width", "multiple of 32"},
+		{"bad activation", "", "head.activation", "not one of"},
+		{"selector without buckets", "", "head.bucket_selector", "does not fit"},
+		{"qa too big for clip", "", "quant.qa", "<= 255"},
+	}
+	replace := map[string][2]string{
+		"unknown top key":          {"history = 0", "history = 0\nhistroy = 2"},
+		"negative history":         {"history = 0", "history = -1"},
+		"bad set":                  {`set = "leorik"`, `set = "leorick"`},
+		"bad mirror":               {"[features]", "[features]\nmirror = \"sideways\""},
+		"short bucket table":       {"[features]", "[features]\nking_buckets = [0, 1]"},
+		"bad width":                {"width = 640", "width = 100"},
+		"bad activation":           {`activation = "screlu"`, `activation = "gelu"`},
+		"selector without buckets": {"output_buckets = 8", "output_buckets = 1"},
+		"qa too big for clip":      {"qa = 255", "qa = 1000"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data := string(base) + tc.edit
+			if r, ok := replace[tc.name]; ok {
+				if !strings.Contains(data, r[0]) {
+					t.Fatalf("test edit %q does not apply", r[0])
+				}
+				data = strings.Replace(data, r[0], r[1], 1)
+			}
+			_, err := Parse("x.toml", []byte(data))
+			var ae *Error
+			if !errors.As(err, &ae) {
+				t.Fatalf("got %v, want *arch.Error", err)
+			}
+			if ae.File != "x.toml" || ae.Key != tc.key || !strings.Contains(ae.Reason, tc.reason) {
+				t.Errorf("got %v; want key %q reason containing %q", err, tc.key, tc.reason)
+			}
+		})
+	}
+	if _, err := Parse("y.toml", []byte("name = \n")); err == nil || !strings.Contains(err.Error(), "y.toml") || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("syntax error not reported with file and line: %v", err)
+	}
+}
+
+func TestOverride(t *testing.T) {
+	s, _ := Load("leorik-3.2")
+	v, err := s.Override(`features.mirror="none"`, "history=4", "accumulator.width=256")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Features.Mirror != "none" || v.History != 4 || v.Accumulator.Width != 256 {
+		t.Fatalf("override not applied: %+v", v)
+	}
+	if s.Features.Mirror != "king-efgh" {
+		t.Fatal("override changed the base spec")
+	}
+	if _, err := s.Override("head.activation=\"tanh\""); err == nil {
+		t.Fatal("invalid override accepted")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, n := range Builtin() {
+		data, _ := builtin.ReadFile(n + ".toml")
+		f.Add(data)
+	}
+	f.Add([]byte("name = 1\n[features]\nking_buckets = [-1]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse("fuzz.toml", data)
+		if err == nil && (s.Features.Size() <= 0 || s.Accumulator.Width <= 0) {
+			t.Fatalf("accepted an unusable spec: %+v", s)
+		}
+	})
+}
