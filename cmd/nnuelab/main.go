@@ -28,7 +28,7 @@ var commands = map[string]command{}
 func register(c command) { commands[c.name] = c }
 
 // defaultCommand runs when nnuelab is started without arguments.
-var defaultCommand = "help"
+var defaultCommand = "uci"
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))

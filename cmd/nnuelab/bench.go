@@ -1,0 +1,38 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/nnuelab/nnuelab/engine/eval"
+	"github.com/nnuelab/nnuelab/engine/uci"
+)
+
+func init() {
+	register(command{"bench", "search the fixed bench positions; prints 'Nodes searched' and 'Nodes/second' (OpenBench)", runBench})
+}
+
+func runBench(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bench", "bench [--arch NAME] [--evalfile FILE] [DEPTH]", stderr)
+	arch := fs.String("arch", eval.Classical, "evaluation architecture")
+	evalFile := fs.String("evalfile", "", "network file for the architecture")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	depth := uci.DefaultBenchDepth
+	switch fs.NArg() {
+	case 0:
+	case 1:
+		d, err := strconv.Atoi(fs.Arg(0))
+		if err != nil {
+			return fmt.Errorf("DEPTH must be an integer, got %q", fs.Arg(0))
+		}
+		depth = d
+	default:
+		fs.Usage()
+		return fmt.Errorf("expected at most one DEPTH argument, got %d", fs.NArg())
+	}
+	_, err := uci.Bench(stdout, depth, *arch, *evalFile)
+	return err
+}

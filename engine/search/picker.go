@@ -1,0 +1,193 @@
+package search
+
+import "github.com/nnuelab/nnuelab/engine/board"
+
+// Move-picker stages, in the order moves are tried.
+const (
+	stageTT = iota
+	stageGenNoisy
+	stageGoodNoisy
+	stageKiller1
+	stageKiller2
+	stageCounter
+	stageGenQuiet
+	stageQuiet
+	stageBadNoisy
+	stageDone
+)
+
+// picker yields a node's legal moves lazily, best first: the table move,
+// captures and queen promotions that do not lose material (by MVV and
+// capture history), the two killers, the counter move, the quiet moves by
+// history, and last the losing captures. Moves are generated only when a
+// stage needs them, so a cut by the table move costs no generation. In
+// quiescence mode it yields only the table move (if noisy) and the noisy
+// moves.
+type picker struct {
+	s          *Searcher
+	p          *board.Position
+	ply        int
+	stage      int
+	tt, k1, k2 board.Move
+	cm         board.Move
+	qs         bool
+	skipQuiets bool
+	idx        int
+	list       board.MoveList
+	scores     [256]int32
+	bad        board.MoveList
+	badIdx     int
+}
+
+func (mp *picker) init(s *Searcher, ply int, tt board.Move, qs bool) {
+	mp.s, mp.p, mp.ply, mp.qs = s, s.pos, ply, qs
+	mp.stage = stageTT
+	if !validMove(mp.p, tt) || qs && !isNoisy(mp.p, tt) {
+		tt = board.NullMove
+	}
+	mp.tt = tt
+	if !qs {
+		f := &s.stack[ply+stackOffset]
+		mp.k1, mp.k2 = f.killers[0], f.killers[1]
+		if prev := &s.stack[ply+stackOffset-1]; prev.piece != board.NoPiece {
+			mp.cm = s.counter[prev.piece][prev.move.To()]
+		}
+	}
+}
+
+// special reports whether m may be tried as a killer or counter move: a
+// legal quiet move not tried already.
+func (mp *picker) special(m board.Move) bool {
+	return !mp.skipQuiets && m != board.NullMove && m != mp.tt && !isNoisy(mp.p, m) && validMove(mp.p, m)
+}
+
+func (mp *picker) pickBest() board.Move {
+	best := mp.idx
+	for i := mp.idx + 1; i < mp.list.N; i++ {
+		if mp.scores[i] > mp.scores[best] {
+			best = i
+		}
+	}
+	mp.list.Moves[mp.idx], mp.list.Moves[best] = mp.list.Moves[best], mp.list.Moves[mp.idx]
+	mp.scores[mp.idx], mp.scores[best] = mp.scores[best], mp.scores[mp.idx]
+	mp.idx++
+	return mp.list.Moves[mp.idx-1]
+}
+
+func (mp *picker) scoreNoisy() {
+	p, s := mp.p, mp.s
+	for i, m := range mp.list.Slice() {
+		victim := victimOf(p, m)
+		sc := 16*seeValue[victim] + int(s.capHist[p.PieceOn(m.From())][m.To()][victim])/8
+		if m.Promo() == board.Queen {
+			sc += 16 * seeValue[board.Queen]
+		}
+		mp.scores[i] = int32(sc)
+	}
+}
+
+func (mp *picker) scoreQuiet() {
+	p, s := mp.p, mp.s
+	for i, m := range mp.list.Slice() {
+		mp.scores[i] = int32(s.quietScore(mp.ply, p.PieceOn(m.From()), m))
+	}
+}
+
+// next returns the next move, or NullMove when there are none left.
+func (mp *picker) next() board.Move {
+	for {
+		switch mp.stage {
+		case stageTT:
+			mp.stage = stageGenNoisy
+			if mp.tt != board.NullMove {
+				return mp.tt
+			}
+		case stageGenNoisy:
+			mp.p.GenerateNoisy(&mp.list)
+			mp.scoreNoisy()
+			mp.idx = 0
+			mp.stage = stageGoodNoisy
+		case stageGoodNoisy:
+			for mp.idx < mp.list.N {
+				m := mp.pickBest()
+				if m == mp.tt {
+					continue
+				}
+				if !mp.qs && !seeGE(mp.p, m, 0) {
+					mp.bad.Moves[mp.bad.N] = m
+					mp.bad.N++
+					continue
+				}
+				return m
+			}
+			if mp.qs {
+				mp.stage = stageDone
+				return board.NullMove
+			}
+			mp.stage = stageKiller1
+		case stageKiller1:
+			mp.stage = stageKiller2
+			if mp.special(mp.k1) {
+				return mp.k1
+			}
+			mp.k1 = board.NullMove
+		case stageKiller2:
+			mp.stage = stageCounter
+			if mp.k2 != mp.k1 && mp.special(mp.k2) {
+				return mp.k2
+			}
+			mp.k2 = board.NullMove
+		case stageCounter:
+			mp.stage = stageGenQuiet
+			if mp.cm != mp.k1 && mp.cm != mp.k2 && mp.special(mp.cm) {
+				return mp.cm
+			}
+			mp.cm = board.NullMove
+		case stageGenQuiet:
+			mp.list.N = 0
+			if !mp.skipQuiets {
+				mp.p.GenerateQuiet(&mp.list)
+				mp.scoreQuiet()
+			}
+			mp.idx = 0
+			mp.stage = stageQuiet
+		case stageQuiet:
+			for !mp.skipQuiets && mp.idx < mp.list.N {
+				m := mp.pickBest()
+				if m == mp.tt || m == mp.k1 || m == mp.k2 || m == mp.cm {
+					continue
+				}
+				return m
+			}
+			mp.stage = stageBadNoisy
+		case stageBadNoisy:
+			if mp.badIdx < mp.bad.N {
+				mp.badIdx++
+				return mp.bad.Moves[mp.badIdx-1]
+			}
+			mp.stage = stageDone
+		default:
+			return board.NullMove
+		}
+	}
+}
+
+// OrderedMoves returns the legal moves of p in the order the search would
+// try them at the root (table move, good captures, killers, quiets by
+// history, bad captures), for the UCI "legal" debug command.
+func (s *Searcher) OrderedMoves(p *board.Position) []board.Move {
+	saved := s.pos
+	s.pos = p
+	defer func() { s.pos = saved }()
+	tt := board.NullMove
+	if e, ok := s.tt.probe(p.Key()); ok {
+		tt = e.move
+	}
+	var mp picker
+	mp.init(s, 0, tt, false)
+	var out []board.Move
+	for m := mp.next(); m != board.NullMove; m = mp.next() {
+		out = append(out, m)
+	}
+	return out
+}

@@ -1,0 +1,206 @@
+package search
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/nnuelab/nnuelab/engine/board"
+)
+
+// Bound says what a stored or reported score is: exact, a lower bound (the
+// search failed high) or an upper bound (it failed low).
+type Bound uint8
+
+// Score bounds.
+const (
+	BoundNone  Bound = 0
+	BoundUpper Bound = 1
+	BoundLower Bound = 2
+	BoundExact Bound = BoundUpper | BoundLower
+)
+
+// ttEntry is one transposition-table slot, 10 bytes:
+//
+//	key16    uint16  the low 16 bits of the Zobrist key (the cluster index
+//	                 comes from the high bits, so together they check ~40 bits)
+//	move     uint16  best or refutation move, 0 if none
+//	score    int16   search score, mate scores relative to this node
+//	eval     int16   static evaluation
+//	depth    uint8   draft + depthOffset (quiescence entries have draft 0)
+//	genBound uint8   generation (5 bits) | pv flag (1 bit) | Bound (2 bits)
+type ttEntry struct {
+	key16    uint16
+	move     board.Move
+	score    int16
+	eval     int16
+	depth    uint8
+	genBound uint8
+}
+
+// clusterSize entries share one 32-byte cluster (3 x 10 bytes + 2 padding),
+// so a probe touches one cache line.
+const clusterSize = 3
+
+type ttCluster struct {
+	e [clusterSize]ttEntry
+	_ [2]byte
+}
+
+const (
+	depthOffset = 1 // stored depth = draft + depthOffset, so 0 means empty
+	genStep     = 8 // generation lives above the pv flag and the bound
+	genMask     = 0xF8
+	pvFlag      = 4
+)
+
+// TT is the transposition table: an array (of any length) of 32-byte
+// clusters indexed by the high bits of the Zobrist key. Entries are
+// replaced by depth and age: a probe that misses writes over the entry of
+// its cluster with the smallest depth - 8*age.
+type TT struct {
+	clusters []ttCluster
+	gen      uint8
+}
+
+// MaxHashMB is the largest table NewTT and Resize accept.
+const MaxHashMB = 1 << 16
+
+// NewTT returns a table of about mb megabytes (at least one cluster).
+func NewTT(mb int) (*TT, error) {
+	t := &TT{}
+	if err := t.Resize(mb); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Resize reallocates the table to about mb megabytes, clearing it.
+func (t *TT) Resize(mb int) error {
+	if mb < 1 || mb > MaxHashMB {
+		return fmt.Errorf("hash size %d MB out of range 1..%d", mb, MaxHashMB)
+	}
+	n := mb << 20 / 32
+	t.clusters = nil // let the old table go before allocating the new one
+	t.clusters = make([]ttCluster, n)
+	t.gen = 0
+	return nil
+}
+
+// Clear empties the table.
+func (t *TT) Clear() {
+	clear(t.clusters)
+	t.gen = 0
+}
+
+// newSearch ages the table so that entries of earlier searches are
+// replaced first.
+func (t *TT) newSearch() { t.gen += genStep }
+
+func (t *TT) cluster(key uint64) *ttCluster {
+	hi, _ := bits.Mul64(key, uint64(len(t.clusters)))
+	return &t.clusters[hi]
+}
+
+// probe returns the entry stored for key, if any.
+func (t *TT) probe(key uint64) (ttEntry, bool) {
+	c := t.cluster(key)
+	k := uint16(key)
+	for i := range c.e {
+		if c.e[i].key16 == k && c.e[i].depth != 0 {
+			return c.e[i], true
+		}
+	}
+	return ttEntry{}, false
+}
+
+// age returns how many searches ago an entry was written (mod 32).
+func (t *TT) age(e *ttEntry) int {
+	return int(uint8(t.gen-e.genBound)&genMask) / genStep
+}
+
+// store writes a result for key. draft is the remaining depth (0 in
+// quiescence); score must already be adjusted with scoreToTT.
+func (t *TT) store(key uint64, m board.Move, score, eval, draft int, b Bound, pv bool) {
+	c := t.cluster(key)
+	k := uint16(key)
+	slot := &c.e[0]
+	for i := range c.e {
+		e := &c.e[i]
+		if e.key16 == k || e.depth == 0 {
+			slot = e
+			break
+		}
+		if i > 0 && int(e.depth)-8*t.age(e) < int(slot.depth)-8*t.age(slot) {
+			slot = e
+		}
+	}
+	d := draft + depthOffset
+	if d < 1 {
+		d = 1
+	}
+	if d > 255 {
+		d = 255
+	}
+	// Keep the old move if the new result has none for the same position.
+	if m != board.NullMove || slot.key16 != k {
+		slot.move = m
+	}
+	// A shallower non-exact result for the same position from this search
+	// does not overwrite a deeper one.
+	if b != BoundExact && slot.key16 == k && slot.depth != 0 && d+4 <= int(slot.depth) && t.age(slot) == 0 {
+		return
+	}
+	flags := t.gen | uint8(b)
+	if pv {
+		flags |= pvFlag
+	}
+	*slot = ttEntry{key16: k, move: slot.move, score: int16(score), eval: int16(eval), depth: uint8(d), genBound: flags}
+}
+
+func (e *ttEntry) bound() Bound  { return Bound(e.genBound & 3) }
+func (e *ttEntry) isPV() bool    { return e.genBound&pvFlag != 0 }
+func (e *ttEntry) draft() int    { return int(e.depth) - depthOffset }
+func (e *ttEntry) ttScore() int  { return int(e.score) }
+func (e *ttEntry) staticEv() int { return int(e.eval) }
+
+// HashFull returns the permille of entries written by the current search,
+// sampled from the first 1000 clusters, as UCI's "hashfull" reports it.
+func (t *TT) HashFull() int {
+	n := len(t.clusters)
+	if n > 1000 {
+		n = 1000
+	}
+	used := 0
+	for i := 0; i < n; i++ {
+		for j := range t.clusters[i].e {
+			e := &t.clusters[i].e[j]
+			if e.depth != 0 && e.genBound&genMask == t.gen {
+				used++
+			}
+		}
+	}
+	return used * 1000 / (n * clusterSize)
+}
+
+// scoreToTT converts a score relative to the root into one relative to the
+// node at ply, so that a mate found through a transposition keeps its
+// distance; scoreFromTT converts back.
+func scoreToTT(score, ply int) int {
+	switch {
+	case score >= MateBound:
+		return score + ply
+	case score <= -MateBound:
+		return score - ply
+	}
+	return score
+}
+
+func scoreFromTT(score, ply int) int {
+	switch {
+	case score >= MateBound:
+		return score - ply
+	case score <= -MateBound:
+		return score + ply
+	}
+	return score
+}

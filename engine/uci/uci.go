@@ -1,0 +1,658 @@
+// Package uci speaks the Universal Chess Interface on a pair of streams:
+// the standard commands GUIs and match runners send (uci, isready,
+// ucinewgame, setoption, position, go, stop, quit) and the debug commands
+// d, legal, eval, perft and bench. Searches run in their own goroutine, so
+// stop, isready and quit are answered while the engine thinks. Malformed
+// or out-of-order input is answered with "info string error: ..." and
+// leaves the engine's state as it was.
+package uci
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/eval"
+	"github.com/nnuelab/nnuelab/engine/search"
+)
+
+// Name and Author are what "uci" reports.
+const (
+	Name   = "nnuelab"
+	Author = "the nnuelab authors"
+)
+
+// Option defaults and ranges.
+const (
+	defaultHashMB       = 16
+	maxHashMB           = 32768
+	defaultMoveOverhead = 10
+	maxMoveOverhead     = 5000
+)
+
+// Engine is one UCI session: the position, the options and the searcher.
+type Engine struct {
+	outMu sync.Mutex
+	out   *bufio.Writer
+
+	pos      *board.Position
+	posSet   bool
+	chess960 bool
+	hashMB   int
+	overhead time.Duration
+	arch     string
+	evalFile string
+	debug    bool
+
+	tt       *search.TT
+	searcher *search.Searcher
+
+	cancel   context.CancelFunc
+	done     chan struct{}
+	infinite bool
+}
+
+// New returns an engine that writes its replies to out, with the default
+// options: 16 MB hash, classical evaluation, standard chess.
+func New(out io.Writer) (*Engine, error) {
+	tt, err := search.NewTT(defaultHashMB)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := eval.New(eval.Classical, "")
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{
+		out:      bufio.NewWriter(out),
+		pos:      board.StartPosition(),
+		hashMB:   defaultHashMB,
+		overhead: defaultMoveOverhead * time.Millisecond,
+		arch:     eval.Classical,
+		tt:       tt,
+		searcher: search.New(ev, tt),
+	}, nil
+}
+
+// Run reads commands from in until "quit" or the end of the input. At the
+// end of the input a running search finishes on its own (an infinite one is
+// stopped) before Run returns.
+func (e *Engine) Run(in io.Reader) error {
+	r := bufio.NewReaderSize(in, 1<<16)
+	for {
+		line, err := r.ReadString('\n')
+		if len(line) > 0 && e.Execute(line) {
+			return nil
+		}
+		if err != nil {
+			if e.searching() && e.infinite {
+				e.stopSearch()
+			}
+			e.waitSearch()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// say writes one line and flushes it.
+func (e *Engine) say(format string, args ...any) {
+	e.outMu.Lock()
+	defer e.outMu.Unlock()
+	fmt.Fprintf(e.out, format, args...)
+	e.out.WriteByte('\n')
+	e.out.Flush()
+}
+
+// errorf reports a problem with the input as an info string.
+func (e *Engine) errorf(format string, args ...any) {
+	e.say("info string error: "+format, args...)
+}
+
+// commands maps each command to its handler.
+var commands = map[string]func(e *Engine, args []string){
+	"uci":        (*Engine).cmdUCI,
+	"debug":      (*Engine).cmdDebug,
+	"isready":    func(e *Engine, _ []string) { e.say("readyok") },
+	"setoption":  (*Engine).cmdSetOption,
+	"register":   func(e *Engine, _ []string) {},
+	"ucinewgame": (*Engine).cmdNewGame,
+	"position":   (*Engine).cmdPosition,
+	"go":         (*Engine).cmdGo,
+	"stop":       (*Engine).cmdStop,
+	"ponderhit":  func(e *Engine, _ []string) { e.errorf("ponderhit: this engine does not ponder") },
+	"d":          (*Engine).cmdD,
+	"legal":      (*Engine).cmdLegal,
+	"eval":       (*Engine).cmdEval,
+	"perft":      (*Engine).cmdPerft,
+	"bench":      (*Engine).cmdBench,
+}
+
+// busyOK lists the commands that may run while a search is in progress.
+var busyOK = map[string]bool{"isready": true, "stop": true, "debug": true, "uci": true, "ponderhit": true, "d": true}
+
+// Execute runs one command line and reports whether it was "quit". As the
+// protocol asks, unknown leading tokens are reported and skipped, and the
+// rest of the line is tried as a command.
+func (e *Engine) Execute(line string) (quit bool) {
+	fields := strings.Fields(line)
+	for i, tok := range fields {
+		if tok == "quit" {
+			e.stopSearch()
+			e.waitSearch()
+			return true
+		}
+		handler, ok := commands[tok]
+		if !ok {
+			e.errorf("unknown command %q", tok)
+			continue
+		}
+		if e.searching() && !busyOK[tok] {
+			e.errorf("%s: a search is running (send stop first)", tok)
+			return false
+		}
+		handler(e, fields[i+1:])
+		return false
+	}
+	return false
+}
+
+func (e *Engine) cmdUCI(_ []string) {
+	archs := ""
+	for _, a := range eval.Archs() {
+		archs += " var " + a
+	}
+	e.say("id name %s", Name)
+	e.say("id author %s", Author)
+	e.say("option name Hash type spin default %d min 1 max %d", defaultHashMB, maxHashMB)
+	e.say("option name Threads type spin default 1 min 1 max 1")
+	e.say("option name Arch type combo default %s%s", eval.Classical, archs)
+	e.say("option name EvalFile type string default <empty>")
+	e.say("option name UCI_Chess960 type check default false")
+	e.say("option name Move Overhead type spin default %d min 0 max %d", defaultMoveOverhead, maxMoveOverhead)
+	e.say("option name Clear Hash type button")
+	e.say("uciok")
+}
+
+func (e *Engine) cmdDebug(args []string) {
+	if len(args) != 1 || args[0] != "on" && args[0] != "off" {
+		e.errorf("debug: expected \"debug on\" or \"debug off\"")
+		return
+	}
+	e.debug = args[0] == "on"
+}
+
+func (e *Engine) cmdNewGame(args []string) {
+	if len(args) > 0 {
+		e.errorf("ucinewgame: unexpected %q", strings.Join(args, " "))
+	}
+	e.tt.Clear()
+	e.searcher.Clear()
+	e.pos = board.StartPosition()
+	e.pos.SetChess960(e.chess960)
+	e.posSet = false
+}
+
+func (e *Engine) cmdSetOption(args []string) {
+	if len(args) < 2 || args[0] != "name" {
+		e.errorf("setoption: expected \"setoption name <id> [value <x>]\"")
+		return
+	}
+	var name, value []string
+	hasValue := false
+	for _, a := range args[1:] {
+		switch {
+		case !hasValue && a == "value":
+			hasValue = true
+		case hasValue:
+			value = append(value, a)
+		default:
+			name = append(name, a)
+		}
+	}
+	id := strings.Join(name, " ")
+	val := strings.Join(value, " ")
+	needValue := func() bool {
+		if !hasValue || val == "" {
+			e.errorf("setoption %s: missing value", id)
+			return false
+		}
+		return true
+	}
+	spin := func(lo, hi int) (int, bool) {
+		if !needValue() {
+			return 0, false
+		}
+		n, err := strconv.Atoi(val)
+		if err != nil || n < lo || n > hi {
+			e.errorf("setoption %s: value %q is not an integer from %d to %d", id, val, lo, hi)
+			return 0, false
+		}
+		return n, true
+	}
+	switch strings.ToLower(id) {
+	case "hash":
+		if n, ok := spin(1, maxHashMB); ok && n != e.hashMB {
+			if err := e.tt.Resize(n); err != nil {
+				e.errorf("setoption Hash: %v", err)
+				return
+			}
+			e.hashMB = n
+		}
+	case "threads":
+		spin(1, 1)
+	case "move overhead":
+		if n, ok := spin(0, maxMoveOverhead); ok {
+			e.overhead = time.Duration(n) * time.Millisecond
+		}
+	case "uci_chess960":
+		if !needValue() {
+			return
+		}
+		switch strings.ToLower(val) {
+		case "true":
+			e.chess960 = true
+		case "false":
+			e.chess960 = false
+		default:
+			e.errorf("setoption UCI_Chess960: value %q is not true or false", val)
+			return
+		}
+		e.pos.SetChess960(e.chess960)
+	case "arch":
+		if !needValue() {
+			return
+		}
+		e.setEvaluator(val, e.evalFile)
+	case "evalfile":
+		file := val
+		if file == "<empty>" {
+			file = ""
+		}
+		if file != "" {
+			st, err := os.Stat(file)
+			if err != nil {
+				e.errorf("setoption EvalFile: %v", err)
+				return
+			}
+			if !st.Mode().IsRegular() {
+				e.errorf("setoption EvalFile: %s is not a regular file", file)
+				return
+			}
+		}
+		e.setEvaluator(e.arch, file)
+	case "clear hash":
+		e.tt.Clear()
+		e.searcher.Clear()
+	default:
+		e.errorf("setoption: unknown option %q", id)
+	}
+}
+
+// setEvaluator switches to arch with network file; on error the current
+// evaluator stays.
+func (e *Engine) setEvaluator(arch, file string) {
+	ev, err := eval.New(arch, file)
+	if err != nil {
+		e.errorf("setoption: %v", err)
+		return
+	}
+	e.arch, e.evalFile = arch, file
+	e.searcher.SetEvaluator(ev)
+	if arch == eval.Classical && file != "" {
+		e.say("info string the classical evaluation uses no network; EvalFile %s is kept for a network architecture", file)
+	}
+}
+
+func (e *Engine) cmdPosition(args []string) {
+	if len(args) == 0 {
+		e.errorf("position: expected \"startpos\" or \"fen <FEN>\"")
+		return
+	}
+	var p *board.Position
+	var rest []string
+	switch args[0] {
+	case "startpos":
+		p, rest = board.StartPosition(), args[1:]
+	case "fen":
+		end := len(args)
+		for i, a := range args {
+			if a == "moves" {
+				end = i
+				break
+			}
+		}
+		fen := strings.Join(args[1:end], " ")
+		var err error
+		if p, err = board.ParseFEN(fen); err != nil {
+			e.errorf("position fen: %v (position unchanged)", err)
+			return
+		}
+		rest = args[end:]
+	default:
+		e.errorf("position: expected \"startpos\" or \"fen\", got %q (position unchanged)", args[0])
+		return
+	}
+	if e.chess960 {
+		p.SetChess960(true)
+	}
+	if len(rest) > 0 {
+		if rest[0] != "moves" {
+			e.errorf("position: expected \"moves\", got %q (position unchanged)", rest[0])
+			return
+		}
+		for _, s := range rest[1:] {
+			m, err := p.ParseUCIMove(s)
+			if err != nil {
+				e.errorf("position: %v (position unchanged)", err)
+				return
+			}
+			p.MakeMove(m)
+		}
+	}
+	e.pos, e.posSet = p, true
+}
+
+func (e *Engine) cmdGo(args []string) {
+	if len(args) >= 1 && args[0] == "perft" {
+		e.cmdPerft(args[1:])
+		return
+	}
+	lim := search.Limits{MoveOverhead: e.overhead}
+	infinite := false
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	for i := 0; i < len(args); i++ {
+		tok := args[i]
+		switch tok {
+		case "infinite":
+			infinite = true
+			continue
+		case "searchmoves":
+			for i+1 < len(args) {
+				m, err := e.pos.ParseUCIMove(args[i+1])
+				if err != nil {
+					break
+				}
+				lim.SearchMoves = append(lim.SearchMoves, m)
+				i++
+			}
+			if len(lim.SearchMoves) == 0 {
+				e.errorf("go searchmoves: no legal move follows")
+				return
+			}
+			continue
+		case "ponder":
+			e.errorf("go ponder: this engine does not ponder (no Ponder option)")
+			return
+		case "depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "mate":
+		default:
+			e.errorf("go: unknown token %q", tok)
+			return
+		}
+		if i+1 >= len(args) {
+			e.errorf("go %s: missing value", tok)
+			return
+		}
+		i++
+		n, err := strconv.ParseInt(args[i], 10, 64)
+		if err != nil {
+			e.errorf("go %s: %q is not an integer", tok, args[i])
+			return
+		}
+		positive := func() bool {
+			if n <= 0 {
+				e.errorf("go %s: %d must be positive", tok, n)
+				return false
+			}
+			return true
+		}
+		const maxInt = 1 << 31
+		n = min(n, maxInt)
+		switch tok {
+		case "depth":
+			if !positive() {
+				return
+			}
+			lim.Depth = int(n)
+		case "nodes":
+			if !positive() {
+				return
+			}
+			lim.Nodes = uint64(n)
+		case "movetime":
+			if !positive() {
+				return
+			}
+			lim.MoveTime = ms(int(n))
+		case "mate":
+			if !positive() {
+				return
+			}
+			lim.Mate = int(n)
+		case "movestogo":
+			if !positive() {
+				return
+			}
+			lim.MovesToGo = int(n)
+		case "wtime", "btime":
+			// Clocks may go negative in lagging GUIs: treat as nearly out of time.
+			c := board.White
+			if tok == "btime" {
+				c = board.Black
+			}
+			lim.Time[c] = ms(int(max(n, 0)))
+			lim.UseClock = true
+		case "winc", "binc":
+			c := board.White
+			if tok == "binc" {
+				c = board.Black
+			}
+			lim.Inc[c] = ms(int(max(n, 0)))
+		}
+	}
+	if !e.posSet {
+		e.errorf("go: no position set (send position first); searching the current position %s", e.pos.FEN())
+	}
+	e.startSearch(lim, infinite)
+}
+
+func (e *Engine) startSearch(lim search.Limits, infinite bool) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	e.cancel, e.done, e.infinite = cancel, done, infinite
+	pos := e.pos.Copy()
+	s := e.searcher
+	go func() {
+		defer close(done)
+		res := s.Search(ctx, pos, lim, func(i search.Info) { e.sayInfo(pos, i) })
+		if infinite {
+			<-ctx.Done() // "go infinite" answers only after "stop"
+		}
+		if res.Best == board.NullMove {
+			if res.Score < 0 {
+				e.say("info depth 0 score mate 0")
+			} else {
+				e.say("info depth 0 score cp 0")
+			}
+			e.say("bestmove 0000")
+			return
+		}
+		if res.Ponder != board.NullMove {
+			q := pos.Copy()
+			q.MakeMove(res.Best)
+			if q.IsLegal(res.Ponder) {
+				e.say("bestmove %s ponder %s", pos.UCI(res.Best), q.UCI(res.Ponder))
+				return
+			}
+		}
+		e.say("bestmove %s", pos.UCI(res.Best))
+	}()
+}
+
+// searching reports whether a search goroutine is still running; once it
+// has finished it releases its resources.
+func (e *Engine) searching() bool {
+	if e.done == nil {
+		return false
+	}
+	select {
+	case <-e.done:
+		e.waitSearch()
+		return false
+	default:
+		return true
+	}
+}
+
+func (e *Engine) stopSearch() {
+	if e.cancel != nil {
+		e.cancel()
+	}
+}
+
+// waitSearch waits for the search goroutine (and its bestmove) to finish.
+func (e *Engine) waitSearch() {
+	if e.done != nil {
+		<-e.done
+		e.cancel()
+		e.done, e.cancel = nil, nil
+	}
+}
+
+func (e *Engine) cmdStop(_ []string) {
+	if !e.searching() {
+		e.errorf("stop: no search is running")
+		return
+	}
+	e.stopSearch()
+	e.waitSearch()
+}
+
+func scoreString(score int, b search.Bound) string {
+	s := ""
+	if n, ok := search.MateIn(score); ok {
+		s = fmt.Sprintf("mate %d", n)
+	} else {
+		s = fmt.Sprintf("cp %d", score)
+	}
+	switch b {
+	case search.BoundLower:
+		s += " lowerbound"
+	case search.BoundUpper:
+		s += " upperbound"
+	}
+	return s
+}
+
+func (e *Engine) sayInfo(pos *board.Position, i search.Info) {
+	var pv strings.Builder
+	q := pos.Copy()
+	for _, m := range i.PV {
+		if !q.IsLegal(m) {
+			break
+		}
+		pv.WriteByte(' ')
+		pv.WriteString(q.UCI(m))
+		q.MakeMove(m)
+	}
+	e.say("info depth %d seldepth %d score %s nodes %d nps %d hashfull %d time %d pv%s",
+		i.Depth, i.SelDepth, scoreString(i.Score, i.Bound), i.Nodes, i.NPS(), i.HashFull, i.Time.Milliseconds(), pv.String())
+}
+
+func (e *Engine) cmdD(_ []string) {
+	var b strings.Builder
+	for r := 7; r >= 0; r-- {
+		b.WriteString(" +---+---+---+---+---+---+---+---+\n |")
+		for f := 0; f < 8; f++ {
+			pc := e.pos.PieceOn(board.MakeSquare(f, r))
+			c := " "
+			if pc != board.NoPiece {
+				c = pc.String()
+			}
+			fmt.Fprintf(&b, " %s |", c)
+		}
+		fmt.Fprintf(&b, " %d\n", r+1)
+	}
+	b.WriteString(" +---+---+---+---+---+---+---+---+\n   a   b   c   d   e   f   g   h\n")
+	fmt.Fprintf(&b, "\nFen: %s\nKey: %016X\nCheckers:", e.pos.FEN(), e.pos.Key())
+	for c := e.pos.Checkers(); c != 0; {
+		b.WriteString(" " + c.PopLSB().String())
+	}
+	e.say("%s", b.String())
+}
+
+func (e *Engine) cmdLegal(_ []string) {
+	moves := e.searcher.OrderedMoves(e.pos)
+	var b strings.Builder
+	for i, m := range moves {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(e.pos.UCI(m))
+	}
+	e.say("legal %d:%s%s", len(moves), map[bool]string{true: " ", false: ""}[len(moves) > 0], b.String())
+}
+
+func (e *Engine) cmdEval(_ []string) {
+	ev := e.searcher.Evaluator()
+	ev.Reset(e.pos)
+	if x, ok := ev.(eval.Explainer); ok {
+		e.say("%s", strings.TrimRight(x.Explain(e.pos), "\n"))
+		return
+	}
+	e.say("eval %d (side to move)", ev.Evaluate(e.pos))
+}
+
+func (e *Engine) cmdPerft(args []string) {
+	if len(args) != 1 {
+		e.errorf("perft: expected \"perft <depth>\"")
+		return
+	}
+	d, err := strconv.Atoi(args[0])
+	if err != nil || d < 1 || d > 10 {
+		e.errorf("perft: depth %q is not an integer from 1 to 10", args[0])
+		return
+	}
+	start := time.Now()
+	var total uint64
+	var b strings.Builder
+	for _, en := range e.pos.Divide(d) {
+		fmt.Fprintf(&b, "%s: %d\n", e.pos.UCI(en.Move), en.Nodes)
+		total += en.Nodes
+	}
+	fmt.Fprintf(&b, "\nNodes searched: %d\ntime %d ms", total, time.Since(start).Milliseconds())
+	e.say("%s", b.String())
+}
+
+func (e *Engine) cmdBench(args []string) {
+	depth := DefaultBenchDepth
+	if len(args) > 1 {
+		e.errorf("bench: expected \"bench [depth]\"")
+		return
+	}
+	if len(args) == 1 {
+		d, err := strconv.Atoi(args[0])
+		if err != nil {
+			e.errorf("bench: depth %q is not an integer", args[0])
+			return
+		}
+		depth = d
+	}
+	e.outMu.Lock()
+	_, err := Bench(e.out, depth, e.arch, e.evalFile)
+	e.out.Flush()
+	e.outMu.Unlock()
+	if err != nil {
+		e.errorf("bench: %v", err)
+	}
+}
