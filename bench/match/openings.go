@@ -1,0 +1,428 @@
+package match
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/nnuelab/nnuelab/engine/board"
+)
+
+// opening is a start position: a FEN and the book moves played from it.
+type opening struct {
+	fen      string   // root position
+	moves    []string // book moves in UCI notation (Chess960 castling if chess960)
+	chess960 bool
+}
+
+// position returns a fresh position for the opening with its book moves
+// made, and the book moves as board moves.
+func (o *opening) position() (*board.Position, []board.Move, error) {
+	p, err := board.ParseFEN(o.fen)
+	if err != nil {
+		return nil, nil, err
+	}
+	moves := make([]board.Move, 0, len(o.moves))
+	for _, s := range o.moves {
+		m, err := p.ParseUCIMove(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		moves = append(moves, m)
+		p.MakeMove(m)
+	}
+	for range moves {
+		p.UnmakeMove()
+	}
+	return p, moves, nil
+}
+
+// loadOpenings reads the opening file named in the configuration, or
+// returns the standard start position.
+func loadOpenings(c *OpeningsConfig) ([]opening, error) {
+	if c.File == "" {
+		return []opening{{fen: board.StartFEN}}, nil
+	}
+	f, err := os.Open(c.File)
+	if err != nil {
+		return nil, fmt.Errorf("openings: %w", err)
+	}
+	defer f.Close()
+	var ops []opening
+	if c.Format == "pgn" {
+		ops, err = readPGNOpenings(f, c.File, c.Plies)
+	} else {
+		ops, err = readEPD(f, c.File)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(ops) == 0 {
+		return nil, fmt.Errorf("openings: %s holds no positions", c.File)
+	}
+	if c.Start > len(ops) {
+		return nil, fmt.Errorf("openings: start=%d but %s holds %d openings", c.Start, c.File, len(ops))
+	}
+	return ops, nil
+}
+
+// readEPD reads one position per line: the four EPD fields, optionally
+// followed by the two FEN clocks or hmvc/fmvn operations. Blank lines and
+// lines starting with # are skipped.
+func readEPD(r io.Reader, name string) ([]opening, error) {
+	var ops []opening
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || text[0] == '#' {
+			continue
+		}
+		f := strings.Fields(text)
+		if len(f) < 4 {
+			return nil, fmt.Errorf("%s:%d: an EPD line needs 4 fields (placement, side, castling, en passant), got %d", name, line, len(f))
+		}
+		hmvc, fmvn := "0", "1"
+		if len(f) >= 6 && isUint(f[4]) && isUint(f[5]) {
+			hmvc, fmvn = f[4], f[5]
+		} else {
+			ops := strings.Join(f[4:], " ")
+			for _, op := range strings.Split(ops, ";") {
+				w := strings.Fields(op)
+				if len(w) == 2 && isUint(w[1]) {
+					switch w[0] {
+					case "hmvc":
+						hmvc = w[1]
+					case "fmvn":
+						fmvn = w[1]
+					}
+				}
+			}
+		}
+		fen := strings.Join(f[:4], " ") + " " + hmvc + " " + fmvn
+		p, err := board.ParseFEN(fen)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		ops = append(ops, opening{fen: p.FEN(), chess960: p.Chess960()})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return ops, nil
+}
+
+func isUint(s string) bool {
+	_, err := strconv.ParseUint(s, 10, 32)
+	return err == nil
+}
+
+// pgnGame is a game read from PGN: its tags and SAN moves with the line
+// each move token was on.
+type pgnGame struct {
+	tags  map[string]string
+	moves []string
+	lines []int
+	line  int // first line of the game
+}
+
+// readPGN splits PGN text into games. It understands tag pairs, comments
+// ({} and ;), variations (skipped), NAGs, move numbers and result tokens.
+func readPGN(r io.Reader, name string) ([]pgnGame, error) {
+	br := bufio.NewReader(r)
+	var games []pgnGame
+	var g *pgnGame
+	line := 1
+	start := func() {
+		if g == nil {
+			games = append(games, pgnGame{tags: map[string]string{}, line: line})
+			g = &games[len(games)-1]
+		}
+	}
+	finish := func() { g = nil }
+	depth := 0 // variation nesting
+	readRune := func() (rune, bool) {
+		c, _, err := br.ReadRune()
+		if err != nil {
+			return 0, false
+		}
+		if c == '\n' {
+			line++
+		}
+		return c, true
+	}
+	for {
+		c, ok := readRune()
+		if !ok {
+			break
+		}
+		switch {
+		case c == '{':
+			startLine := line
+			for {
+				c, ok = readRune()
+				if !ok {
+					return nil, fmt.Errorf("%s:%d: comment never closed", name, startLine)
+				}
+				if c == '}' {
+					break
+				}
+			}
+		case c == ';':
+			for c != '\n' && ok {
+				c, ok = readRune()
+			}
+		case c == '(':
+			depth++
+		case c == ')':
+			if depth == 0 {
+				return nil, fmt.Errorf("%s:%d: ')' without '('", name, line)
+			}
+			depth--
+		case c == '[' && depth == 0:
+			if g != nil && len(g.moves) > 0 {
+				finish()
+			}
+			start()
+			var sb strings.Builder
+			startLine := line
+			for {
+				c, ok = readRune()
+				if !ok || c == '\n' {
+					return nil, fmt.Errorf("%s:%d: tag pair not closed by ]", name, startLine)
+				}
+				if c == ']' {
+					break
+				}
+				sb.WriteRune(c)
+			}
+			key, val, ok := parseTag(sb.String())
+			if !ok {
+				return nil, fmt.Errorf("%s:%d: bad tag pair [%s]", name, startLine, sb.String())
+			}
+			g.tags[key] = val
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		default:
+			var sb strings.Builder
+			sb.WriteRune(c)
+			tokLine := line
+			for {
+				b, err := br.Peek(1)
+				if err != nil || strings.ContainsRune(" \t\r\n{};()[]", rune(b[0])) {
+					break
+				}
+				c, _ = readRune()
+				sb.WriteRune(c)
+			}
+			if depth > 0 {
+				continue
+			}
+			tok := sb.String()
+			switch {
+			case tok == "1-0" || tok == "0-1" || tok == "1/2-1/2" || tok == "*":
+				start()
+				finish()
+			case tok[0] == '$':
+			case tok[0] >= '0' && tok[0] <= '9' && strings.Trim(tok, "0123456789.") == "":
+				// move number
+			default:
+				if i := strings.LastIndexByte(tok, '.'); i >= 0 && isUint(tok[:strings.IndexByte(tok, '.')]) {
+					tok = strings.TrimLeft(tok[i:], ".") // "12.e4"
+				}
+				if tok == "" {
+					continue
+				}
+				start()
+				g.moves = append(g.moves, tok)
+				g.lines = append(g.lines, tokLine)
+			}
+		}
+	}
+	return games, nil
+}
+
+// parseTag parses the inside of [Key "Value"].
+func parseTag(s string) (string, string, bool) {
+	s = strings.TrimSpace(s)
+	i := strings.IndexAny(s, " \t")
+	if i <= 0 {
+		return "", "", false
+	}
+	key, rest := s[:i], strings.TrimSpace(s[i:])
+	if len(rest) < 2 || rest[0] != '"' || rest[len(rest)-1] != '"' {
+		return "", "", false
+	}
+	val := rest[1 : len(rest)-1]
+	val = strings.ReplaceAll(val, `\"`, `"`)
+	val = strings.ReplaceAll(val, `\\`, `\`)
+	return key, val, true
+}
+
+// readPGNOpenings reads PGN games as openings: the FEN tag (or the start
+// position) and the first plies moves (all if plies is 0).
+func readPGNOpenings(r io.Reader, name string, plies int) ([]opening, error) {
+	games, err := readPGN(r, name)
+	if err != nil {
+		return nil, err
+	}
+	var ops []opening
+	for _, g := range games {
+		fen := board.StartFEN
+		if f, ok := g.tags["FEN"]; ok {
+			fen = f
+		}
+		p, err := board.ParseFEN(fen)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: FEN tag: %w", name, g.line, err)
+		}
+		if v := strings.ToLower(g.tags["Variant"]); strings.Contains(v, "960") || strings.Contains(v, "fischer") {
+			p.SetChess960(true)
+		}
+		o := opening{fen: p.FEN(), chess960: p.Chess960()}
+		for i, san := range g.moves {
+			if plies > 0 && i >= plies {
+				break
+			}
+			m, err := parseSAN(p, san)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: move %q: %w", name, g.lines[i], san, err)
+			}
+			o.moves = append(o.moves, p.UCI(m))
+			p.MakeMove(m)
+		}
+		ops = append(ops, o)
+	}
+	return ops, nil
+}
+
+// parseSAN finds the legal move written in standard algebraic notation.
+// It accepts the usual variations: O-O or 0-0, x or none, = or none before
+// a promotion piece, long algebraic e2-e4, and trailing +, #, ! and ?.
+func parseSAN(p *board.Position, san string) (board.Move, error) {
+	s := strings.TrimRight(san, "+#!?")
+	var ml board.MoveList
+	p.GenerateLegal(&ml)
+	if s == "O-O" || s == "0-0" || s == "O-O-O" || s == "0-0-0" {
+		long := len(s) == 5
+		for _, m := range ml.Slice() {
+			if m.Kind() == board.Castling && (m.To().File() < m.From().File()) == long {
+				return m, nil
+			}
+		}
+		return board.NullMove, fmt.Errorf("castling is not legal here")
+	}
+	piece := board.Pawn
+	if len(s) > 0 {
+		if pt, ok := pieceLetters[s[0]]; ok {
+			piece, s = pt, s[1:]
+		}
+	}
+	promo := board.NoPieceType
+	if i := strings.IndexByte(s, '='); i >= 0 {
+		if i+2 != len(s) {
+			return board.NullMove, fmt.Errorf("bad promotion")
+		}
+		pt, ok := pieceLetters[s[i+1]]
+		if !ok || pt == board.King || pt == board.Pawn {
+			return board.NullMove, fmt.Errorf("bad promotion piece")
+		}
+		promo, s = pt, s[:i]
+	} else if n := len(s); n >= 3 && piece == board.Pawn {
+		if pt, ok := pieceLetters[s[n-1]]; ok && pt != board.King && s[n-2] >= '1' && s[n-2] <= '8' {
+			promo, s = pt, s[:n-1]
+		}
+	}
+	s = strings.NewReplacer("x", "", "-", "", ":", "").Replace(s)
+	if len(s) < 2 || len(s) > 4 {
+		return board.NullMove, fmt.Errorf("not a move in SAN")
+	}
+	to, ok := parseSquare(s[len(s)-2:])
+	if !ok {
+		return board.NullMove, fmt.Errorf("bad destination square")
+	}
+	fromFile, fromRank := -1, -1
+	for _, c := range s[:len(s)-2] {
+		switch {
+		case c >= 'a' && c <= 'h':
+			fromFile = int(c - 'a')
+		case c >= '1' && c <= '8':
+			fromRank = int(c - '1')
+		default:
+			return board.NullMove, fmt.Errorf("bad disambiguation")
+		}
+	}
+	found := board.NullMove
+	for _, m := range ml.Slice() {
+		if m.Kind() == board.Castling || m.To() != to || p.PieceOn(m.From()).Type() != piece {
+			continue
+		}
+		if (fromFile >= 0 && m.From().File() != fromFile) || (fromRank >= 0 && m.From().Rank() != fromRank) {
+			continue
+		}
+		if m.Kind() == board.Promotion {
+			if m.Promo() != promo {
+				continue
+			}
+		} else if promo != board.NoPieceType {
+			continue
+		}
+		if found != board.NullMove {
+			return board.NullMove, fmt.Errorf("ambiguous")
+		}
+		found = m
+	}
+	if found == board.NullMove {
+		return board.NullMove, fmt.Errorf("not legal in %s", p.FEN())
+	}
+	return found, nil
+}
+
+var pieceLetters = map[byte]board.PieceType{'N': board.Knight, 'B': board.Bishop, 'R': board.Rook, 'Q': board.Queen, 'K': board.King}
+
+func parseSquare(s string) (board.Square, bool) {
+	if len(s) != 2 || s[0] < 'a' || s[0] > 'h' || s[1] < '1' || s[1] > '8' {
+		return board.NoSquare, false
+	}
+	return board.MakeSquare(int(s[0]-'a'), int(s[1]-'1')), true
+}
+
+// openingOrder hands out openings one per game pair: sequentially from a
+// start index, or in random order (a fresh permutation each time the list
+// is used up), reproducibly from a seed.
+type openingOrder struct {
+	ops    []opening
+	random bool
+	rng    *rand.Rand
+	perm   []int
+	next   int
+}
+
+func newOpeningOrder(ops []opening, c *OpeningsConfig, seed uint64) *openingOrder {
+	o := &openingOrder{ops: ops, random: c.Order == "random"}
+	if o.random {
+		o.rng = rand.New(rand.NewPCG(seed, 0x6e6e75656c6162))
+	} else if c.Start > 0 {
+		o.next = c.Start - 1
+	}
+	return o
+}
+
+// take returns the next opening.
+func (o *openingOrder) take() *opening {
+	if !o.random {
+		op := &o.ops[o.next%len(o.ops)]
+		o.next++
+		return op
+	}
+	if o.next >= len(o.perm) {
+		o.perm = o.rng.Perm(len(o.ops))
+		o.next = 0
+	}
+	op := &o.ops[o.perm[o.next]]
+	o.next++
+	return op
+}

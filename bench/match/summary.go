@@ -1,0 +1,226 @@
+package match
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nnuelab/nnuelab/bench/stats"
+)
+
+// Summary is the state of a match: results from the first engine's point
+// of view, the pentanomial counts of completed game pairs, the SPRT and the
+// faults charged to each engine.
+type Summary struct {
+	Engines             [2]string
+	Limits              string // the search limits, e.g. "tc=10+0.1"
+	Planned             int    // games scheduled
+	Wins, Draws, Losses int    // first engine's games
+	Penta               stats.Penta
+	Terminations        map[string]int          // games by reason ("White mates", ...)
+	Faults              map[string]*FaultCounts // by engine name
+	SPRT                *stats.SPRT             // nil without -sprt
+	LLR                 float64
+	Decision            stats.Decision
+	Interrupted         bool // stopped by the caller (Ctrl-C)
+	Elapsed             time.Duration
+
+	lower, upper float64
+	start        time.Time
+}
+
+// FaultCounts are the faults charged to one engine; each lost it a game.
+type FaultCounts struct {
+	Crashes      int `json:"crashes"`
+	Hangs        int `json:"hangs"`
+	IllegalMoves int `json:"illegal_moves"`
+	TimeLosses   int `json:"time_losses"`
+}
+
+func newSummary(names [2]string, planned int, sprt *stats.SPRT, engs []EngineConfig) *Summary {
+	s := &Summary{
+		Engines: names, Planned: planned, SPRT: sprt, Limits: tcSummary(engs),
+		Terminations: map[string]int{},
+		Faults:       map[string]*FaultCounts{names[0]: {}, names[1]: {}},
+		start:        time.Now(),
+	}
+	if sprt != nil {
+		s.lower, s.upper = sprt.Bounds()
+	}
+	return s
+}
+
+// WDL returns the first engine's wins, draws and losses.
+func (s *Summary) WDL() stats.WDL { return stats.WDL{Wins: s.Wins, Draws: s.Draws, Losses: s.Losses} }
+
+// Games returns the number of finished games.
+func (s *Summary) Games() int { return s.Wins + s.Draws + s.Losses }
+
+// Elo returns the Elo estimate: pentanomial once a pair is complete (the
+// model that accounts for paired openings), trinomial before.
+func (s *Summary) Elo() stats.Estimate {
+	if s.Penta.Pairs() > 0 {
+		return s.Penta.Elo()
+	}
+	return s.WDL().Elo()
+}
+
+// LOS returns the likelihood of superiority, from the same model as Elo.
+func (s *Summary) LOS() float64 {
+	if s.Penta.Pairs() > 0 {
+		return s.Penta.LOS()
+	}
+	return s.WDL().LOS()
+}
+
+func (s *Summary) add(g *gameRecord) {
+	switch a := g.scoreA(); a {
+	case 1:
+		s.Wins++
+	case 0.5:
+		s.Draws++
+	default:
+		s.Losses++
+	}
+	reason := g.reason
+	if i := strings.Index(reason, ": "); i >= 0 && g.termination == termRules {
+		reason = reason[:i] // "White makes an illegal move: e2e5"
+	}
+	s.Terminations[reason]++
+	if f := g.fault; f != nil {
+		fc := s.Faults[f.engine]
+		if fc == nil {
+			fc = &FaultCounts{}
+			s.Faults[f.engine] = fc
+		}
+		switch f.kind {
+		case faultCrash:
+			fc.Crashes++
+		case faultHang:
+			fc.Hangs++
+		case faultIllegal:
+			fc.IllegalMoves++
+		case faultTimeForfeit:
+			fc.TimeLosses++
+		}
+	}
+}
+
+func (s *Summary) addPair(a, b float64) {
+	if k := stats.PairClass(a, b); k >= 0 {
+		s.Penta[k]++
+	}
+	if s.SPRT != nil {
+		s.LLR = s.SPRT.LLR(s.Penta)
+		s.Decision = s.SPRT.Decide(s.LLR)
+	}
+}
+
+func fmtElo(e stats.Estimate) string {
+	if math.IsNaN(e.Value) {
+		return "n/a"
+	}
+	e.Value += 0 // no "-0.0"
+	if e.Value == 0 {
+		e.Value = 0
+	}
+	if math.IsInf(e.Value, 0) || math.IsInf(e.Lower, 0) || math.IsInf(e.Upper, 0) {
+		return fmt.Sprintf("%+.1f [%.1f, %.1f]", e.Value, e.Lower, e.Upper)
+	}
+	return fmt.Sprintf("%+.1f +/- %.1f", e.Value, (e.Upper-e.Lower)/2)
+}
+
+// statusLine is the one-line progress report.
+func (s *Summary) statusLine() string {
+	line := fmt.Sprintf("[%d/%d] %s vs %s: W %d L %d D %d, Elo %s", s.Games(), s.Planned,
+		s.Engines[0], s.Engines[1], s.Wins, s.Losses, s.Draws, fmtElo(s.Elo()))
+	if s.SPRT != nil {
+		line += fmt.Sprintf(", LLR %.2f (%.2f, %.2f)", s.LLR, s.lower, s.upper)
+	}
+	return line
+}
+
+// String returns the report printed at the end of a match.
+func (s *Summary) String() string {
+	var b strings.Builder
+	wdl := s.WDL()
+	fmt.Fprintf(&b, "Results of %s vs %s (%s):\n", s.Engines[0], s.Engines[1], s.Limits)
+	state := ""
+	if s.Interrupted {
+		state = " (interrupted)"
+	}
+	fmt.Fprintf(&b, "Games: %d of %d%s, Wins: %d, Losses: %d, Draws: %d, Points: %.1f (%.2f %%)\n",
+		s.Games(), s.Planned, state, s.Wins, s.Losses, s.Draws, float64(s.Wins)+float64(s.Draws)/2, 100*wdl.Score())
+	fmt.Fprintf(&b, "Ptnml(0-2): [%d, %d, %d, %d, %d] (%d pairs)\n", s.Penta[0], s.Penta[1], s.Penta[2], s.Penta[3], s.Penta[4], s.Penta.Pairs())
+	model := "pentanomial"
+	if s.Penta.Pairs() == 0 {
+		model = "trinomial"
+	}
+	fmt.Fprintf(&b, "Elo: %s (95%%, %s), nElo: %s\n", fmtElo(s.Elo()), model, fmtElo(s.Penta.NormalizedElo()))
+	fmt.Fprintf(&b, "LOS: %.2f %%, DrawRatio: %.2f %%\n", 100*s.LOS(), 100*wdl.DrawRatio())
+	if s.SPRT != nil {
+		fmt.Fprintf(&b, "SPRT: [%g, %g] %s Elo, alpha %g, beta %g: LLR %.2f (%.2f, %.2f), %s\n",
+			s.SPRT.Elo0, s.SPRT.Elo1, s.SPRT.Model, s.SPRT.Alpha, s.SPRT.Beta, s.LLR, s.lower, s.upper, s.Decision)
+	}
+	var reasons []string
+	for r := range s.Terminations {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		fmt.Fprintf(&b, "  %-44s %d\n", r, s.Terminations[r])
+	}
+	for _, n := range s.Engines {
+		f := s.Faults[n]
+		if f == nil || *f == (FaultCounts{}) {
+			continue
+		}
+		fmt.Fprintf(&b, "Faults of %s: %d crashes, %d hangs, %d illegal moves, %d time losses\n", n, f.Crashes, f.Hangs, f.IllegalMoves, f.TimeLosses)
+	}
+	return b.String()
+}
+
+// MarshalJSON writes the summary for scripts: the counts, the estimates
+// (null where undefined or infinite) and the SPRT state.
+func (s *Summary) MarshalJSON() ([]byte, error) {
+	num := func(f float64) any {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil
+		}
+		return f
+	}
+	est := func(e stats.Estimate) map[string]any {
+		return map[string]any{"value": num(e.Value), "lower": num(e.Lower), "upper": num(e.Upper)}
+	}
+	wdl := s.WDL()
+	m := map[string]any{
+		"engines":      s.Engines,
+		"limits":       s.Limits,
+		"planned":      s.Planned,
+		"games":        s.Games(),
+		"wins":         s.Wins,
+		"draws":        s.Draws,
+		"losses":       s.Losses,
+		"score":        num(wdl.Score()),
+		"draw_ratio":   num(wdl.DrawRatio()),
+		"pentanomial":  s.Penta,
+		"elo":          est(s.Elo()),
+		"nelo":         est(s.Penta.NormalizedElo()),
+		"los":          num(s.LOS()),
+		"terminations": s.Terminations,
+		"faults":       s.Faults,
+		"interrupted":  s.Interrupted,
+		"seconds":      s.Elapsed.Seconds(),
+	}
+	if s.SPRT != nil {
+		m["sprt"] = map[string]any{
+			"elo0": s.SPRT.Elo0, "elo1": s.SPRT.Elo1, "alpha": s.SPRT.Alpha, "beta": s.SPRT.Beta,
+			"model": s.SPRT.Model, "llr": num(s.LLR), "lower": s.lower, "upper": s.upper,
+			"decision": s.Decision.String(),
+		}
+	}
+	return json.Marshal(m)
+}
