@@ -80,9 +80,9 @@ type adjudicator struct {
 	resign   ResignRule
 	maxMoves int
 
-	drawCount int      // consecutive plies with both scores in the draw band
-	lowCount  [2]int   // consecutive own moves each side saw itself lost
-	highCount [2]int   // consecutive own moves each side saw itself winning
+	drawCount int    // consecutive plies with both scores in the draw band
+	lowCount  [2]int // consecutive own moves each side saw itself lost
+	highCount [2]int // consecutive own moves each side saw itself winning
 }
 
 // update takes the score the side that just moved reported and the
