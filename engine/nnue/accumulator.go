@@ -1,0 +1,272 @@
+package nnue
+
+import (
+	"github.com/nnuelab/nnuelab/engine/board"
+)
+
+// entry is one ply of the accumulator stack.
+type entry struct {
+	acc      [2][]int16
+	psqt     [2][]int32
+	computed [2]bool
+	delta    board.Delta
+	kings    [2]board.Square
+	views    [2]view
+	pieces   int
+}
+
+// cacheSlot is one refresh-cache entry: an accumulator and the pieces it
+// holds, per perspective and king view (bucket and mirror).
+type cacheSlot struct {
+	acc    []int16
+	psqt   []int32
+	pieces [12]board.Bitboard
+}
+
+// Stats counts how evaluations obtained their accumulators, per perspective
+// update: Served[d] were updated from the accumulator d plies back (d = 0:
+// already computed), Refreshes were rebuilt (from scratch or the cache).
+type Stats struct {
+	Served    [65]uint64 // d >= 64 counted in Served[64]
+	Refreshes uint64
+	CacheHits uint64
+}
+
+// Evaluator evaluates positions along a search incrementally. It implements
+// eval.Evaluator: Reset at the root, Push after each move with the board's
+// delta, Pop after each unmake, Evaluate at any node. Accumulators are
+// computed lazily: an evaluation walks back at most History plies to the
+// nearest computed accumulator and applies the deltas since, else refreshes.
+type Evaluator struct {
+	net      *Network
+	history  int // 0 = unlimited
+	useCache bool
+	stack    []entry
+	top      int
+	cache    [2][]cacheSlot
+	stats    Stats
+	feats    []int
+}
+
+// NewEvaluator returns an evaluator for net with the spec's history depth
+// and refresh-cache setting.
+func NewEvaluator(net *Network) *Evaluator {
+	return NewEvaluatorWith(net, net.Spec.History, net.Spec.RefreshCache)
+}
+
+// NewEvaluatorWith returns an evaluator with an explicit history depth H
+// (0 = unlimited) and refresh-cache setting, for ablations.
+func NewEvaluatorWith(net *Network, history int, refreshCache bool) *Evaluator {
+	e := &Evaluator{net: net, history: history, useCache: refreshCache}
+	if refreshCache {
+		for c := range e.cache {
+			e.cache[c] = make([]cacheSlot, 2*net.Features.KingBuckets())
+		}
+	}
+	return e
+}
+
+// Network returns the evaluator's network.
+func (e *Evaluator) Network() *Network { return e.net }
+
+// Stats returns the counters since the last ResetStats.
+func (e *Evaluator) Stats() Stats { return e.stats }
+
+// ResetStats zeroes the counters.
+func (e *Evaluator) ResetStats() { e.stats = Stats{} }
+
+func (e *Evaluator) grow() *entry {
+	if e.top == len(e.stack) {
+		w, pb := e.net.Width, e.net.PSQTBuckets
+		var en entry
+		for c := 0; c < 2; c++ {
+			en.acc[c] = make([]int16, w)
+			if pb > 0 {
+				en.psqt[c] = make([]int32, pb)
+			}
+		}
+		e.stack = append(e.stack, en)
+	}
+	return &e.stack[e.top]
+}
+
+// Reset sets the evaluator up on p, discarding the stack. The refresh
+// cache survives, since it is keyed by the pieces it holds.
+func (e *Evaluator) Reset(p *board.Position) {
+	e.top = 0
+	en := e.grow()
+	en.computed = [2]bool{}
+	en.delta = board.Delta{}
+	for c := board.White; c <= board.Black; c++ {
+		en.kings[c] = p.King(c)
+		en.views[c] = e.net.Features.view(c, en.kings[c])
+	}
+	en.pieces = p.Occupied().Count()
+}
+
+// Push records a move (or a null move, with an empty delta).
+func (e *Evaluator) Push(d *board.Delta) {
+	prev := &e.stack[e.top]
+	kings, views, pieces := prev.kings, prev.views, prev.pieces
+	e.top++
+	en := e.grow()
+	en.delta = *d
+	en.computed = [2]bool{}
+	if d.KingMoved {
+		for i := 0; i < int(d.NAdded); i++ {
+			if a := d.Added[i]; a.Piece.Type() == board.King {
+				c := a.Piece.Color()
+				kings[c] = a.Square
+				views[c] = e.net.Features.view(c, a.Square)
+			}
+		}
+	}
+	en.kings, en.views = kings, views
+	en.pieces = pieces - int(d.NRemoved) + int(d.NAdded)
+}
+
+// Pop takes back the last Push.
+func (e *Evaluator) Pop() {
+	if e.top > 0 {
+		e.top--
+	}
+}
+
+// Raw returns the network output for p (which must match the pushed
+// moves) in internal units from the side to move's point of view.
+func (e *Evaluator) Raw(p *board.Position, tr *Trace) int32 {
+	en := &e.stack[e.top]
+	for c := board.White; c <= board.Black; c++ {
+		if !en.computed[c] {
+			e.update(p, c)
+		}
+	}
+	us, them := p.SideToMove(), p.SideToMove().Other()
+	return e.net.head.forward(en.acc[us], en.acc[them], en.psqt[us], en.psqt[them], en.pieces, tr)
+}
+
+// Evaluate returns the evaluation of p in centipawns from the side to
+// move's point of view.
+func (e *Evaluator) Evaluate(p *board.Position) int {
+	return e.net.Centipawns(e.Raw(p, nil))
+}
+
+// update computes the top accumulator of perspective c.
+func (e *Evaluator) update(p *board.Position, c board.Color) {
+	// Walk back to a computed accumulator with the same view, at most
+	// history plies.
+	top := e.top
+	src := -1
+	for i := top; i >= 0; i-- {
+		if e.history > 0 && top-i > e.history {
+			break
+		}
+		if e.stack[i].views[c] != e.stack[top].views[c] {
+			break // the king changed bucket or mirror: deltas cannot bridge it
+		}
+		if e.stack[i].computed[c] {
+			src = i
+			break
+		}
+	}
+	if src < 0 {
+		e.refresh(p, c)
+		return
+	}
+	d := top - src
+	if d > 64 {
+		d = 64
+	}
+	e.stats.Served[d]++
+	for i := src + 1; i <= top; i++ {
+		e.apply(&e.stack[i-1], &e.stack[i], c)
+	}
+}
+
+// apply computes next's accumulator of perspective c from prev's and
+// next's delta; both have the same view.
+func (e *Evaluator) apply(prev, next *entry, c board.Color) {
+	n := e.net
+	v := next.views[c]
+	copy(next.acc[c], prev.acc[c])
+	if n.PSQTBuckets > 0 {
+		copy(next.psqt[c], prev.psqt[c])
+	}
+	d := &next.delta
+	for i := 0; i < int(d.NRemoved); i++ {
+		if f := n.Features.index(v, c, d.Removed[i].Piece, d.Removed[i].Square); f >= 0 {
+			subRow(next.acc[c], n.row(f))
+			if n.PSQTBuckets > 0 {
+				subRow32(next.psqt[c], n.psqtRow(f))
+			}
+		}
+	}
+	for i := 0; i < int(d.NAdded); i++ {
+		if f := n.Features.index(v, c, d.Added[i].Piece, d.Added[i].Square); f >= 0 {
+			addRow(next.acc[c], n.row(f))
+			if n.PSQTBuckets > 0 {
+				addRow32(next.psqt[c], n.psqtRow(f))
+			}
+		}
+	}
+	next.computed[c] = true
+}
+
+// refresh rebuilds the top accumulator of perspective c from the position,
+// through the refresh cache when it is on.
+func (e *Evaluator) refresh(p *board.Position, c board.Color) {
+	n := e.net
+	en := &e.stack[e.top]
+	en.computed[c] = true
+	e.stats.Refreshes++
+	v := en.views[c]
+	if !e.useCache {
+		copy(en.acc[c], n.FTBias)
+		if n.PSQTBuckets > 0 {
+			clear(en.psqt[c])
+		}
+		e.feats = n.Features.Active(p, c, e.feats[:0])
+		for _, f := range e.feats {
+			addRow(en.acc[c], n.row(f))
+			if n.PSQTBuckets > 0 {
+				addRow32(en.psqt[c], n.psqtRow(f))
+			}
+		}
+		return
+	}
+	slot := &e.cache[c][n.Features.slot(v)]
+	if slot.acc == nil {
+		slot.acc = append([]int16(nil), n.FTBias...)
+		if n.PSQTBuckets > 0 {
+			slot.psqt = make([]int32, n.PSQTBuckets)
+		}
+	} else {
+		e.stats.CacheHits++
+	}
+	for pc := board.Piece(0); pc < board.NoPiece; pc++ {
+		now := p.Pieces(pc.Color(), pc.Type())
+		for b := slot.pieces[pc] &^ now; b != 0; {
+			sq := b.PopLSB()
+			if f := n.Features.index(v, c, pc, sq); f >= 0 {
+				subRow(slot.acc, n.row(f))
+				if n.PSQTBuckets > 0 {
+					subRow32(slot.psqt, n.psqtRow(f))
+				}
+			}
+		}
+		for b := now &^ slot.pieces[pc]; b != 0; {
+			sq := b.PopLSB()
+			if f := n.Features.index(v, c, pc, sq); f >= 0 {
+				addRow(slot.acc, n.row(f))
+				if n.PSQTBuckets > 0 {
+					addRow32(slot.psqt, n.psqtRow(f))
+				}
+			}
+		}
+		slot.pieces[pc] = now
+	}
+	copy(en.acc[c], slot.acc)
+	if n.PSQTBuckets > 0 {
+		copy(en.psqt[c], slot.psqt)
+	}
+}

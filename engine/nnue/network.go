@@ -1,0 +1,136 @@
+// Package nnue evaluates chess positions with efficiently updatable neural
+// networks of any architecture that archs/ can describe: the feature
+// transformer with its accumulator stack (history depth H, optional refresh
+// cache), the heads of the published designs (Stockfish 12 HalfKP, Stockfish
+// 15.1 HalfKAv2_hm, Koivisto, Leorik, Rengar, plain 768), and the readers of
+// their net files. Each design is reproduced bit for bit; the tests compare
+// against the original engines' outputs.
+package nnue
+
+import (
+	"fmt"
+	"os"
+
+	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/engine/board"
+)
+
+// Network is a loaded, quantized network: the feature transformer shared by
+// both perspectives and a head. It is read-only after loading and may be
+// shared by any number of evaluators.
+type Network struct {
+	Spec     *arch.Spec
+	Features *FeatureSet
+	// Width is the accumulator size per perspective.
+	Width int
+	// FTBias holds the accumulator biases (Width entries).
+	FTBias []int16
+	// FTWeights holds the feature rows, feature-major: row f is
+	// FTWeights[f*Width : (f+1)*Width].
+	FTWeights []int16
+	// PSQT holds PSQT weights, feature-major (PSQTBuckets per feature), or nil.
+	PSQT []int32
+	// PSQTBuckets is the number of PSQT columns (0 if none).
+	PSQTBuckets int
+
+	head head
+}
+
+// head is the part of a network after the accumulators.
+type head interface {
+	// forward returns the network output in the design's internal units,
+	// from the side to move's accumulator us and the other one them.
+	// tr, when not nil, receives the intermediate values.
+	forward(us, them []int16, psqtUs, psqtThem []int32, pieces int, tr *Trace) int32
+}
+
+// Trace is what an evaluation computed on its way, for `eval --json` and
+// the UCI `eval` command.
+type Trace struct {
+	Bucket     int     `json:"bucket"`
+	PSQT       int32   `json:"psqt"`       // PSQT difference (us - them), before any division
+	Positional int32   `json:"positional"` // head output before the final division (sf15)
+	Raw        int32   `json:"raw"`        // the network output in internal units, side to move
+	Layers     [][]int `json:"layers,omitempty"`
+}
+
+// row returns feature f's accumulator row.
+func (n *Network) row(f int) []int16 { return n.FTWeights[f*n.Width : (f+1)*n.Width] }
+
+// psqtRow returns feature f's PSQT weights.
+func (n *Network) psqtRow(f int) []int32 {
+	return n.PSQT[f*n.PSQTBuckets : (f+1)*n.PSQTBuckets]
+}
+
+// outputBucket selects the output bucket (layer stack) from the piece count.
+func (n *Network) outputBucket(pieces int) int {
+	var b int
+	switch n.Spec.Head.BucketSelector {
+	case "(pieces-1)/4":
+		b = (pieces - 1) / 4
+	case "(pieces-2)/4":
+		b = (pieces - 2) / 4
+	}
+	if b < 0 {
+		b = 0
+	}
+	if b >= n.Spec.Head.OutputBuckets {
+		b = n.Spec.Head.OutputBuckets - 1
+	}
+	return b
+}
+
+// Centipawns converts a raw output (internal units) to centipawns, truncating.
+func (n *Network) Centipawns(raw int32) int {
+	return int(int64(raw) * int64(n.Spec.Output.CPNum) / int64(n.Spec.Output.CPDen))
+}
+
+// newNetwork allocates the feature transformer of a spec.
+func newNetwork(spec *arch.Spec) *Network {
+	fs := NewFeatureSet(&spec.Features)
+	n := &Network{Spec: spec, Features: fs, Width: spec.Accumulator.Width, PSQTBuckets: spec.Head.PSQTBuckets}
+	n.FTBias = make([]int16, n.Width)
+	n.FTWeights = make([]int16, fs.Size()*n.Width)
+	if n.PSQTBuckets > 0 {
+		n.PSQT = make([]int32, fs.Size()*n.PSQTBuckets)
+	}
+	return n
+}
+
+// LoadFile reads the network file at path in the format the spec names.
+func LoadFile(spec *arch.Spec, path string) (*Network, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("net %s: %w", path, err)
+	}
+	defer f.Close()
+	n, err := Read(spec, f)
+	if err != nil {
+		return nil, fmt.Errorf("net %s (arch %s): %w", path, spec.Name, err)
+	}
+	return n, nil
+}
+
+// Evaluate computes the network output for p from scratch: the reference
+// path that the incremental evaluator must equal. It returns the raw output
+// in internal units from the side to move's point of view.
+func (n *Network) Evaluate(p *board.Position, tr *Trace) int32 {
+	var acc [2][]int16
+	var psqt [2][]int32
+	var feats []int
+	for c := board.White; c <= board.Black; c++ {
+		acc[c] = append([]int16(nil), n.FTBias...)
+		if n.PSQTBuckets > 0 {
+			psqt[c] = make([]int32, n.PSQTBuckets)
+		}
+		feats = n.Features.Active(p, c, feats[:0])
+		for _, f := range feats {
+			addRow(acc[c], n.row(f))
+			if n.PSQTBuckets > 0 {
+				addRow32(psqt[c], n.psqtRow(f))
+			}
+		}
+	}
+	us, them := p.SideToMove(), p.SideToMove().Other()
+	return n.head.forward(acc[us], acc[them], psqt[us], psqt[them], p.Occupied().Count(), tr)
+}

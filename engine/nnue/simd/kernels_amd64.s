@@ -1,0 +1,809 @@
+//go:build amd64 && gc && !purego
+
+#include "textflag.h"
+
+// AVX2 kernels for package simd. Hand-written Plan 9 assembly; operand order
+// is the Go one (sources first, destination last), so "VPSUBW B, A, D" is
+// D = A - B. Every kernel is a leaf with no frame. The Go wrappers guarantee
+// n > 0 and a whole number of 32-byte vectors, so no kernel has a scalar
+// tail: the element-wise ones run a 4-vector (128-byte) unrolled loop and then
+// a 1-vector loop for what is left. Loads and stores are unaligned (VMOVDQU):
+// Go does not align slices to 32 bytes, and on Haswell and later an
+// unaligned access that stays within a cache line costs the same.
+
+// ---------------------------------------------------------------------------
+// Accumulator updates (int16, wrapping like epi16 arithmetic).
+// AX is the byte offset shared by all operands, CX the byte length and DX
+// the byte length rounded down to the unrolled block.
+
+// func copyAVX2(dst, src *int16, n int)
+TEXT ·copyAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHLQ $1, CX
+	XORQ AX, AX
+	MOVQ CX, DX
+	ANDQ $-128, DX
+	JZ   tail
+
+loop4:
+	VMOVDQU (SI)(AX*1), Y0
+	VMOVDQU 32(SI)(AX*1), Y1
+	VMOVDQU 64(SI)(AX*1), Y2
+	VMOVDQU 96(SI)(AX*1), Y3
+	VMOVDQU Y0, (DI)(AX*1)
+	VMOVDQU Y1, 32(DI)(AX*1)
+	VMOVDQU Y2, 64(DI)(AX*1)
+	VMOVDQU Y3, 96(DI)(AX*1)
+	ADDQ    $128, AX
+	CMPQ    AX, DX
+	JB      loop4
+
+tail:
+	CMPQ AX, CX
+	JAE  done
+
+loop1:
+	VMOVDQU (SI)(AX*1), Y0
+	VMOVDQU Y0, (DI)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, CX
+	JB      loop1
+
+done:
+	VZEROUPPER
+	RET
+
+// func addAVX2(dst, a *int16, n int)
+TEXT ·addAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHLQ $1, CX
+	XORQ AX, AX
+	MOVQ CX, DX
+	ANDQ $-128, DX
+	JZ   tail
+
+loop4:
+	VMOVDQU (DI)(AX*1), Y0
+	VMOVDQU 32(DI)(AX*1), Y1
+	VMOVDQU 64(DI)(AX*1), Y2
+	VMOVDQU 96(DI)(AX*1), Y3
+	VPADDW  (SI)(AX*1), Y0, Y0
+	VPADDW  32(SI)(AX*1), Y1, Y1
+	VPADDW  64(SI)(AX*1), Y2, Y2
+	VPADDW  96(SI)(AX*1), Y3, Y3
+	VMOVDQU Y0, (DI)(AX*1)
+	VMOVDQU Y1, 32(DI)(AX*1)
+	VMOVDQU Y2, 64(DI)(AX*1)
+	VMOVDQU Y3, 96(DI)(AX*1)
+	ADDQ    $128, AX
+	CMPQ    AX, DX
+	JB      loop4
+
+tail:
+	CMPQ AX, CX
+	JAE  done
+
+loop1:
+	VMOVDQU (DI)(AX*1), Y0
+	VPADDW  (SI)(AX*1), Y0, Y0
+	VMOVDQU Y0, (DI)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, CX
+	JB      loop1
+
+done:
+	VZEROUPPER
+	RET
+
+// func subAVX2(dst, a *int16, n int)
+TEXT ·subAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHLQ $1, CX
+	XORQ AX, AX
+	MOVQ CX, DX
+	ANDQ $-128, DX
+	JZ   tail
+
+loop4:
+	VMOVDQU (DI)(AX*1), Y0
+	VMOVDQU 32(DI)(AX*1), Y1
+	VMOVDQU 64(DI)(AX*1), Y2
+	VMOVDQU 96(DI)(AX*1), Y3
+	VPSUBW  (SI)(AX*1), Y0, Y0
+	VPSUBW  32(SI)(AX*1), Y1, Y1
+	VPSUBW  64(SI)(AX*1), Y2, Y2
+	VPSUBW  96(SI)(AX*1), Y3, Y3
+	VMOVDQU Y0, (DI)(AX*1)
+	VMOVDQU Y1, 32(DI)(AX*1)
+	VMOVDQU Y2, 64(DI)(AX*1)
+	VMOVDQU Y3, 96(DI)(AX*1)
+	ADDQ    $128, AX
+	CMPQ    AX, DX
+	JB      loop4
+
+tail:
+	CMPQ AX, CX
+	JAE  done
+
+loop1:
+	VMOVDQU (DI)(AX*1), Y0
+	VPSUBW  (SI)(AX*1), Y0, Y0
+	VMOVDQU Y0, (DI)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, CX
+	JB      loop1
+
+done:
+	VZEROUPPER
+	RET
+
+// func addSubAVX2(dst, src, add, sub *int16, n int)
+// All loads of a block happen before its store, so dst may be src (or any
+// other operand) exactly.
+TEXT ·addSubAVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ add+16(FP), R8
+	MOVQ sub+24(FP), R9
+	MOVQ n+32(FP), CX
+	SHLQ $1, CX
+	XORQ AX, AX
+	MOVQ CX, DX
+	ANDQ $-128, DX
+	JZ   tail
+
+loop4:
+	VMOVDQU (SI)(AX*1), Y0
+	VMOVDQU 32(SI)(AX*1), Y1
+	VMOVDQU 64(SI)(AX*1), Y2
+	VMOVDQU 96(SI)(AX*1), Y3
+	VPADDW  (R8)(AX*1), Y0, Y0
+	VPADDW  32(R8)(AX*1), Y1, Y1
+	VPADDW  64(R8)(AX*1), Y2, Y2
+	VPADDW  96(R8)(AX*1), Y3, Y3
+	VPSUBW  (R9)(AX*1), Y0, Y0
+	VPSUBW  32(R9)(AX*1), Y1, Y1
+	VPSUBW  64(R9)(AX*1), Y2, Y2
+	VPSUBW  96(R9)(AX*1), Y3, Y3
+	VMOVDQU Y0, (DI)(AX*1)
+	VMOVDQU Y1, 32(DI)(AX*1)
+	VMOVDQU Y2, 64(DI)(AX*1)
+	VMOVDQU Y3, 96(DI)(AX*1)
+	ADDQ    $128, AX
+	CMPQ    AX, DX
+	JB      loop4
+
+tail:
+	CMPQ AX, CX
+	JAE  done
+
+loop1:
+	VMOVDQU (SI)(AX*1), Y0
+	VPADDW  (R8)(AX*1), Y0, Y0
+	VPSUBW  (R9)(AX*1), Y0, Y0
+	VMOVDQU Y0, (DI)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, CX
+	JB      loop1
+
+done:
+	VZEROUPPER
+	RET
+
+// func addSubSubAVX2(dst, src, add, sub1, sub2 *int16, n int)
+TEXT ·addSubSubAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ add+16(FP), R8
+	MOVQ sub1+24(FP), R9
+	MOVQ sub2+32(FP), R10
+	MOVQ n+40(FP), CX
+	SHLQ $1, CX
+	XORQ AX, AX
+	MOVQ CX, DX
+	ANDQ $-128, DX
+	JZ   tail
+
+loop4:
+	VMOVDQU (SI)(AX*1), Y0
+	VMOVDQU 32(SI)(AX*1), Y1
+	VMOVDQU 64(SI)(AX*1), Y2
+	VMOVDQU 96(SI)(AX*1), Y3
+	VPADDW  (R8)(AX*1), Y0, Y0
+	VPADDW  32(R8)(AX*1), Y1, Y1
+	VPADDW  64(R8)(AX*1), Y2, Y2
+	VPADDW  96(R8)(AX*1), Y3, Y3
+	VPSUBW  (R9)(AX*1), Y0, Y0
+	VPSUBW  32(R9)(AX*1), Y1, Y1
+	VPSUBW  64(R9)(AX*1), Y2, Y2
+	VPSUBW  96(R9)(AX*1), Y3, Y3
+	VPSUBW  (R10)(AX*1), Y0, Y0
+	VPSUBW  32(R10)(AX*1), Y1, Y1
+	VPSUBW  64(R10)(AX*1), Y2, Y2
+	VPSUBW  96(R10)(AX*1), Y3, Y3
+	VMOVDQU Y0, (DI)(AX*1)
+	VMOVDQU Y1, 32(DI)(AX*1)
+	VMOVDQU Y2, 64(DI)(AX*1)
+	VMOVDQU Y3, 96(DI)(AX*1)
+	ADDQ    $128, AX
+	CMPQ    AX, DX
+	JB      loop4
+
+tail:
+	CMPQ AX, CX
+	JAE  done
+
+loop1:
+	VMOVDQU (SI)(AX*1), Y0
+	VPADDW  (R8)(AX*1), Y0, Y0
+	VPSUBW  (R9)(AX*1), Y0, Y0
+	VPSUBW  (R10)(AX*1), Y0, Y0
+	VMOVDQU Y0, (DI)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, CX
+	JB      loop1
+
+done:
+	VZEROUPPER
+	RET
+
+// func addAddSubSubAVX2(dst, src, add1, add2, sub1, sub2 *int16, n int)
+TEXT ·addAddSubSubAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ add1+16(FP), R8
+	MOVQ add2+24(FP), R9
+	MOVQ sub1+32(FP), R10
+	MOVQ sub2+40(FP), R11
+	MOVQ n+48(FP), CX
+	SHLQ $1, CX
+	XORQ AX, AX
+	MOVQ CX, DX
+	ANDQ $-128, DX
+	JZ   tail
+
+loop4:
+	VMOVDQU (SI)(AX*1), Y0
+	VMOVDQU 32(SI)(AX*1), Y1
+	VMOVDQU 64(SI)(AX*1), Y2
+	VMOVDQU 96(SI)(AX*1), Y3
+	VPADDW  (R8)(AX*1), Y0, Y0
+	VPADDW  32(R8)(AX*1), Y1, Y1
+	VPADDW  64(R8)(AX*1), Y2, Y2
+	VPADDW  96(R8)(AX*1), Y3, Y3
+	VPADDW  (R9)(AX*1), Y0, Y0
+	VPADDW  32(R9)(AX*1), Y1, Y1
+	VPADDW  64(R9)(AX*1), Y2, Y2
+	VPADDW  96(R9)(AX*1), Y3, Y3
+	VPSUBW  (R10)(AX*1), Y0, Y0
+	VPSUBW  32(R10)(AX*1), Y1, Y1
+	VPSUBW  64(R10)(AX*1), Y2, Y2
+	VPSUBW  96(R10)(AX*1), Y3, Y3
+	VPSUBW  (R11)(AX*1), Y0, Y0
+	VPSUBW  32(R11)(AX*1), Y1, Y1
+	VPSUBW  64(R11)(AX*1), Y2, Y2
+	VPSUBW  96(R11)(AX*1), Y3, Y3
+	VMOVDQU Y0, (DI)(AX*1)
+	VMOVDQU Y1, 32(DI)(AX*1)
+	VMOVDQU Y2, 64(DI)(AX*1)
+	VMOVDQU Y3, 96(DI)(AX*1)
+	ADDQ    $128, AX
+	CMPQ    AX, DX
+	JB      loop4
+
+tail:
+	CMPQ AX, CX
+	JAE  done
+
+loop1:
+	VMOVDQU (SI)(AX*1), Y0
+	VPADDW  (R8)(AX*1), Y0, Y0
+	VPADDW  (R9)(AX*1), Y0, Y0
+	VPSUBW  (R10)(AX*1), Y0, Y0
+	VPSUBW  (R11)(AX*1), Y0, Y0
+	VMOVDQU Y0, (DI)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, CX
+	JB      loop1
+
+done:
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
+// Activations (int16 -> uint8).
+//
+// VPACKUSWB saturates int16 to [0, 255] but packs within 128-bit lanes: from
+// sources A (first 16 elements) and B (next 16) it yields the quadwords
+// A0 B0 A1 B1 (A0 = A's low lane ...). VPERMQ $0xD8 (order 0, 2, 1, 3) puts
+// them back in memory order A0 A1 B0 B1.
+
+// func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16)
+// dst[i] = min(packus(src[i]), max): saturating to [0, 255] first and then
+// taking the unsigned byte minimum with max <= 255 is clamp(src[i], 0, max).
+TEXT ·clippedReLUAVX2(SB), NOSPLIT, $0-26
+	MOVQ    dst+0(FP), DI
+	MOVQ    src+8(FP), SI
+	MOVQ    n+16(FP), CX
+	MOVWLZX max+24(FP), AX
+	MOVQ    AX, X7
+	VPBROADCASTB X7, Y7
+
+	CMPQ CX, $64
+	JB   tail
+
+loop2:
+	VMOVDQU   (SI), Y0
+	VMOVDQU   32(SI), Y1
+	VMOVDQU   64(SI), Y2
+	VMOVDQU   96(SI), Y3
+	VPACKUSWB Y1, Y0, Y0
+	VPACKUSWB Y3, Y2, Y2
+	VPERMQ    $0xD8, Y0, Y0
+	VPERMQ    $0xD8, Y2, Y2
+	VPMINUB   Y7, Y0, Y0
+	VPMINUB   Y7, Y2, Y2
+	VMOVDQU   Y0, (DI)
+	VMOVDQU   Y2, 32(DI)
+	ADDQ      $128, SI
+	ADDQ      $64, DI
+	SUBQ      $64, CX
+	CMPQ      CX, $64
+	JAE       loop2
+
+tail:
+	TESTQ CX, CX
+	JZ    done
+	VMOVDQU   (SI), Y0
+	VMOVDQU   32(SI), Y1
+	VPACKUSWB Y1, Y0, Y0
+	VPERMQ    $0xD8, Y0, Y0
+	VPMINUB   Y7, Y0, Y0
+	VMOVDQU   Y0, (DI)
+
+done:
+	VZEROUPPER
+	RET
+
+// func pairwiseClippedReLUAVX2(dst *uint8, src *int16, n int)
+// dst[j] = clamp(src[j],0,127) * clamp(src[j+n],0,127) >> 7. The product is
+// at most 127*127 = 16129, so VPMULLW is exact and the shifted result (at most
+// 126) packs without saturation.
+TEXT ·pairwiseClippedReLUAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	LEAQ (SI)(CX*2), R8 // second half: src[n:]
+
+	VPXOR     Y15, Y15, Y15 // 0
+	VPCMPEQW  Y14, Y14, Y14
+	VPSRLW    $9, Y14, Y14  // 0x007f = 127 in every word
+
+loop:
+	VMOVDQU   (SI), Y0
+	VMOVDQU   32(SI), Y1
+	VMOVDQU   (R8), Y2
+	VMOVDQU   32(R8), Y3
+	VPMAXSW   Y15, Y0, Y0
+	VPMAXSW   Y15, Y1, Y1
+	VPMAXSW   Y15, Y2, Y2
+	VPMAXSW   Y15, Y3, Y3
+	VPMINSW   Y14, Y0, Y0
+	VPMINSW   Y14, Y1, Y1
+	VPMINSW   Y14, Y2, Y2
+	VPMINSW   Y14, Y3, Y3
+	VPMULLW   Y2, Y0, Y0
+	VPMULLW   Y3, Y1, Y1
+	VPSRLW    $7, Y0, Y0
+	VPSRLW    $7, Y1, Y1
+	VPACKUSWB Y1, Y0, Y0
+	VPERMQ    $0xD8, Y0, Y0
+	VMOVDQU   Y0, (DI)
+	ADDQ      $64, SI
+	ADDQ      $64, R8
+	ADDQ      $32, DI
+	SUBQ      $32, CX
+	JNZ       loop
+
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
+// Dot products.
+//
+// uint8 x int8 without saturation: VPMADDUBSW adds two adjacent u8*s8
+// products into a saturating int16, and 255*-128*2 does not fit. Splitting
+// the uint8 operand into its even bytes (a & 0x00ff per word) and odd bytes
+// (a & 0xff00) leaves one nonzero product per word, |a*w| <= 32640, which is
+// exact; VPMADDWD against words of 1 then widens adjacent pairs to int32. All
+// int32 sums wrap, and wrapping addition does not depend on order, so the
+// result equals the Go loop's bit for bit.
+
+// REDUCE32 sums the eight int32 lanes of Y into the low dword of X (X is Y's
+// low half), using T as scratch.
+#define REDUCE32(Y, X, T) \
+	VEXTRACTI128 $1, Y, T; \
+	VPADDD       T, X, X; \
+	VPSHUFD      $0x4e, X, T; \
+	VPADDD       T, X, X; \
+	VPSHUFD      $0xb1, X, T; \
+	VPADDD       T, X, X
+
+// func dotUint8Int8AVX2(a *uint8, w *int8, n int) int32
+TEXT ·dotUint8Int8AVX2(SB), NOSPLIT, $0-28
+	MOVQ a+0(FP), SI
+	MOVQ w+8(FP), DI
+	MOVQ n+16(FP), CX
+
+	VPCMPEQW Y14, Y14, Y14
+	VPSRLW   $8, Y14, Y15  // 0x00ff words: even-byte mask
+	VPSRLW   $15, Y14, Y14 // 1 in every word
+	VPXOR    Y8, Y8, Y8
+	VPXOR    Y9, Y9, Y9
+	XORQ     AX, AX
+	MOVQ     CX, DX
+	ANDQ     $-64, DX
+	JZ       tail
+
+loop2:
+	VMOVDQU    (SI)(AX*1), Y0
+	VMOVDQU    32(SI)(AX*1), Y3
+	VPAND      Y15, Y0, Y1
+	VPANDN     Y0, Y15, Y2
+	VPAND      Y15, Y3, Y4
+	VPANDN     Y3, Y15, Y5
+	VPMADDUBSW (DI)(AX*1), Y1, Y1
+	VPMADDUBSW (DI)(AX*1), Y2, Y2
+	VPMADDUBSW 32(DI)(AX*1), Y4, Y4
+	VPMADDUBSW 32(DI)(AX*1), Y5, Y5
+	VPMADDWD   Y14, Y1, Y1
+	VPMADDWD   Y14, Y2, Y2
+	VPMADDWD   Y14, Y4, Y4
+	VPMADDWD   Y14, Y5, Y5
+	VPADDD     Y1, Y8, Y8
+	VPADDD     Y2, Y9, Y9
+	VPADDD     Y4, Y8, Y8
+	VPADDD     Y5, Y9, Y9
+	ADDQ       $64, AX
+	CMPQ       AX, DX
+	JB         loop2
+
+tail:
+	CMPQ AX, CX
+	JAE  done
+	VMOVDQU    (SI)(AX*1), Y0
+	VPAND      Y15, Y0, Y1
+	VPANDN     Y0, Y15, Y2
+	VPMADDUBSW (DI)(AX*1), Y1, Y1
+	VPMADDUBSW (DI)(AX*1), Y2, Y2
+	VPMADDWD   Y14, Y1, Y1
+	VPMADDWD   Y14, Y2, Y2
+	VPADDD     Y1, Y8, Y8
+	VPADDD     Y2, Y9, Y9
+
+done:
+	VPADDD Y9, Y8, Y8
+	REDUCE32(Y8, X8, X0)
+	MOVQ   X8, AX
+	MOVL   AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func affineAVX2(out *int32, in *uint8, w *int8, bias *int32, rows, cols int)
+// Four rows at a time share one load and split of the input; the four int32
+// accumulators are folded with VPHADDD into one XMM of four sums, the bias
+// added and the four outputs stored together. Leftover rows (rows % 4) run
+// one at a time.
+TEXT ·affineAVX2(SB), NOSPLIT, $0-48
+	MOVQ out+0(FP), DI
+	MOVQ in+8(FP), SI
+	MOVQ w+16(FP), R8
+	MOVQ bias+24(FP), R9
+	MOVQ rows+32(FP), R10
+	MOVQ cols+40(FP), R11
+
+	VPCMPEQW Y14, Y14, Y14
+	VPSRLW   $8, Y14, Y15  // 0x00ff words: even-byte mask
+	VPSRLW   $15, Y14, Y14 // 1 in every word
+
+rows4:
+	CMPQ R10, $4
+	JB   rows1
+	MOVQ R8, BX            // row 0
+	LEAQ (BX)(R11*1), R12  // row 1
+	LEAQ (R12)(R11*1), R13 // row 2
+	LEAQ (R13)(R11*1), DX  // row 3
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	XORQ  AX, AX
+
+inner4:
+	VMOVDQU    (SI)(AX*1), Y4
+	VPAND      Y15, Y4, Y5
+	VPANDN     Y4, Y15, Y6
+	VPMADDUBSW (BX)(AX*1), Y5, Y7
+	VPMADDUBSW (BX)(AX*1), Y6, Y8
+	VPMADDUBSW (R12)(AX*1), Y5, Y9
+	VPMADDUBSW (R12)(AX*1), Y6, Y10
+	VPMADDWD   Y14, Y7, Y7
+	VPMADDWD   Y14, Y8, Y8
+	VPMADDWD   Y14, Y9, Y9
+	VPMADDWD   Y14, Y10, Y10
+	VPADDD     Y7, Y0, Y0
+	VPADDD     Y8, Y0, Y0
+	VPADDD     Y9, Y1, Y1
+	VPADDD     Y10, Y1, Y1
+	VPMADDUBSW (R13)(AX*1), Y5, Y7
+	VPMADDUBSW (R13)(AX*1), Y6, Y8
+	VPMADDUBSW (DX)(AX*1), Y5, Y9
+	VPMADDUBSW (DX)(AX*1), Y6, Y10
+	VPMADDWD   Y14, Y7, Y7
+	VPMADDWD   Y14, Y8, Y8
+	VPMADDWD   Y14, Y9, Y9
+	VPMADDWD   Y14, Y10, Y10
+	VPADDD     Y7, Y2, Y2
+	VPADDD     Y8, Y2, Y2
+	VPADDD     Y9, Y3, Y3
+	VPADDD     Y10, Y3, Y3
+	ADDQ       $32, AX
+	CMPQ       AX, R11
+	JB         inner4
+
+	// Per 128-bit lane: [r0 r0 r1 r1] after the first VPHADDD, [r2 r2 r3 r3]
+	// after the second, [r0 r1 r2 r3] after the third; then add the lanes.
+	VPHADDD      Y1, Y0, Y0
+	VPHADDD      Y3, Y2, Y2
+	VPHADDD      Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD       X1, X0, X0
+	VPADDD       (R9), X0, X0
+	VMOVDQU      X0, (DI)
+	ADDQ         $16, DI
+	ADDQ         $16, R9
+	LEAQ         (DX)(R11*1), R8 // next block starts after row 3
+	SUBQ         $4, R10
+	JMP          rows4
+
+rows1:
+	TESTQ R10, R10
+	JZ    done
+	VPXOR Y0, Y0, Y0
+	XORQ  AX, AX
+
+inner1:
+	VMOVDQU    (SI)(AX*1), Y4
+	VPAND      Y15, Y4, Y5
+	VPANDN     Y4, Y15, Y6
+	VPMADDUBSW (R8)(AX*1), Y5, Y7
+	VPMADDUBSW (R8)(AX*1), Y6, Y8
+	VPMADDWD   Y14, Y7, Y7
+	VPMADDWD   Y14, Y8, Y8
+	VPADDD     Y7, Y0, Y0
+	VPADDD     Y8, Y0, Y0
+	ADDQ       $32, AX
+	CMPQ       AX, R11
+	JB         inner1
+
+	REDUCE32(Y0, X0, X1)
+	MOVQ  X0, BX
+	ADDL  (R9), BX
+	MOVL  BX, (DI)
+	ADDQ  $4, DI
+	ADDQ  $4, R9
+	ADDQ  R11, R8
+	DECQ  R10
+	JMP   rows1
+
+done:
+	VZEROUPPER
+	RET
+
+// int16 activations x int16 weights: after clamping to [0, 32767] the
+// activation times any int16 weight is exact in VPMADDWD (the only
+// saturating input, -32768 * -32768 twice, cannot occur), and the pair sum
+// fits int32.
+
+// func dotReLUAVX2(acc, w *int16, n int) int32
+TEXT ·dotReLUAVX2(SB), NOSPLIT, $0-28
+	MOVQ acc+0(FP), SI
+	MOVQ w+8(FP), DI
+	MOVQ n+16(FP), CX
+	SHLQ $1, CX
+	VPXOR Y15, Y15, Y15
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	XORQ  AX, AX
+	MOVQ  CX, DX
+	ANDQ  $-128, DX
+	JZ    tail
+
+loop4:
+	VMOVDQU  (SI)(AX*1), Y0
+	VMOVDQU  32(SI)(AX*1), Y1
+	VMOVDQU  64(SI)(AX*1), Y2
+	VMOVDQU  96(SI)(AX*1), Y3
+	VPMAXSW  Y15, Y0, Y0
+	VPMAXSW  Y15, Y1, Y1
+	VPMAXSW  Y15, Y2, Y2
+	VPMAXSW  Y15, Y3, Y3
+	VPMADDWD (DI)(AX*1), Y0, Y0
+	VPMADDWD 32(DI)(AX*1), Y1, Y1
+	VPMADDWD 64(DI)(AX*1), Y2, Y2
+	VPMADDWD 96(DI)(AX*1), Y3, Y3
+	VPADDD   Y0, Y8, Y8
+	VPADDD   Y1, Y9, Y9
+	VPADDD   Y2, Y8, Y8
+	VPADDD   Y3, Y9, Y9
+	ADDQ     $128, AX
+	CMPQ     AX, DX
+	JB       loop4
+
+tail:
+	CMPQ AX, CX
+	JAE  done
+
+loop1:
+	VMOVDQU  (SI)(AX*1), Y0
+	VPMAXSW  Y15, Y0, Y0
+	VPMADDWD (DI)(AX*1), Y0, Y0
+	VPADDD   Y0, Y8, Y8
+	ADDQ     $32, AX
+	CMPQ     AX, CX
+	JB       loop1
+
+done:
+	VPADDD Y9, Y8, Y8
+	REDUCE32(Y8, X8, X0)
+	MOVQ   X8, AX
+	MOVL   AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func dotClippedReLUAVX2(acc, w *int16, n int, max int16) int32
+TEXT ·dotClippedReLUAVX2(SB), NOSPLIT, $0-36
+	MOVQ    acc+0(FP), SI
+	MOVQ    w+8(FP), DI
+	MOVQ    n+16(FP), CX
+	MOVWLZX max+24(FP), AX
+	MOVQ    AX, X14
+	VPBROADCASTW X14, Y14
+	SHLQ    $1, CX
+	VPXOR   Y15, Y15, Y15
+	VPXOR   Y8, Y8, Y8
+	VPXOR   Y9, Y9, Y9
+	XORQ    AX, AX
+	MOVQ    CX, DX
+	ANDQ    $-128, DX
+	JZ      tail
+
+loop4:
+	VMOVDQU  (SI)(AX*1), Y0
+	VMOVDQU  32(SI)(AX*1), Y1
+	VMOVDQU  64(SI)(AX*1), Y2
+	VMOVDQU  96(SI)(AX*1), Y3
+	VPMAXSW  Y15, Y0, Y0
+	VPMAXSW  Y15, Y1, Y1
+	VPMAXSW  Y15, Y2, Y2
+	VPMAXSW  Y15, Y3, Y3
+	VPMINSW  Y14, Y0, Y0
+	VPMINSW  Y14, Y1, Y1
+	VPMINSW  Y14, Y2, Y2
+	VPMINSW  Y14, Y3, Y3
+	VPMADDWD (DI)(AX*1), Y0, Y0
+	VPMADDWD 32(DI)(AX*1), Y1, Y1
+	VPMADDWD 64(DI)(AX*1), Y2, Y2
+	VPMADDWD 96(DI)(AX*1), Y3, Y3
+	VPADDD   Y0, Y8, Y8
+	VPADDD   Y1, Y9, Y9
+	VPADDD   Y2, Y8, Y8
+	VPADDD   Y3, Y9, Y9
+	ADDQ     $128, AX
+	CMPQ     AX, DX
+	JB       loop4
+
+tail:
+	CMPQ AX, CX
+	JAE  done
+
+loop1:
+	VMOVDQU  (SI)(AX*1), Y0
+	VPMAXSW  Y15, Y0, Y0
+	VPMINSW  Y14, Y0, Y0
+	VPMADDWD (DI)(AX*1), Y0, Y0
+	VPADDD   Y0, Y8, Y8
+	ADDQ     $32, AX
+	CMPQ     AX, CX
+	JB       loop1
+
+done:
+	VPADDD Y9, Y8, Y8
+	REDUCE32(Y8, X8, X0)
+	MOVQ   X8, AX
+	MOVL   AX, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func dotSquaredClippedReLUAVX2(acc, w *int16, n int, max int16) int32
+// c = clamp(acc, 0, max <= 255), so c*c <= 65025 fits 16 unsigned bits and
+// VPMULLW gives it exactly, but VPMADDWD reads words as signed: where
+// c*c >= 32768 it multiplies by c*c - 65536. The kernel adds back 65536*w for
+// those lanes: VPSRAW $15 turns the square into a mask m (-1 where wrapped,
+// else 0), VPMADDWD(m, w) sums -w over the wrapped lanes into Y10/Y11, and at
+// the end the result is main - (correction << 16), all modulo 2^32. The
+// signed square is never -32768 (no square is 32768), so no VPMADDWD here
+// saturates.
+TEXT ·dotSquaredClippedReLUAVX2(SB), NOSPLIT, $0-36
+	MOVQ    acc+0(FP), SI
+	MOVQ    w+8(FP), DI
+	MOVQ    n+16(FP), CX
+	MOVWLZX max+24(FP), AX
+	MOVQ    AX, X14
+	VPBROADCASTW X14, Y14
+	SHLQ    $1, CX
+	VPXOR   Y15, Y15, Y15
+	VPXOR   Y8, Y8, Y8
+	VPXOR   Y9, Y9, Y9
+	VPXOR   Y10, Y10, Y10
+	VPXOR   Y11, Y11, Y11
+	XORQ    AX, AX
+	MOVQ    CX, DX
+	ANDQ    $-64, DX
+	JZ      tail
+
+loop2:
+	VMOVDQU  (SI)(AX*1), Y0
+	VMOVDQU  32(SI)(AX*1), Y1
+	VMOVDQU  (DI)(AX*1), Y4
+	VMOVDQU  32(DI)(AX*1), Y5
+	VPMAXSW  Y15, Y0, Y0
+	VPMAXSW  Y15, Y1, Y1
+	VPMINSW  Y14, Y0, Y0
+	VPMINSW  Y14, Y1, Y1
+	VPMULLW  Y0, Y0, Y0
+	VPMULLW  Y1, Y1, Y1
+	VPSRAW   $15, Y0, Y2
+	VPSRAW   $15, Y1, Y3
+	VPMADDWD Y4, Y0, Y0
+	VPMADDWD Y5, Y1, Y1
+	VPMADDWD Y4, Y2, Y2
+	VPMADDWD Y5, Y3, Y3
+	VPADDD   Y0, Y8, Y8
+	VPADDD   Y1, Y9, Y9
+	VPADDD   Y2, Y10, Y10
+	VPADDD   Y3, Y11, Y11
+	ADDQ     $64, AX
+	CMPQ     AX, DX
+	JB       loop2
+
+tail:
+	CMPQ AX, CX
+	JAE  done
+	VMOVDQU  (SI)(AX*1), Y0
+	VMOVDQU  (DI)(AX*1), Y4
+	VPMAXSW  Y15, Y0, Y0
+	VPMINSW  Y14, Y0, Y0
+	VPMULLW  Y0, Y0, Y0
+	VPSRAW   $15, Y0, Y2
+	VPMADDWD Y4, Y0, Y0
+	VPMADDWD Y4, Y2, Y2
+	VPADDD   Y0, Y8, Y8
+	VPADDD   Y2, Y10, Y10
+
+done:
+	VPADDD Y9, Y8, Y8
+	VPADDD Y11, Y10, Y10
+	VPSLLD $16, Y10, Y10
+	VPSUBD Y10, Y8, Y8
+	REDUCE32(Y8, X8, X0)
+	MOVQ   X8, AX
+	MOVL   AX, ret+32(FP)
+	VZEROUPPER
+	RET

@@ -1,0 +1,290 @@
+// Package simd holds the integer kernels that NNUE inference spends its time
+// in: accumulator updates on int16 vectors, the feature-transformer
+// activations that turn the int16 accumulator into uint8, and the int32 dot
+// products and affine layers of the head.
+//
+// Every kernel has two implementations with identical results on every input:
+// an AVX2 one in Go assembly (amd64, chosen at run time with
+// golang.org/x/sys/cpu) and a pure-Go twin used everywhere else, on CPUs
+// without AVX2, and when the package is built with the purego tag. The same
+// tests run both and compare their outputs exactly; Implementation reports
+// which one is live.
+//
+// Length preconditions: int16 slices have lengths that are multiples of 16
+// elements and uint8/int8 slices multiples of 32 (one 256-bit register), so
+// the kernels need no scalar tail. Slices that a kernel combines element by
+// element must have the same length. Breaking a precondition is a programmer
+// error and panics; the checks are a few compares and never allocate, and
+// neither does any kernel.
+//
+// Aliasing: an output may be the very same slice as an input (the usual
+// in-place update dst == src), but must not partially overlap one.
+//
+// Integer semantics: int16 updates wrap like SIMD epi16 arithmetic, and every
+// int32 result is the exact sum reduced modulo 2^32 (Go's int32 wraparound),
+// which does not depend on summation order, so AVX2 and Go agree bit for bit.
+package simd
+
+// Implementation names the live kernel set: "avx2" when the assembly kernels
+// run, "generic" for the pure-Go fallback.
+func Implementation() string {
+	if useAVX2 {
+		return "avx2"
+	}
+	return "generic"
+}
+
+// useAVX2 selects the assembly kernels. It starts as hasAVX2 (false where
+// there is no assembly) and tests in this package flip it to run the pure-Go
+// twins in the same binary.
+var useAVX2 = hasAVX2
+
+// preconditionError is the panic value for a broken precondition (a programmer error).
+type preconditionError string
+
+func (e preconditionError) Error() string { return "simd: " + string(e) }
+
+// panicPrecondition reports a broken precondition; kept out of line so the
+// callers stay small enough to inline.
+//
+//go:noinline
+func panicPrecondition(msg string) { panic(preconditionError(msg)) }
+
+// Copy sets dst to src (len(dst) == len(src), a multiple of 16).
+func Copy(dst, src []int16) {
+	n := len(dst)
+	if len(src) != n || n%16 != 0 {
+		panicPrecondition("Copy: lengths must be equal multiples of 16")
+	}
+	if n == 0 {
+		return
+	}
+	if useAVX2 {
+		copyAVX2(&dst[0], &src[0], n)
+		return
+	}
+	copy(dst, src)
+}
+
+// Add adds a to dst element-wise with int16 wraparound (dst += a), as when a
+// feature becomes active. len(dst) == len(a), a multiple of 16.
+func Add(dst, a []int16) {
+	n := len(dst)
+	if len(a) != n || n%16 != 0 {
+		panicPrecondition("Add: lengths must be equal multiples of 16")
+	}
+	if n == 0 {
+		return
+	}
+	if useAVX2 {
+		addAVX2(&dst[0], &a[0], n)
+		return
+	}
+	addGeneric(dst, a)
+}
+
+// Sub subtracts a from dst element-wise with int16 wraparound (dst -= a), as
+// when a feature becomes inactive. len(dst) == len(a), a multiple of 16.
+func Sub(dst, a []int16) {
+	n := len(dst)
+	if len(a) != n || n%16 != 0 {
+		panicPrecondition("Sub: lengths must be equal multiples of 16")
+	}
+	if n == 0 {
+		return
+	}
+	if useAVX2 {
+		subAVX2(&dst[0], &a[0], n)
+		return
+	}
+	subGeneric(dst, a)
+}
+
+// AddSub is the fused copy+update of a quiet move: dst = src + add - sub,
+// reading the parent accumulator once and writing the child once. All lengths
+// equal, a multiple of 16; dst may be src.
+func AddSub(dst, src, add, sub []int16) {
+	n := len(dst)
+	if len(src) != n || len(add) != n || len(sub) != n || n%16 != 0 {
+		panicPrecondition("AddSub: lengths must be equal multiples of 16")
+	}
+	if n == 0 {
+		return
+	}
+	if useAVX2 {
+		addSubAVX2(&dst[0], &src[0], &add[0], &sub[0], n)
+		return
+	}
+	addSubGeneric(dst, src, add, sub)
+}
+
+// AddSubSub is the fused update of a capture: dst = src + add - sub1 - sub2.
+// All lengths equal, a multiple of 16; dst may be src.
+func AddSubSub(dst, src, add, sub1, sub2 []int16) {
+	n := len(dst)
+	if len(src) != n || len(add) != n || len(sub1) != n || len(sub2) != n || n%16 != 0 {
+		panicPrecondition("AddSubSub: lengths must be equal multiples of 16")
+	}
+	if n == 0 {
+		return
+	}
+	if useAVX2 {
+		addSubSubAVX2(&dst[0], &src[0], &add[0], &sub1[0], &sub2[0], n)
+		return
+	}
+	addSubSubGeneric(dst, src, add, sub1, sub2)
+}
+
+// AddAddSubSub is the fused update of castling (king and rook both move):
+// dst = src + add1 + add2 - sub1 - sub2. All lengths equal, a multiple of 16;
+// dst may be src.
+func AddAddSubSub(dst, src, add1, add2, sub1, sub2 []int16) {
+	n := len(dst)
+	if len(src) != n || len(add1) != n || len(add2) != n || len(sub1) != n || len(sub2) != n || n%16 != 0 {
+		panicPrecondition("AddAddSubSub: lengths must be equal multiples of 16")
+	}
+	if n == 0 {
+		return
+	}
+	if useAVX2 {
+		addAddSubSubAVX2(&dst[0], &src[0], &add1[0], &add2[0], &sub1[0], &sub2[0], n)
+		return
+	}
+	addAddSubSubGeneric(dst, src, add1, add2, sub1, sub2)
+}
+
+// ClippedReLU is the feature-transformer activation
+// dst[i] = clamp(src[i], 0, max) for 0 <= max <= 255.
+// len(dst) == len(src), a multiple of 32.
+func ClippedReLU(dst []uint8, src []int16, max int16) {
+	n := len(dst)
+	if len(src) != n || n%32 != 0 {
+		panicPrecondition("ClippedReLU: lengths must be equal multiples of 32")
+	}
+	if uint16(max) > 255 {
+		panicPrecondition("ClippedReLU: max must be in [0, 255]")
+	}
+	if n == 0 {
+		return
+	}
+	if useAVX2 {
+		clippedReLUAVX2(&dst[0], &src[0], n, max)
+		return
+	}
+	clippedReLUGeneric(dst, src, max)
+}
+
+// PairwiseClippedReLU is Stockfish 15.1's pairwise product activation: with
+// n = len(src)/2, dst[j] = clamp(src[j],0,127) * clamp(src[j+n],0,127) >> 7
+// for j < n. len(dst) == len(src)/2, a multiple of 32.
+func PairwiseClippedReLU(dst []uint8, src []int16) {
+	n := len(dst)
+	if len(src) != 2*n || n%32 != 0 {
+		panicPrecondition("PairwiseClippedReLU: len(src) must be 2*len(dst), len(dst) a multiple of 32")
+	}
+	if n == 0 {
+		return
+	}
+	if useAVX2 {
+		pairwiseClippedReLUAVX2(&dst[0], &src[0], n)
+		return
+	}
+	pairwiseClippedReLUGeneric(dst, src)
+}
+
+// DotUint8Int8 returns sum a[i]*w[i] as an exact int32 (no intermediate
+// saturation, whatever the inputs). len(a) == len(w), a multiple of 32.
+func DotUint8Int8(a []uint8, w []int8) int32 {
+	n := len(a)
+	if len(w) != n || n%32 != 0 {
+		panicPrecondition("DotUint8Int8: lengths must be equal multiples of 32")
+	}
+	if n == 0 {
+		return 0
+	}
+	if useAVX2 {
+		return dotUint8Int8AVX2(&a[0], &w[0], n)
+	}
+	return dotUint8Int8Generic(a, w)
+}
+
+// Affine is a dense layer with uint8 inputs and int8 weights stored
+// row-major by output: out[i] = bias[i] + sum_j w[i*len(in)+j] * in[j],
+// exact with int32 wraparound. len(in) is a multiple of 32 (pad the input and
+// the rows with zeros), len(bias) == len(out) (any length) and
+// len(w) == len(out)*len(in).
+func Affine(out []int32, in []uint8, w []int8, bias []int32) {
+	rows, cols := len(out), len(in)
+	if len(bias) != rows || cols%32 != 0 || len(w) != rows*cols {
+		panicPrecondition("Affine: need len(in)%32 == 0, len(bias) == len(out), len(w) == len(out)*len(in)")
+	}
+	if rows == 0 {
+		return
+	}
+	if cols == 0 {
+		copy(out, bias)
+		return
+	}
+	if useAVX2 {
+		affineAVX2(&out[0], &in[0], &w[0], &bias[0], rows, cols)
+		return
+	}
+	affineGeneric(out, in, w, bias)
+}
+
+// DotReLU returns sum max(acc[i], 0) * w[i] in int32 with wraparound, as
+// for a ReLU output layer read straight from the accumulator.
+// len(acc) == len(w), a multiple of 16.
+func DotReLU(acc, w []int16) int32 {
+	n := len(acc)
+	if len(w) != n || n%16 != 0 {
+		panicPrecondition("DotReLU: lengths must be equal multiples of 16")
+	}
+	if n == 0 {
+		return 0
+	}
+	if useAVX2 {
+		return dotReLUAVX2(&acc[0], &w[0], n)
+	}
+	return dotReLUGeneric(acc, w)
+}
+
+// DotClippedReLU returns sum clamp(acc[i], 0, max) * w[i] in int32 with
+// wraparound (max >= 0). len(acc) == len(w), a multiple of 16.
+func DotClippedReLU(acc, w []int16, max int16) int32 {
+	n := len(acc)
+	if len(w) != n || n%16 != 0 {
+		panicPrecondition("DotClippedReLU: lengths must be equal multiples of 16")
+	}
+	if max < 0 {
+		panicPrecondition("DotClippedReLU: max must be >= 0")
+	}
+	if n == 0 {
+		return 0
+	}
+	if useAVX2 {
+		return dotClippedReLUAVX2(&acc[0], &w[0], n, max)
+	}
+	return dotClippedReLUGeneric(acc, w, max)
+}
+
+// DotSquaredClippedReLU returns sum clamp(acc[i], 0, max)^2 * w[i] in int32
+// with wraparound, the SCReLU output layer (Leorik, bullet-style nets);
+// 0 <= max <= 255 so that the square fits 16 unsigned bits.
+// len(acc) == len(w), a multiple of 16.
+func DotSquaredClippedReLU(acc, w []int16, max int16) int32 {
+	n := len(acc)
+	if len(w) != n || n%16 != 0 {
+		panicPrecondition("DotSquaredClippedReLU: lengths must be equal multiples of 16")
+	}
+	if uint16(max) > 255 {
+		panicPrecondition("DotSquaredClippedReLU: max must be in [0, 255]")
+	}
+	if n == 0 {
+		return 0
+	}
+	if useAVX2 {
+		return dotSquaredClippedReLUAVX2(&acc[0], &w[0], n, max)
+	}
+	return dotSquaredClippedReLUGeneric(acc, w, max)
+}
