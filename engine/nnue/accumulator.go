@@ -135,12 +135,8 @@ func (e *Evaluator) Pop() {
 // Raw returns the network output for p (which must match the pushed
 // moves) in internal units from the side to move's point of view.
 func (e *Evaluator) Raw(p *board.Position, tr *Trace) int32 {
+	e.computeAll(p)
 	en := &e.stack[e.top]
-	for c := board.White; c <= board.Black; c++ {
-		if !en.computed[c] {
-			e.update(p, c)
-		}
-	}
 	us, them := p.SideToMove(), p.SideToMove().Other()
 	return e.net.head.forward(en.acc[us], en.acc[them], en.psqt[us], en.psqt[them], en.pieces, tr)
 }
@@ -268,5 +264,16 @@ func (e *Evaluator) refresh(p *board.Position, c board.Color) {
 	copy(en.acc[c], slot.acc)
 	if n.PSQTBuckets > 0 {
 		copy(en.psqt[c], slot.psqt)
+	}
+}
+
+// computeAll brings both perspectives' accumulators of the top entry up to
+// date.
+func (e *Evaluator) computeAll(p *board.Position) {
+	en := &e.stack[e.top]
+	for c := board.White; c <= board.Black; c++ {
+		if !en.computed[c] {
+			e.update(p, c)
+		}
 	}
 }
