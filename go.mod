@@ -4,5 +4,5 @@ go 1.26.8
 
 require (
 	github.com/BurntSushi/toml v1.6.0
-	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/sys v0.49.0
 )
