@@ -57,6 +57,16 @@ var factories = map[string]Factory{
 // registering a name twice replaces the earlier factory.
 func Register(name string, f Factory) { factories[name] = f }
 
+// A Resolver builds the factory of an architecture that is not registered
+// under a name, such as a TOML file given by path; ok is false if it does not
+// recognise name.
+type Resolver func(name string) (f Factory, ok bool)
+
+var resolvers []Resolver
+
+// RegisterResolver adds a resolver that New consults for unregistered names.
+func RegisterResolver(r Resolver) { resolvers = append(resolvers, r) }
+
 // Archs returns the registered architecture names, sorted.
 func Archs() []string {
 	names := make([]string, 0, len(factories))
@@ -71,6 +81,12 @@ func Archs() []string {
 // file ("" for none).
 func New(arch, file string) (Evaluator, error) {
 	f, ok := factories[arch]
+	for _, r := range resolvers {
+		if ok {
+			break
+		}
+		f, ok = r(arch)
+	}
 	if !ok {
 		return nil, fmt.Errorf("unknown architecture %q (known: %s)", arch, strings.Join(Archs(), ", "))
 	}

@@ -86,10 +86,10 @@ func TestLinearExact(t *testing.T) {
 		arch, net, tsv string
 		rawCol         string // column holding the pre-division sum, if any
 	}{
-		{"koivisto-7.4", "koivisto-7.4.net", "koivisto-evals.tsv", "raw_output"},
-		{"koivisto-5.13", "koivisto-5.1.net", "koivisto-v5.13-evals.tsv", "raw_output"},
+		{"koivisto-7.4", "../../../nets/koivisto-7.4.net", "koivisto-evals.tsv", "raw_output"},
+		{"koivisto-5.13", "../../../nets/koivisto-5.1.net", "koivisto-v5.13-evals.tsv", "raw_output"},
 		{"koivisto-16", "koivisto-9.2-synthetic16.net.gz", "koivisto-9.2-synthetic16-evals.tsv", "raw_output"},
-		{"leorik-3.1", "leorik-3.1-640HL-S-5288M-Tmix-Q5-v19.nnue", "leorik-3.1-pyref-evals.tsv", ""},
+		{"leorik-3.1", "../../../nets/leorik-3.1-640HL-S-5288M-Tmix-Q5-v19.nnue", "leorik-3.1-pyref-evals.tsv", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.arch, func(t *testing.T) {

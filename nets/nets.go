@@ -1,0 +1,141 @@
+// Package nets holds nnuelab's shipped networks (embedded in the binary and
+// listed in manifest.toml with their architecture, hash, source and
+// license) and makes every architecture of archs/ available to the engine
+// under its name: `setoption name Arch value koivisto-7.4` loads the
+// shipped net, `EvalFile` any other file of the architecture's format.
+package nets
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/eval"
+	"github.com/nnuelab/nnuelab/engine/nnue"
+)
+
+//go:embed manifest.toml *.net *.nnue
+var files embed.FS
+
+// Entry is one shipped network.
+type Entry struct {
+	File    string `toml:"file"`
+	Arch    string `toml:"arch"`
+	SHA256  string `toml:"sha256"`
+	Source  string `toml:"source"`
+	License string `toml:"license"`
+}
+
+// Manifest returns the shipped networks.
+func Manifest() ([]Entry, error) {
+	data, err := files.ReadFile("manifest.toml")
+	if err != nil {
+		return nil, err
+	}
+	var m struct {
+		Net []Entry `toml:"net"`
+	}
+	md, err := toml.Decode(string(data), &m)
+	if err != nil {
+		return nil, fmt.Errorf("nets/manifest.toml: %w", err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, fmt.Errorf("nets/manifest.toml: unknown key %q", und[0].String())
+	}
+	return m.Net, nil
+}
+
+// Default returns the shipped net of an architecture, or nil.
+func Default(archName string) (*Entry, error) {
+	m, err := Manifest()
+	if err != nil {
+		return nil, err
+	}
+	for i := range m {
+		if m[i].Arch == archName {
+			return &m[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// Load builds the network of spec from file, or from the architecture's
+// shipped net when file is "".
+func Load(spec *arch.Spec, file string) (*nnue.Network, error) {
+	if file != "" {
+		return nnue.LoadFile(spec, file)
+	}
+	d, err := Default(spec.Name)
+	if err != nil {
+		return nil, err
+	}
+	if d == nil {
+		hint := "give a net file of format " + spec.Net.Format + " (UCI: setoption name EvalFile; CLI: --net)"
+		if spec.Net.Format == "sf15.1" {
+			hint += " (Stockfish 15.1 writes its own with the command: export_net FILE)"
+		}
+		return nil, fmt.Errorf("architecture %s ships no network: %s", spec.Name, hint)
+	}
+	data, err := files.ReadFile(d.File)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); got != d.SHA256 {
+		return nil, fmt.Errorf("shipped net %s: SHA-256 %s, manifest says %s", d.File, got, d.SHA256)
+	}
+	n, err := nnue.Read(spec, bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("shipped net %s: %w", d.File, err)
+	}
+	return n, nil
+}
+
+// factory returns the eval factory of an architecture name or TOML path.
+func factory(name string) eval.Factory {
+	return func(file string) (eval.Evaluator, error) {
+		spec, err := arch.Load(name)
+		if err != nil {
+			return nil, err
+		}
+		n, err := Load(spec, file)
+		if err != nil {
+			return nil, err
+		}
+		return &explained{nnue.NewEvaluator(n)}, nil
+	}
+}
+
+// explained adds the UCI `eval` breakdown to the NNUE evaluator.
+type explained struct{ *nnue.Evaluator }
+
+// Explain prints the network's internals for the position.
+func (e *explained) Explain(p *board.Position) string {
+	return nnue.Explain(e.Network(), p)
+}
+
+func init() {
+	for _, name := range arch.Builtin() {
+		if spec, err := arch.Load(name); err == nil && spec.Head.Type != "rengar" {
+			eval.Register(name, factory(name))
+		}
+	}
+	eval.RegisterResolver(func(name string) (eval.Factory, bool) {
+		if !strings.HasSuffix(name, ".toml") {
+			return nil, false
+		}
+		if _, err := os.Stat(filepath.Clean(name)); err != nil {
+			return nil, false
+		}
+		return factory(name), true
+	})
+}
