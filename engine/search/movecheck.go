@@ -38,6 +38,10 @@ func validMove(p *board.Position, m board.Move) bool {
 	switch m.Kind() {
 	case board.Castling, board.EnPassant:
 		return p.IsLegal(m)
+	case board.Normal:
+		if m>>14 != 0 {
+			return false // promotion bits on a normal move: not a generated move
+		}
 	}
 	target := p.PieceOn(to)
 	if target != board.NoPiece && (target.Color() == us || target.Type() == board.King) {

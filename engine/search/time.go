@@ -12,14 +12,18 @@ const minThink = time.Millisecond
 // setTime computes the soft limit (checked after each iteration) and the
 // hard limit (checked every 1024 nodes) of a search.
 //
-// On the clock, with left = remaining time minus the move overhead and
-// mtg = movestogo (at most 40) or 25 in sudden death:
+// On the clock, with left = remaining time minus the move overhead,
+// mtg = movestogo (at most 40, or 25 in sudden death) and
+// cap = 3/4 left / min(mtg, 3) (a quarter of what is left unless the time
+// control is one or two moves away):
 //
-//	soft = left/mtg + 3/4 inc, at most left/2 (left/4 with more moves to go)
-//	hard = min(4 soft, 3/4 left)
+//	soft = min(left/mtg + 3/4 inc, 2/3 cap)
+//	hard = min(4 soft, cap)
 //
-// so a move never takes more than three quarters of what is left after
-// the overhead, and the increment is spent as it comes.
+// A move therefore never takes more than a quarter of the clock in sudden
+// death, so the clock shrinks geometrically towards a floor of a few
+// increments and never runs out; the overhead covers the latency the
+// engine cannot see.
 func (s *Searcher) setTime(lim Limits, nRoot int) {
 	s.softLimit, s.hardLimit = 0, 0
 	if lim.MoveTime > 0 {
@@ -29,22 +33,15 @@ func (s *Searcher) setTime(lim Limits, nRoot int) {
 		return
 	}
 	us := s.pos.SideToMove()
-	left := lim.Time[us] - lim.MoveOverhead
-	if left < minThink {
-		left = minThink
-	}
+	left := max(lim.Time[us]-lim.MoveOverhead, minThink)
 	inc := max(lim.Inc[us], 0)
-	mtg := 25
+	mtg, near := 25, 3
 	if lim.MovesToGo > 0 {
-		mtg = min(lim.MovesToGo, 40)
+		mtg, near = min(lim.MovesToGo, 40), min(lim.MovesToGo, 3)
 	}
-	soft := left/time.Duration(mtg) + inc*3/4
-	capShare := left / 2
-	if mtg > 1 {
-		capShare = left / 4
-	}
-	soft = max(min(soft, capShare), minThink)
-	hard := max(min(4*soft, left*3/4), minThink)
+	capTime := left * 3 / 4 / time.Duration(near)
+	soft := max(min(left/time.Duration(mtg)+inc*3/4, capTime*2/3), minThink)
+	hard := max(min(4*soft, capTime), minThink)
 	if nRoot == 1 {
 		// One legal move: answer at once, after one iteration for a score.
 		soft = minThink

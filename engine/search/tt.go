@@ -115,7 +115,7 @@ func (t *TT) probe(key uint64) (ttEntry, bool) {
 
 // age returns how many searches ago an entry was written (mod 32).
 func (t *TT) age(e *ttEntry) int {
-	return int(uint8(t.gen-e.genBound)&genMask) / genStep
+	return int(uint8(t.gen-e.genBound&genMask)) / genStep
 }
 
 // store writes a result for key. draft is the remaining depth (0 in
