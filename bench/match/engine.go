@@ -342,26 +342,9 @@ func (e *engine) stop() bool {
 // quit asks the engine to exit and kills it if it does not.
 func (e *engine) quit() {
 	_ = e.send("quit")
-	t := time.NewTimer(quitGrace)
-	defer t.Stop()
-	for {
-		select {
-		case _, ok := <-e.lines:
-			if ok {
-				continue
-			}
-			select {
-			case <-e.exited:
-				return
-			case <-t.C:
-			}
-		case <-e.exited:
-			return
-		case <-t.C:
-		}
-		break
+	if !e.waitExit(quitGrace) {
+		e.kill()
 	}
-	e.kill()
 }
 
 // kill ends the process (and its process group) and waits for it to be
@@ -369,23 +352,25 @@ func (e *engine) quit() {
 func (e *engine) kill() {
 	killProcess(e.cmd)
 	_ = e.stdin.Close()
-	t := time.NewTimer(5 * time.Second)
+	e.waitExit(5 * time.Second)
+}
+
+// waitExit discards the engine's output until the process has been reaped
+// or d has passed, and reports whether it was reaped.
+func (e *engine) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
 	defer t.Stop()
+	lines := e.lines
 	for {
 		select {
-		case _, ok := <-e.lines:
-			if ok {
-				continue
+		case _, ok := <-lines:
+			if !ok {
+				lines = nil // closed: wait for exited alone
 			}
-			select {
-			case <-e.exited:
-			case <-t.C:
-			}
-			return
 		case <-e.exited:
-			return
+			return true
 		case <-t.C:
-			return
+			return false
 		}
 	}
 }

@@ -152,7 +152,7 @@ func playGame(ctx context.Context, cfg *Config, job gameJob, engines [2]*engine,
 		if r, reason, over := judge(pos); over {
 			return finish(r, termNormal, reason)
 		}
-		if r, reason, over := adj.update(stm, sc, pos, len(g.moves)); over {
+		if r, reason, over := adj.update(stm, sc, pos.HalfmoveClock() > 0, len(g.moves)); over {
 			return finish(r, termAdjudication, reason)
 		}
 	}

@@ -85,10 +85,11 @@ type adjudicator struct {
 	highCount [2]int // consecutive own moves each side saw itself winning
 }
 
-// update takes the score the side that just moved reported and the
-// position after its move, and says whether to adjudicate. plies counts
-// the moves since the game's start position, book moves included.
-func (a *adjudicator) update(mover board.Color, sc Score, p *board.Position, plies int) (result, string, bool) {
+// update takes the score the side that just moved reported, whether its
+// move was reversible (no capture or pawn move), and plies, the number of
+// moves since the game's start position, book moves included; it says
+// whether to adjudicate.
+func (a *adjudicator) update(mover board.Color, sc Score, reversible bool, plies int) (result, string, bool) {
 	if a.resign.MoveCount > 0 {
 		v := sc.value()
 		a.lowCount[mover] = bump(a.lowCount[mover], sc.Valid && v <= -a.resign.Score)
@@ -101,7 +102,7 @@ func (a *adjudicator) update(mover board.Color, sc Score, p *board.Position, pli
 	}
 	if a.draw.MoveCount > 0 {
 		in := sc.Valid && !sc.IsMate && sc.CP <= a.draw.Score && sc.CP >= -a.draw.Score
-		a.drawCount = bump(a.drawCount, in && p.HalfmoveClock() > 0)
+		a.drawCount = bump(a.drawCount, in && reversible)
 		if plies/2 >= a.draw.MoveNumber && a.drawCount >= 2*a.draw.MoveCount {
 			return draw, "Draw by adjudication", true
 		}

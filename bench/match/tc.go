@@ -39,9 +39,9 @@ func ParseTimeControl(s string) (TimeControl, error) {
 		tc.Moves = m
 		s = s[i+1:]
 	}
-	inc := ""
+	inc, hasInc := "", false
 	if i := strings.IndexByte(s, '+'); i >= 0 {
-		s, inc = s[:i], s[i+1:]
+		s, inc, hasInc = s[:i], s[i+1:], true
 	}
 	var base float64
 	if i := strings.IndexByte(s, ':'); i >= 0 {
@@ -62,7 +62,7 @@ func ParseTimeControl(s string) (TimeControl, error) {
 		return bad("base time out of range")
 	}
 	tc.Base = seconds(base)
-	if inc != "" {
+	if hasInc {
 		i, err := strconv.ParseFloat(inc, 64)
 		if err != nil || !(i >= 0 && i <= 1e5) {
 			return bad("increment must be a non-negative number of seconds")
