@@ -452,11 +452,11 @@ func TestAffine(t *testing.T) {
 // TestDotActivations covers DotReLU, DotClippedReLU and DotSquaredClippedReLU.
 func TestDotActivations(t *testing.T) {
 	type kernel struct {
-		name   string
-		maxes  []int16
-		run    func(acc, w []int16, max int16) int32
-		twin   func(acc, w []int16, max int16) int32
-		act    func(max int16) func(int64) int64
+		name  string
+		maxes []int16
+		run   func(acc, w []int16, max int16) int32
+		twin  func(acc, w []int16, max int16) int32
+		act   func(max int16) func(int64) int64
 	}
 	kernels := []kernel{
 		{"DotReLU", []int16{0},
