@@ -1,0 +1,187 @@
+package nnue
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/engine/board"
+)
+
+func rengarTestNet(t testing.TB) *Network {
+	t.Helper()
+	spec, err := arch.Load("rengar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := NewRengar(spec, RandomRengarWeights(1, 0.25))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// transformFEN applies a board transform to the placement (sq -> f(sq)),
+// optionally swapping colours and the side to move; castling and en passant
+// are dropped (the network ignores them).
+func transformFEN(t *testing.T, p *board.Position, f func(board.Square) board.Square, swap bool) *board.Position {
+	var cells [64]byte
+	for s := range cells {
+		cells[s] = '.'
+	}
+	for s := board.Square(0); s < 64; s++ {
+		if pc := p.PieceOn(s); pc != board.NoPiece {
+			if swap {
+				pc = board.MakePiece(pc.Color().Other(), pc.Type())
+			}
+			cells[f(s)] = pc.String()[0]
+		}
+	}
+	var b strings.Builder
+	for r := 7; r >= 0; r-- {
+		empty := 0
+		for fl := 0; fl < 8; fl++ {
+			c := cells[r*8+fl]
+			if c == '.' {
+				empty++
+				continue
+			}
+			if empty > 0 {
+				b.WriteByte(byte('0' + empty))
+				empty = 0
+			}
+			b.WriteByte(c)
+		}
+		if empty > 0 {
+			b.WriteByte(byte('0' + empty))
+		}
+		if r > 0 {
+			b.WriteByte('/')
+		}
+	}
+	stm := p.SideToMove()
+	if swap {
+		stm = stm.Other()
+	}
+	q, err := board.ParseFEN(b.String() + " " + stm.String() + " - - 0 1")
+	if err != nil {
+		t.Fatalf("transform of %s: %v", p.FEN(), err)
+	}
+	return q
+}
+
+// TestRengarSymmetry checks, on every reference position, with random
+// weights: a vertical flip with colours and side to move swapped negates
+// the white-view output, a horizontal flip leaves it unchanged and a
+// 180-degree rotation with colours swapped negates it. Exact in the integer
+// output, by construction (see rengar.go).
+func TestRengarSymmetry(t *testing.T) {
+	n := rengarTestNet(t)
+	white := func(p *board.Position) int32 {
+		v := n.Evaluate(p, nil)
+		if p.SideToMove() == board.Black {
+			return -v
+		}
+		return v
+	}
+	nonzero := 0
+	for _, fen := range readLinesNNUE(t, "../board/testdata/positions.epd") {
+		p, _ := board.ParseFEN(fen)
+		y := white(p)
+		if y != 0 {
+			nonzero++
+		}
+		if v := white(transformFEN(t, p, func(s board.Square) board.Square { return s ^ 56 }, true)); v != -y {
+			t.Fatalf("%s: vertical flip with colours swapped gives %d, want %d", fen, v, -y)
+		}
+		if v := white(transformFEN(t, p, func(s board.Square) board.Square { return s ^ 7 }, false)); v != y {
+			t.Fatalf("%s: horizontal flip gives %d, want %d", fen, v, y)
+		}
+		if v := white(transformFEN(t, p, func(s board.Square) board.Square { return s ^ 63 }, true)); v != -y {
+			t.Fatalf("%s: rotation with colours swapped gives %d, want %d", fen, v, -y)
+		}
+	}
+	if nonzero < 2500 {
+		t.Fatalf("only %d of 3000 outputs are non-zero: the test would not see a sign error", nonzero)
+	}
+}
+
+// TestRengarMatchesSpec computes the spec's white-view formulas directly
+// (per-piece signs sv, sh, sr; tempo added for White to move, subtracted
+// for Black) and checks that nnuelab's side-to-move output is exactly that
+// value, negated when Black is to move.
+func TestRengarMatchesSpec(t *testing.T) {
+	spec, _ := arch.Load("rengar")
+	w := RandomRengarWeights(2, 0.25)
+	n, err := NewRengar(spec, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := func(v float32) float32 { // the fixed point the network holds
+		x, _ := quantize16(v, spec.Quant.QA, "", 0)
+		return float32(x)
+	}
+	h := n.head.(*rengarHead)
+	for _, fen := range readLinesNNUE(t, "../board/testdata/positions.epd")[:1000] {
+		p, _ := board.ParseFEN(fen)
+		var fs, va, ha, ra [32]float32 // in fixed-point units, exact
+		for occ := p.Occupied(); occ != 0; {
+			s := occ.PopLSB()
+			pc := p.PieceOn(s)
+			rel := int(s)
+			sv := float32(1)
+			if pc.Color() == board.Black {
+				rel ^= 56
+				sv = -1
+			}
+			idx, _, _ := rengarIndex(int(pc.Type()), rel)
+			sh := float32(-1)
+			if s.File() >= 4 {
+				sh = 1
+			}
+			for j := 0; j < 32; j++ {
+				fs[j] += q(w.PSTfs[idx][j])
+				va[j] += sv * q(w.PSTva[idx][j])
+				ha[j] += sh * q(w.PSTha[idx][j])
+				ra[j] += sv * sh * q(w.PSTra[idx][j])
+			}
+		}
+		// Evaluate the white view with the head's own float code: feed it
+		// the white accumulator and flip the tempo sign by hand for Black.
+		acc := make([]int16, 128)
+		for j := 0; j < 32; j++ {
+			acc[j], acc[32+j], acc[64+j], acc[96+j] = int16(fs[j]), int16(va[j]), int16(ha[j]), int16(ra[j])
+		}
+		saved := h.tempo
+		if p.SideToMove() == board.Black {
+			for j := range h.tempo {
+				h.tempo[j] = -h.tempo[j]
+			}
+		}
+		ref := h.forward(acc, nil, nil, nil, 0, nil)
+		h.tempo = saved
+		got := n.Evaluate(p, nil)
+		if p.SideToMove() == board.Black {
+			got = -got
+		}
+		if got != ref {
+			t.Fatalf("%s: white-view output %d, spec formula %d", fen, got, ref)
+		}
+	}
+}
+
+func readLinesNNUE(t testing.TB, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
