@@ -144,7 +144,8 @@ func readPGN(r io.Reader, name string) ([]pgnGame, error) {
 		}
 	}
 	finish := func() { g = nil }
-	depth := 0 // variation nesting
+	depth := 0  // variation nesting
+	bol := true // at the beginning of a line
 	readRune := func() (rune, bool) {
 		c, _, err := br.ReadRune()
 		if err != nil {
@@ -156,11 +157,18 @@ func readPGN(r io.Reader, name string) ([]pgnGame, error) {
 		return c, true
 	}
 	for {
+		atBOL := bol
 		c, ok := readRune()
 		if !ok {
 			break
 		}
+		bol = c == '\n'
 		switch {
+		case c == '%' && atBOL: // escape line (PGN standard, section 6)
+			for c != '\n' && ok {
+				c, ok = readRune()
+			}
+			bol = true
 		case c == '{':
 			startLine := line
 			for {
@@ -176,6 +184,7 @@ func readPGN(r io.Reader, name string) ([]pgnGame, error) {
 			for c != '\n' && ok {
 				c, ok = readRune()
 			}
+			bol = true
 		case c == '(':
 			depth++
 		case c == ')':
