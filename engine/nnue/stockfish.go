@@ -1,0 +1,335 @@
+package nnue
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	arch "github.com/nnuelab/nnuelab/archs"
+)
+
+// What the Stockfish readers share: the file versions, the hash scheme by
+// which a .nnue file names its architecture, the dense-layer helpers and the
+// way to obtain Stockfish 15.1's default net from an installed Stockfish.
+
+// Stockfish file versions (the u32 at byte 0).
+const (
+	sfVersion12 uint32 = 0x7AF32F16 // Stockfish 12 (HalfKP)
+	sfVersion15 uint32 = 0x7AF32F20 // Stockfish 13 to 16 (15.1: HalfKAv2_hm)
+)
+
+// sfFeatureHash is the hash of each feature set that a Stockfish file can
+// hold, folded with its flags (HalfKP's "Friend" bit is already in).
+var sfFeatureHash = map[string]uint32{
+	"halfkp":      0x5D69D5B9 ^ 1,
+	"halfkav2_hm": 0x7F234CB8,
+}
+
+// Building blocks of Stockfish's layer hashes, all mod 2^32.
+
+// sfFTHash is the feature transformer's hash: the feature set's hash and
+// the transformer's total output width 2*width.
+func sfFTHash(featureHash uint32, width int) uint32 { return featureHash ^ uint32(2*width) }
+
+// sfInputSliceHash is the hash of the input slice (offset 0) that feeds the
+// dense layers with the transformer's output of total width 2*width.
+func sfInputSliceHash(width int) uint32 { return 0xEC42E90D ^ uint32(2*width) }
+
+// sfAffineHash is the hash of an affine layer with out outputs on top of a
+// layer whose hash is prev.
+func sfAffineHash(prev uint32, out int) uint32 {
+	return (0xCC03DAE4 + uint32(out)) ^ (prev >> 1) ^ (prev << 31)
+}
+
+// sfReLUHash is the hash of a clipped ReLU on top of a layer with hash prev.
+func sfReLUHash(prev uint32) uint32 { return 0x538D24C7 + prev }
+
+// sfDenseHash is the hash of the dense part layers[0] -> ... -> layers[n-1]
+// with a clipped ReLU between consecutive affine layers, fed by the
+// transformer of the given width. For Stockfish 12 it covers the whole
+// dense part, for 15.1 one layer stack (whose squared-ReLU branch and skip
+// connection do not enter the hash).
+func sfDenseHash(width int, layers []int) uint32 {
+	h := sfInputSliceHash(width)
+	for i, n := range layers {
+		if i > 0 {
+			h = sfReLUHash(h)
+		}
+		h = sfAffineHash(h, n)
+	}
+	return h
+}
+
+// pad32 rounds n up to a multiple of 32: the stride of Stockfish's dense
+// weight rows, and the unit of the simd kernels.
+func pad32(n int) int { return (n + 31) &^ 31 }
+
+// Scratch bounds of the Stockfish heads: their per-call buffers are arrays on
+// the stack (no allocation, and a Network stays shareable), so the sizes
+// that a spec may ask for are bounded. Loading rejects larger specs.
+const (
+	maxSFTransformed = 2048 // bytes of the transformed feature vector
+	maxSFDense       = 128  // outputs (and padded inputs) of a dense layer
+)
+
+// clipShift is the dense layers' clipped ReLU:
+// dst[i] = clamp(src[i] >> shift, 0, ceil), with an arithmetic shift.
+func clipShift(dst []uint8, src []int32, shift uint, ceil int32) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = uint8(min(max(v>>shift, 0), ceil))
+	}
+}
+
+// readSFHeader reads version, whole-network hash and description, checking
+// the first two against what the spec implies. It returns the description,
+// which Stockfish itself never checks.
+func readSFHeader(spec *arch.Spec, r *reader, version, hash uint32, shape string) (string, error) {
+	off := r.off
+	v, err := r.u32("version")
+	if err != nil {
+		return "", err
+	}
+	if v != version {
+		return "", fmt.Errorf("version 0x%08X at byte %d: %s; arch %s (%s) needs 0x%08X", v, off, describeSFVersion(v), spec.Name, spec.Net.Format, version)
+	}
+	off = r.off
+	h, err := r.u32("network hash")
+	if err != nil {
+		return "", err
+	}
+	if h != hash {
+		return "", fmt.Errorf("network hash 0x%08X at byte %d does not match arch %s (%s): want 0x%08X; the file holds another architecture or is corrupt", h, off, spec.Name, shape, hash)
+	}
+	off = r.off
+	n, err := r.u32("description length")
+	if err != nil {
+		return "", err
+	}
+	// Stockfish accepts any length; read at most 4 KiB of it and skip the
+	// rest, so that a corrupt length cannot make us allocate gigabytes.
+	keep := min(int64(n), 4096)
+	desc, err := r.bytes(int(keep), fmt.Sprintf("description (%d bytes from byte %d)", n, off+4))
+	if err != nil {
+		return "", err
+	}
+	if rest := int64(n) - keep; rest > 0 {
+		got, err := io.CopyN(io.Discard, r.r, rest)
+		r.off += got
+		if err != nil {
+			return "", r.truncated(fmt.Sprintf("description (%d bytes from byte %d)", n, off+4), err)
+		}
+	}
+	return string(desc), nil
+}
+
+// describeSFVersion names what a version number belongs to, for errors.
+func describeSFVersion(v uint32) string {
+	switch v {
+	case sfVersion12:
+		return "a Stockfish 12 HalfKP net (use arch halfkp)"
+	case sfVersion15:
+		return "a Stockfish 13-16 net (use arch sf15.1 for Stockfish 15.1's)"
+	}
+	return "not a Stockfish .nnue file"
+}
+
+// expectHash reads a u32 layer hash and compares it.
+func expectHash(r *reader, what string, want uint32) error {
+	off := r.off
+	h, err := r.u32(what)
+	if err != nil {
+		return err
+	}
+	if h != want {
+		return fmt.Errorf("%s 0x%08X at byte %d, want 0x%08X: the file does not fit this architecture or is corrupt", what, h, off, want)
+	}
+	return nil
+}
+
+// checkSFFeatures checks that the spec's feature set is one a Stockfish
+// file of this format holds and returns its hash.
+func checkSFFeatures(spec *arch.Spec, set string) (uint32, error) {
+	if spec.Features.Set != set {
+		return 0, fmt.Errorf("net format %s holds %s features, arch %s has %q", spec.Net.Format, set, spec.Name, spec.Features.Set)
+	}
+	return sfFeatureHash[set], nil
+}
+
+// Stockfish 15.1's default net, as Debian's stockfish package embeds it and
+// its export_net command writes it.
+const (
+	// SF151NetName is the net's file name (nn- and the first 12 hex digits
+	// of its SHA-256).
+	SF151NetName = "nn-ad9b42354671.nnue"
+	// SF151NetSize is its size in bytes.
+	SF151NetSize = 47001499
+	// SF151NetSHA256 is its SHA-256, hex.
+	SF151NetSHA256 = "ad9b423546714137916bd38978af6fd68d7b8951bef25ff76bf43da72d6cb786"
+)
+
+// DefaultStockfishPath returns the Stockfish binary to use: $NNUELAB_STOCKFISH
+// if set, else Debian's /usr/games/stockfish if present, else "stockfish"
+// from $PATH (or that bare name when it is not found, so that the error
+// comes from running it).
+func DefaultStockfishPath() string {
+	if p := os.Getenv("NNUELAB_STOCKFISH"); p != "" {
+		return p
+	}
+	if _, err := os.Stat("/usr/games/stockfish"); err == nil {
+		return "/usr/games/stockfish"
+	}
+	if p, err := exec.LookPath("stockfish"); err == nil {
+		return p
+	}
+	return "stockfish"
+}
+
+// ExportStockfishNet runs the Stockfish 15.1 binary at stockfishPath, has
+// its export_net command write the embedded default net, checks the size
+// and SHA-256 against SF151NetSize and SF151NetSHA256 and moves the file to
+// dst atomically (a partial file is never left at dst).
+func ExportStockfishNet(stockfishPath, dst string) error {
+	abs, err := filepath.Abs(dst)
+	if err != nil {
+		return err
+	}
+	// Export into a fresh folder beside dst under a plain relative name:
+	// Stockfish reads the file name as one word, so the folder's path may
+	// contain anything.
+	tmpDir, err := os.MkdirTemp(filepath.Dir(abs), ".nnuelab-export-")
+	if err != nil {
+		return fmt.Errorf("export Stockfish net: %w", err)
+	}
+	defer os.RemoveAll(tmpDir)
+	const tmpName = "export.nnue"
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, stockfishPath)
+	cmd.Dir = tmpDir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("export Stockfish net: cannot run %s (install Stockfish 15.1: `make deps` or `apt-get install stockfish`): %w", stockfishPath, err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+
+	sc := bufio.NewScanner(stdout)
+	var name, exportMsg string
+	// until reads lines up to one equal to token, noting the engine's name
+	// and export_net's report on the way.
+	until := func(token string) error {
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			switch {
+			case line == token:
+				return nil
+			case strings.HasPrefix(line, "id name "):
+				name = strings.TrimPrefix(line, "id name ")
+			case strings.Contains(strings.ToLower(line), "network saved"), strings.HasPrefix(strings.ToLower(line), "failed"):
+				exportMsg = line
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("%s exited before answering %q (stderr: %q)", stockfishPath, token, strings.TrimSpace(stderr.String()))
+	}
+	if _, err := io.WriteString(stdin, "uci\n"); err != nil {
+		return fmt.Errorf("export Stockfish net: %w", err)
+	}
+	if err := until("uciok"); err != nil {
+		return fmt.Errorf("export Stockfish net: %w", err)
+	}
+	// export_net runs in the UCI thread, so readyok comes after the file is
+	// complete.
+	if _, err := io.WriteString(stdin, "export_net "+tmpName+"\nisready\n"); err != nil {
+		return fmt.Errorf("export Stockfish net: %w", err)
+	}
+	if err := until("readyok"); err != nil {
+		return fmt.Errorf("export Stockfish net: %w", err)
+	}
+	_, _ = io.WriteString(stdin, "quit\n")
+	_ = stdin.Close()
+
+	tmp := filepath.Join(tmpDir, tmpName)
+	if err := verifySF151Net(tmp); err != nil {
+		return fmt.Errorf("export Stockfish net with %s (%q, said %q): %w", stockfishPath, name, exportMsg, err)
+	}
+	if err := os.Rename(tmp, abs); err != nil {
+		return fmt.Errorf("export Stockfish net: %w", err)
+	}
+	return nil
+}
+
+// verifySF151Net checks that path is Stockfish 15.1's default net.
+func verifySF151Net(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return err
+	}
+	if sum := hex.EncodeToString(h.Sum(nil)); n != SF151NetSize || sum != SF151NetSHA256 {
+		return fmt.Errorf("%s is %d bytes with SHA-256 %s; Stockfish 15.1's %s is %d bytes with SHA-256 %s (is the binary Stockfish 15.1?)",
+			path, n, sum, SF151NetName, SF151NetSize, SF151NetSHA256)
+	}
+	return nil
+}
+
+// StockfishNetCacheDir is where CachedStockfishNet keeps exported nets:
+// $XDG_CACHE_HOME/nnuelab (or the platform's user cache folder), else a
+// folder in os.TempDir().
+func StockfishNetCacheDir() string {
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "nnuelab")
+	}
+	return filepath.Join(os.TempDir(), "nnuelab-cache")
+}
+
+// CachedStockfishNet returns the path of Stockfish 15.1's default net in
+// StockfishNetCacheDir, exporting it with the Stockfish binary at
+// stockfishPath first if the cache lacks it or holds a damaged copy. The
+// file name carries the hash, so a cached file is used only if it verifies.
+func CachedStockfishNet(stockfishPath string) (string, error) {
+	dir := StockfishNetCacheDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		// An unwritable cache folder falls back to the temporary folder.
+		dir = filepath.Join(os.TempDir(), "nnuelab-cache")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("no folder to cache the Stockfish net in: %w", err)
+		}
+	}
+	path := filepath.Join(dir, SF151NetName)
+	if err := verifySF151Net(path); err == nil {
+		return path, nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		_ = os.Remove(path) // damaged: export again
+	}
+	if err := ExportStockfishNet(stockfishPath, path); err != nil {
+		return "", err
+	}
+	return path, nil
+}
