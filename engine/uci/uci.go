@@ -55,6 +55,11 @@ type Engine struct {
 	tt       *search.TT
 	searcher *search.Searcher
 
+	// The running search: runMu guards running, which the search goroutine
+	// clears in the same critical section in which it prints bestmove, so a
+	// command sent in reply to bestmove never finds the search running.
+	runMu    sync.Mutex
+	running  bool
 	cancel   context.CancelFunc
 	done     chan struct{}
 	infinite bool
@@ -467,9 +472,13 @@ func (e *Engine) cmdGo(args []string) {
 }
 
 func (e *Engine) startSearch(lim search.Limits, infinite bool) {
+	e.waitSearch()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	e.cancel, e.done, e.infinite = cancel, done, infinite
+	e.runMu.Lock()
+	e.running = true
+	e.runMu.Unlock()
 	pos := e.pos.Copy()
 	s := e.searcher
 	go func() {
@@ -478,40 +487,41 @@ func (e *Engine) startSearch(lim search.Limits, infinite bool) {
 		if infinite {
 			<-ctx.Done() // "go infinite" answers only after "stop"
 		}
-		if res.Best == board.NullMove {
+		var lines []string
+		switch {
+		case res.Best == board.NullMove:
 			if res.Score < 0 {
-				e.say("info depth 0 score mate 0")
+				lines = append(lines, "info depth 0 score mate 0")
 			} else {
-				e.say("info depth 0 score cp 0")
+				lines = append(lines, "info depth 0 score cp 0")
 			}
-			e.say("bestmove 0000")
-			return
-		}
-		if res.Ponder != board.NullMove {
-			q := pos.Copy()
-			q.MakeMove(res.Best)
-			if q.IsLegal(res.Ponder) {
-				e.say("bestmove %s ponder %s", pos.UCI(res.Best), q.UCI(res.Ponder))
-				return
+			lines = append(lines, "bestmove 0000")
+		default:
+			best := "bestmove " + pos.UCI(res.Best)
+			if res.Ponder != board.NullMove {
+				q := pos.Copy()
+				q.MakeMove(res.Best)
+				if q.IsLegal(res.Ponder) {
+					best += " ponder " + q.UCI(res.Ponder)
+				}
 			}
+			lines = append(lines, best)
 		}
-		e.say("bestmove %s", pos.UCI(res.Best))
+		e.runMu.Lock()
+		for _, l := range lines {
+			e.say("%s", l)
+		}
+		e.running = false
+		e.runMu.Unlock()
 	}()
 }
 
-// searching reports whether a search goroutine is still running; once it
-// has finished it releases its resources.
+// searching reports whether a search is running (has not printed its
+// bestmove yet).
 func (e *Engine) searching() bool {
-	if e.done == nil {
-		return false
-	}
-	select {
-	case <-e.done:
-		e.waitSearch()
-		return false
-	default:
-		return true
-	}
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
+	return e.running
 }
 
 func (e *Engine) stopSearch() {
@@ -520,7 +530,7 @@ func (e *Engine) stopSearch() {
 	}
 }
 
-// waitSearch waits for the search goroutine (and its bestmove) to finish.
+// waitSearch waits for the search goroutine, if any, to finish.
 func (e *Engine) waitSearch() {
 	if e.done != nil {
 		<-e.done
