@@ -56,7 +56,7 @@ func (r *reader) fill(n int, what string) ([]byte, error) {
 
 func (r *reader) truncated(what string, err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("truncated: file ends at byte %d while reading %s", r.off, what)
+		return fmt.Errorf("truncated: the file ends inside %s, which starts at byte %d", what, r.off)
 	}
 	return fmt.Errorf("reading %s at byte %d: %w", what, r.off, err)
 }
