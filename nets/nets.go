@@ -72,6 +72,9 @@ func Default(archName string) (*Entry, error) {
 // shipped net when file is "".
 func Load(spec *arch.Spec, file string) (*nnue.Network, error) {
 	if file != "" {
+		if spec.Net.Format == "nnuelab" || spec.Net.Format == "float" {
+			return LoadFloat(spec, file)
+		}
 		return nnue.LoadFile(spec, file)
 	}
 	d, err := Default(spec.Name)
@@ -125,7 +128,7 @@ func (e *explained) Explain(p *board.Position) string {
 
 func init() {
 	for _, name := range arch.Builtin() {
-		if spec, err := arch.Load(name); err == nil && spec.Head.Type != "rengar" {
+		if _, err := arch.Load(name); err == nil {
 			eval.Register(name, factory(name))
 		}
 	}

@@ -49,9 +49,6 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if spec.Head.Type == "rengar" {
-			return fmt.Errorf("architecture %s has no loadable net format (weights come from training)", spec.Name)
-		}
 		if net, err = nets.Load(spec, *netFile); err != nil {
 			return err
 		}

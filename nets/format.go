@@ -1,0 +1,211 @@
+package nets
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/BurntSushi/toml"
+	"github.com/klauspost/compress/zstd"
+
+	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/engine/nnue"
+)
+
+// Magic starts every nnuelab float network file (*.nnue.zst).
+const Magic = "NNUELAB1"
+
+// Header describes a float network: which architecture it was trained for
+// and on what, and the checksum of its tensors. It is stored as TOML, so
+// `head -c 2000 FILE` shows it.
+type Header struct {
+	Arch          string            `toml:"arch"`
+	ArchSHA256    string            `toml:"arch_sha256"`
+	DatasetSHA256 string            `toml:"dataset_sha256"`
+	Created       string            `toml:"created"`
+	Training      map[string]string `toml:"training"`
+	PayloadSHA256 string            `toml:"payload_sha256"`
+}
+
+// Layout of a file:
+//
+//	8 bytes   "NNUELAB1"
+//	u32       header length H (little-endian)
+//	H bytes   header (TOML)
+//	rest      one zstd frame holding the payload: for each tensor,
+//	          u16 name length, name, u8 rank, rank x u32 dims,
+//	          float32 values (little-endian), row-major.
+//
+// payload_sha256 is the SHA-256 of the uncompressed payload.
+
+const maxHeader = 1 << 20
+
+// WriteFloat writes a float network to path atomically (a temporary file
+// renamed into place, so an interrupted write never leaves a half file).
+// h.PayloadSHA256 is filled in.
+func WriteFloat(path string, h Header, tensors []nnue.Tensor) error {
+	var payload bytes.Buffer
+	for _, t := range tensors {
+		if len(t.Name) > math.MaxUint16 || len(t.Shape) > 255 {
+			return fmt.Errorf("tensor %q: name or rank too large", t.Name)
+		}
+		n := 1
+		for _, d := range t.Shape {
+			n *= d
+		}
+		if n != len(t.Data) {
+			return fmt.Errorf("tensor %q: shape %v holds %d values, data has %d", t.Name, t.Shape, n, len(t.Data))
+		}
+		binary.Write(&payload, binary.LittleEndian, uint16(len(t.Name)))
+		payload.WriteString(t.Name)
+		payload.WriteByte(byte(len(t.Shape)))
+		for _, d := range t.Shape {
+			binary.Write(&payload, binary.LittleEndian, uint32(d))
+		}
+		binary.Write(&payload, binary.LittleEndian, t.Data)
+	}
+	sum := sha256.Sum256(payload.Bytes())
+	h.PayloadSHA256 = hex.EncodeToString(sum[:])
+	var hb bytes.Buffer
+	if err := toml.NewEncoder(&hb).Encode(h); err != nil {
+		return err
+	}
+
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	tmp.WriteString(Magic)
+	binary.Write(tmp, binary.LittleEndian, uint32(hb.Len()))
+	tmp.Write(hb.Bytes())
+	zw, err := zstd.NewWriter(tmp, zstd.WithEncoderLevel(zstd.SpeedBetterCompression))
+	if err != nil {
+		return err
+	}
+	if _, err := zw.Write(payload.Bytes()); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// ReadFloat reads a float network file: its header and tensors, with the
+// checksum verified.
+func ReadFloat(r io.Reader) (*Header, []nnue.Tensor, error) {
+	var magic [8]byte
+	if _, err := io.ReadFull(r, magic[:]); err != nil || string(magic[:]) != Magic {
+		return nil, nil, fmt.Errorf("not an nnuelab float net (expected magic %q)", Magic)
+	}
+	var hl uint32
+	if err := binary.Read(r, binary.LittleEndian, &hl); err != nil {
+		return nil, nil, fmt.Errorf("truncated header length")
+	}
+	if hl > maxHeader {
+		return nil, nil, fmt.Errorf("header length %d is implausible", hl)
+	}
+	hb := make([]byte, hl)
+	if _, err := io.ReadFull(r, hb); err != nil {
+		return nil, nil, fmt.Errorf("truncated header")
+	}
+	var h Header
+	if _, err := toml.Decode(string(hb), &h); err != nil {
+		return nil, nil, fmt.Errorf("bad header: %w", err)
+	}
+	zr, err := zstd.NewReader(r, zstd.WithDecoderMaxMemory(1<<30))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer zr.Close()
+	payload, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("payload: %w", err)
+	}
+	sum := sha256.Sum256(payload)
+	if got := hex.EncodeToString(sum[:]); got != h.PayloadSHA256 {
+		return nil, nil, fmt.Errorf("checksum mismatch: payload SHA-256 %s, header says %s (corrupt file)", got, h.PayloadSHA256)
+	}
+	var tensors []nnue.Tensor
+	p := payload
+	take := func(n int) ([]byte, error) {
+		if n > len(p) {
+			return nil, errors.New("payload ends inside a tensor")
+		}
+		b := p[:n]
+		p = p[n:]
+		return b, nil
+	}
+	for len(p) > 0 {
+		b, err := take(2)
+		if err != nil {
+			return nil, nil, err
+		}
+		name, err := take(int(binary.LittleEndian.Uint16(b)))
+		if err != nil {
+			return nil, nil, err
+		}
+		rb, err := take(1)
+		if err != nil {
+			return nil, nil, err
+		}
+		t := nnue.Tensor{Name: string(name)}
+		count := 1
+		for i := 0; i < int(rb[0]); i++ {
+			db, err := take(4)
+			if err != nil {
+				return nil, nil, err
+			}
+			d := int(binary.LittleEndian.Uint32(db))
+			if d <= 0 || count > (1<<31)/d {
+				return nil, nil, fmt.Errorf("tensor %q: bad dimension %d", t.Name, d)
+			}
+			t.Shape = append(t.Shape, d)
+			count *= d
+		}
+		data, err := take(4 * count)
+		if err != nil {
+			return nil, nil, fmt.Errorf("tensor %q: %w", t.Name, err)
+		}
+		t.Data = make([]float32, count)
+		for i := range t.Data {
+			t.Data[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
+		}
+		tensors = append(tensors, t)
+	}
+	return &h, tensors, nil
+}
+
+// LoadFloat reads a float net file and quantizes it for spec. The file's
+// architecture must be spec's (or one it was derived from by overrides,
+// which keep the name); tensor shapes are checked against spec.
+func LoadFloat(spec *arch.Spec, path string) (*nnue.Network, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h, tensors, err := ReadFloat(f)
+	if err != nil {
+		return nil, fmt.Errorf("net %s: %w", path, err)
+	}
+	if h.Arch != spec.Name {
+		return nil, fmt.Errorf("net %s was trained for architecture %q, not %q", path, h.Arch, spec.Name)
+	}
+	n, err := nnue.FromFloat(spec, tensors)
+	if err != nil {
+		return nil, fmt.Errorf("net %s: %w", path, err)
+	}
+	return n, nil
+}

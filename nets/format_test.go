@@ -1,0 +1,167 @@
+package nets
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/nnue"
+)
+
+func randomChess768(rng *rand.Rand, scale float32) []nnue.Tensor {
+	u := func(n int) []float32 {
+		d := make([]float32, n)
+		for i := range d {
+			d[i] = (2*rng.Float32() - 1) * scale
+		}
+		return d
+	}
+	return []nnue.Tensor{
+		{Name: "ft.weight", Shape: []int{768, 256}, Data: u(768 * 256)},
+		{Name: "ft.bias", Shape: []int{256}, Data: u(256)},
+		{Name: "out.weight", Shape: []int{1, 512}, Data: u(512)},
+		{Name: "out.bias", Shape: []int{1}, Data: u(1)},
+	}
+}
+
+func TestFloatNetRoundTrip(t *testing.T) {
+	spec, _ := arch.Load("chess768")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.nnue.zst")
+	tensors := randomChess768(rand.New(rand.NewPCG(1, 2)), 0.5)
+	if err := WriteFloat(path, Header{Arch: "chess768", Training: map[string]string{"lr": "0.001"}}, tensors); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Open(path)
+	h, back, err := ReadFloat(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Arch != "chess768" || h.Training["lr"] != "0.001" || len(back) != 4 {
+		t.Fatalf("header %+v, %d tensors", h, len(back))
+	}
+	for i := range tensors {
+		for j := range tensors[i].Data {
+			if back[i].Data[j] != tensors[i].Data[j] {
+				t.Fatalf("tensor %s[%d] changed", tensors[i].Name, j)
+			}
+		}
+	}
+	n, err := LoadFloat(spec, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Quantized at load with the TOML's multipliers: QA for the feature
+	// transformer, QB for the output weights, QA*QB for the output bias.
+	if got, want := n.FTWeights[5], int16(roundHalfAway(tensors[0].Data[5]*255)); got != want {
+		t.Fatalf("ft.weight[5] quantized to %d, want %d", got, want)
+	}
+	// A different multiplier changes the network without retraining.
+	spec2, err := spec.Override("quant.qa=128")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n2, err := LoadFloat(spec2, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n2.FTWeights[5] != int16(roundHalfAway(tensors[0].Data[5]*128)) {
+		t.Fatalf("override of quant.qa not applied at load")
+	}
+	p := board.StartPosition()
+	if n.Evaluate(p, nil) == 0 && n2.Evaluate(p, nil) == 0 {
+		t.Fatalf("both evaluate to 0: test net too weak to mean anything")
+	}
+}
+
+func roundHalfAway(x float32) float32 {
+	if x < 0 {
+		return -float32(int(-x + 0.5))
+	}
+	return float32(int(x + 0.5))
+}
+
+func TestFloatNetErrors(t *testing.T) {
+	spec, _ := arch.Load("chess768")
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.nnue.zst")
+	rng := rand.New(rand.NewPCG(3, 4))
+	if err := WriteFloat(good, Header{Arch: "chess768"}, randomChess768(rng, 0.5)); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(good)
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, b, 0o644)
+		return p
+	}
+	corrupt := append([]byte(nil), data...)
+	corrupt[len(corrupt)-10] ^= 0xFF
+	huge := filepath.Join(dir, "huge.nnue.zst")
+	if err := WriteFloat(huge, Header{Arch: "chess768"}, randomChess768(rng, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.nnue.zst")
+	if err := WriteFloat(other, Header{Arch: "leorik-3.1"}, randomChess768(rng, 0.5)); err != nil {
+		t.Fatal(err)
+	}
+	short := randomChess768(rng, 0.5)[:3]
+	missing := filepath.Join(dir, "missing.nnue.zst")
+	if err := WriteFloat(missing, Header{Arch: "chess768"}, short); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, path, want string }{
+		{"not a net", write("text", []byte("hello world, not a net")), "magic"},
+		{"truncated", write("trunc", data[:len(data)/2]), "payload"},
+		{"corrupt", write("corrupt", corrupt), ""},
+		{"overflow", huge, "overflows int16"},
+		{"wrong arch", other, `"leorik-3.1"`},
+		{"missing tensor", missing, `"out.bias" missing`},
+	}
+	for _, tc := range tests {
+		_, err := LoadFloat(spec, tc.path)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func FuzzReadFloat(f *testing.F) {
+	dir := f.TempDir()
+	p := filepath.Join(dir, "s.nnue.zst")
+	WriteFloat(p, Header{Arch: "x"}, []nnue.Tensor{{Name: "a", Shape: []int{2, 2}, Data: []float32{1, 2, 3, 4}}})
+	seed, _ := os.ReadFile(p)
+	f.Add(seed)
+	f.Add([]byte(Magic + "\x05\x00\x00\x00arch="))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ReadFloat(strings.NewReader(string(data))) // must not panic or hang
+	})
+}
+
+func TestShippedNetsLoad(t *testing.T) {
+	m, err := Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m) != 3 {
+		t.Fatalf("manifest lists %d nets", len(m))
+	}
+	for _, e := range m {
+		spec, err := arch.Load(e.Arch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(spec, ""); err != nil {
+			t.Errorf("%s: %v", e.File, err)
+		}
+	}
+	spec, _ := arch.Load("sf15.1")
+	if _, err := Load(spec, ""); err == nil || !strings.Contains(err.Error(), "export_net") {
+		t.Errorf("sf15.1 without a net: %v", err)
+	}
+}
