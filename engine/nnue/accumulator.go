@@ -184,26 +184,30 @@ func (e *Evaluator) update(p *board.Position, c board.Color) {
 func (e *Evaluator) apply(prev, next *entry, c board.Color) {
 	n := e.net
 	v := next.views[c]
-	copy(next.acc[c], prev.acc[c])
-	if n.PSQTBuckets > 0 {
-		copy(next.psqt[c], prev.psqt[c])
-	}
 	d := &next.delta
+	var addBuf, subBuf [2][]int16
+	var addBuf32, subBuf32 [2][]int32
+	adds, subs := addBuf[:0], subBuf[:0]
+	adds32, subs32 := addBuf32[:0], subBuf32[:0]
 	for i := 0; i < int(d.NRemoved); i++ {
 		if f := n.Features.index(v, c, d.Removed[i].Piece, d.Removed[i].Square); f >= 0 {
-			subRow(next.acc[c], n.row(f))
+			subs = append(subs, n.row(f))
 			if n.PSQTBuckets > 0 {
-				subRow32(next.psqt[c], n.psqtRow(f))
+				subs32 = append(subs32, n.psqtRow(f))
 			}
 		}
 	}
 	for i := 0; i < int(d.NAdded); i++ {
 		if f := n.Features.index(v, c, d.Added[i].Piece, d.Added[i].Square); f >= 0 {
-			addRow(next.acc[c], n.row(f))
+			adds = append(adds, n.row(f))
 			if n.PSQTBuckets > 0 {
-				addRow32(next.psqt[c], n.psqtRow(f))
+				adds32 = append(adds32, n.psqtRow(f))
 			}
 		}
+	}
+	update(next.acc[c], prev.acc[c], adds, subs)
+	if n.PSQTBuckets > 0 {
+		update32(next.psqt[c], prev.psqt[c], adds32, subs32)
 	}
 	next.computed[c] = true
 }

@@ -3,6 +3,8 @@ package nnue
 import (
 	"fmt"
 
+	"github.com/nnuelab/nnuelab/engine/nnue/simd"
+
 	arch "github.com/nnuelab/nnuelab/archs"
 )
 
@@ -42,27 +44,13 @@ func newLinearHead(n *Network) *linearHead {
 }
 
 func (h *linearHead) dot(acc, w []int16) int64 {
-	var sum int64
 	switch h.activation {
 	case "relu":
-		for i, a := range acc {
-			if a > 0 {
-				sum += int64(a) * int64(w[i])
-			}
-		}
+		return int64(simd.DotReLU(acc, w))
 	case "crelu":
-		qa := int16(h.qa)
-		for i, a := range acc {
-			sum += int64(min(max(a, 0), qa)) * int64(w[i])
-		}
-	case "screlu":
-		qa := int16(h.qa)
-		for i, a := range acc {
-			c := int64(min(max(a, 0), qa))
-			sum += c * c * int64(w[i])
-		}
+		return int64(simd.DotClippedReLU(acc, w, int16(h.qa)))
 	}
-	return sum
+	return int64(simd.DotSquaredClippedReLU(acc, w, int16(h.qa)))
 }
 
 func (h *linearHead) forward(us, them []int16, _, _ []int32, pieces int, tr *Trace) int32 {
