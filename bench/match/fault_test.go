@@ -54,6 +54,8 @@ func TestFaults(t *testing.T) {
 			func(f *FaultCounts) int { return f.Crashes }},
 		{"never answers go", "nodes=100 timeout=0.5", []string{"-mode=hang", "-after=2"}, faultHang, termAbandoned, "connection stalls",
 			func(f *FaultCounts) int { return f.Hangs }},
+		{"no readyok before a game", "nodes=100", []string{"-mode=noreadyok", "-after=2"}, faultHang, termAbandoned, "does not answer isready",
+			func(f *FaultCounts) int { return f.Hangs }},
 		{"illegal move", "nodes=100", []string{"-mode=illegal", "-after=4"}, faultIllegal, termRules, "makes an illegal move: a1a1",
 			func(f *FaultCounts) int { return f.IllegalMoves }},
 		{"garbage then junk move", "nodes=100", []string{"-mode=garbage", "-after=2"}, faultIllegal, termRules, "makes an illegal move: junk",
@@ -67,6 +69,7 @@ func TestFaults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			cfg := fakeConfig(t, 2, tt.limits, tt.badArgs...)
+			cfg.InitTimeout = 500 * time.Millisecond
 			var log syncBuffer
 			sum, err := Run(context.Background(), cfg, Output{Log: &log})
 			if err != nil {
@@ -91,7 +94,7 @@ func TestFaults(t *testing.T) {
 					t.Errorf("log lacks %q:\n%s", want, text)
 				}
 			}
-			if tt.kind != faultTimeForfeit && tt.kind != faultHang && !strings.Contains(text, "Restarting bad") {
+			if tt.kind != faultTimeForfeit && !strings.Contains(text, "Restarting bad") {
 				t.Errorf("log does not show a restart:\n%s", text)
 			}
 			pgn, err := os.ReadFile(cfg.PGNOut)

@@ -133,6 +133,14 @@ func fmtElo(e stats.Estimate) string {
 	return fmt.Sprintf("%+.1f +/- %.1f", e.Value, (e.Upper-e.Lower)/2)
 }
 
+// pct formats a share as a percentage, "n/a" when undefined.
+func pct(x float64) string {
+	if math.IsNaN(x) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f %%", 100*x)
+}
+
 // statusLine is the one-line progress report.
 func (s *Summary) statusLine() string {
 	line := fmt.Sprintf("[%d/%d] %s vs %s: W %d L %d D %d, Elo %s", s.Games(), s.Planned,
@@ -152,15 +160,15 @@ func (s *Summary) String() string {
 	if s.Interrupted {
 		state = " (interrupted)"
 	}
-	fmt.Fprintf(&b, "Games: %d of %d%s, Wins: %d, Losses: %d, Draws: %d, Points: %.1f (%.2f %%)\n",
-		s.Games(), s.Planned, state, s.Wins, s.Losses, s.Draws, float64(s.Wins)+float64(s.Draws)/2, 100*wdl.Score())
+	fmt.Fprintf(&b, "Games: %d of %d%s, Wins: %d, Losses: %d, Draws: %d, Points: %.1f (%s)\n",
+		s.Games(), s.Planned, state, s.Wins, s.Losses, s.Draws, float64(s.Wins)+float64(s.Draws)/2, pct(wdl.Score()))
 	fmt.Fprintf(&b, "Ptnml(0-2): [%d, %d, %d, %d, %d] (%d pairs)\n", s.Penta[0], s.Penta[1], s.Penta[2], s.Penta[3], s.Penta[4], s.Penta.Pairs())
 	model := "pentanomial"
 	if s.Penta.Pairs() == 0 {
 		model = "trinomial"
 	}
 	fmt.Fprintf(&b, "Elo: %s (95%%, %s), nElo: %s\n", fmtElo(s.Elo()), model, fmtElo(s.Penta.NormalizedElo()))
-	fmt.Fprintf(&b, "LOS: %.2f %%, DrawRatio: %.2f %%\n", 100*s.LOS(), 100*wdl.DrawRatio())
+	fmt.Fprintf(&b, "LOS: %s, DrawRatio: %s\n", pct(s.LOS()), pct(wdl.DrawRatio()))
 	if s.SPRT != nil {
 		fmt.Fprintf(&b, "SPRT: [%g, %g] %s Elo, alpha %g, beta %g: LLR %.2f (%.2f, %.2f), %s\n",
 			s.SPRT.Elo0, s.SPRT.Elo1, s.SPRT.Model, s.SPRT.Alpha, s.SPRT.Beta, s.LLR, s.lower, s.upper, s.Decision)

@@ -9,6 +9,7 @@
 //	-mode garbage  print noise lines around every answer, then bestmove junk on the -after'th go
 //	-mode slow     sleep -delay before every bestmove
 //	-mode nouciok  never finish the uci handshake
+//	-mode noreadyok  ignore the -after'th isready
 //	-mode die      exit at once
 //
 // -score N makes it report "score cp N" with every move; -delay adds a
@@ -44,7 +45,7 @@ func main() {
 	}
 	in := bufio.NewScanner(os.Stdin)
 	pos := board.StartPosition()
-	gos := 0
+	gos, readies := 0, 0
 	for in.Scan() {
 		f := strings.Fields(in.Text())
 		if len(f) == 0 {
@@ -64,6 +65,10 @@ func main() {
 			say("option name Book File type string default <empty>")
 			say("uciok")
 		case "isready":
+			readies++
+			if *mode == "noreadyok" && readies == *after {
+				continue
+			}
 			say("readyok")
 		case "position":
 			p, err := setPosition(f[1:])
