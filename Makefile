@@ -31,3 +31,5 @@ vet:
 
 test: deps fmt-check vet
 	$(GO) test -count=1 $(PATTERNS)
+	# The networks again on the pure-Go kernels: AVX2 and Go must agree.
+	$(GO) test -count=1 -tags purego ./engine/nnue/...
