@@ -62,7 +62,7 @@ func TestImplementation(t *testing.T) {
 // up to a few past the unroll factors, and the real network widths.
 var (
 	lens16 = []int{16, 32, 48, 64, 80, 112, 128, 144, 256, 496, 512, 1008, 1024, 1536, 2048}
-	lens32 = []int{32, 64, 96, 128, 160, 224, 256, 288, 512, 992, 1024, 2048}
+	lens32 = []int{32, 64, 96, 128, 160, 224, 256, 288, 512, 992, 1024, 2048, 4064, 4096, 8192, 8224}
 )
 
 // Value generators. Each test draws from all of them so that random middling
@@ -405,7 +405,7 @@ func TestDotUint8Int8(t *testing.T) {
 }
 
 func TestAffine(t *testing.T) {
-	shapes := [][2]int{{1, 32}, {2, 32}, {3, 64}, {4, 32}, {5, 96}, {7, 128}, {8, 512}, {16, 1024}, {32, 512}, {32, 32}, {15, 64}, {17, 2048}}
+	shapes := [][2]int{{1, 32}, {2, 32}, {3, 64}, {4, 32}, {5, 96}, {7, 128}, {8, 512}, {16, 1024}, {32, 512}, {32, 32}, {15, 64}, {17, 2048}, {5, 4096}, {4, 8224}}
 	forEachImpl(t, func(t *testing.T) {
 		for si, shape := range shapes {
 			rows, cols := shape[0], shape[1]
