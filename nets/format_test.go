@@ -160,8 +160,8 @@ func TestShippedNetsLoad(t *testing.T) {
 			t.Errorf("%s: %v", e.File, err)
 		}
 	}
-	spec, _ := arch.Load("sf15.1")
-	if _, err := Load(spec, ""); err == nil || !strings.Contains(err.Error(), "export_net") {
-		t.Errorf("sf15.1 without a net: %v", err)
+	spec, _ := arch.Load("leorik-3.2")
+	if _, err := Load(spec, ""); err == nil || !strings.Contains(err.Error(), "ships no network") {
+		t.Errorf("leorik-3.2 without a net: %v", err)
 	}
 }

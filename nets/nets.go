@@ -81,6 +81,13 @@ func Load(spec *arch.Spec, file string) (*nnue.Network, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d == nil && spec.Net.Format == "sf15.1" {
+		// Stockfish 15.1's own net is not ours to ship, but the installed
+		// Stockfish writes it (export_net); the export is cached by hash.
+		if path, err := nnue.CachedStockfishNet(nnue.DefaultStockfishPath()); err == nil {
+			return nnue.LoadFile(spec, path)
+		}
+	}
 	if d == nil {
 		hint := "give a net file of format " + spec.Net.Format + " (UCI: setoption name EvalFile; CLI: --net)"
 		if spec.Net.Format == "sf15.1" {
