@@ -54,7 +54,7 @@ Match:
                       own two engine processes
   -openings file=F [format=epd|pgn] [order=sequential|random] [plies=N] [start=N]
                       start positions (also: -openings F); default startpos
-  -seed N             seed of the random opening order (default 1); -srand too
+  -seed N             seed of the random opening order (default 0); -srand too
   -sprt elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [model=normalized|logistic]
                       stop when the pentanomial GSPRT accepts a hypothesis
   -draw movenumber=N movecount=M score=CP
