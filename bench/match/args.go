@@ -16,10 +16,9 @@ import (
 // CommandOptions are the command-line settings that shape the command's
 // output rather than the match.
 type CommandOptions struct {
-	JSON    bool // print the summary as JSON on stdout
-	Debug   bool // log every line exchanged with the engines
-	Quiet   bool // no per-game lines, only faults and the summary
-	Version bool
+	JSON  bool // print the summary as JSON on stdout
+	Debug bool // log every line exchanged with the engines
+	Quiet bool // no per-game lines, only faults and the summary
 }
 
 // Usage is the help text of `nnuelab match`.
@@ -106,9 +105,6 @@ func ParseArgs(args []string) (Config, CommandOptions, error) {
 	p.opts = &opts
 	if err := p.parse(); err != nil {
 		return cfg, opts, err
-	}
-	if opts.Version {
-		return cfg, opts, nil
 	}
 	if err := cfg.finish(p.each); err != nil {
 		return cfg, opts, err
@@ -299,8 +295,6 @@ func (p *argParser) parse() error {
 			p.opts.Debug = true
 		case "quiet":
 			p.opts.Quiet = true
-		case "version":
-			p.opts.Version = true
 		case "repeat", "recover":
 			// cutechess-cli habits: openings are always repeated with
 			// colours reversed and crashed engines always restarted.
