@@ -62,6 +62,8 @@ func TestFaults(t *testing.T) {
 			func(f *FaultCounts) int { return f.IllegalMoves }},
 		// Generous margins: the bad engine sleeps 1.5 s on a 0.2 s move
 		// time, the good one answers at once.
+		{"flag falls on the clock", "tc=0.5+0.05 timemargin=100", []string{"-mode=slow", "-delay=1500ms"}, faultTimeForfeit, termTimeForfeit, "loses on time",
+			func(f *FaultCounts) int { return f.TimeLosses }},
 		{"flag falls", "st=0.2 timemargin=100", []string{"-mode=slow", "-delay=1500ms"}, faultTimeForfeit, termTimeForfeit, "loses on time",
 			func(f *FaultCounts) int { return f.TimeLosses }},
 	}
@@ -252,5 +254,44 @@ func TestInterrupt(t *testing.T) {
 	}
 	if time.Since(start) > 30*time.Second {
 		t.Errorf("stopping took too long: %v", time.Since(start))
+	}
+}
+
+// Engines that answer well within their time never lose on time, and the
+// clocks sent to them run down and get their increments.
+func TestClockGame(t *testing.T) {
+	cfg := fakeConfig(t, 2, "tc=5+1 timemargin=200", "-delay=30ms")
+	cfg.MaxMoves = 6
+	var log syncBuffer
+	sum, err := Run(context.Background(), cfg, Output{Log: &log, Debug: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Draws != 2 || sum.Terminations["Draw by adjudication: maximum number of moves"] != 2 {
+		t.Errorf("W/D/L %d/%d/%d, terminations %v\n%s", sum.Wins, sum.Draws, sum.Losses, sum.Terminations, log.String())
+	}
+	for _, f := range sum.Faults {
+		if *f != (FaultCounts{}) {
+			t.Errorf("faults %+v", *f)
+		}
+	}
+	// bad (delay 30 ms) is Black in game 1: its clock after its first move
+	// is 5000 ms - the time it took + 1000 ms, so the second go it gets shows
+	// btime in (5000, 6000) unless that move took over a second.
+	var btimes []int
+	for _, line := range strings.Split(log.String(), "\n") {
+		if !strings.HasPrefix(line, "bad > go ") {
+			continue
+		}
+		f := strings.Fields(line)
+		for i := range f {
+			if f[i] == "btime" && i+1 < len(f) {
+				n, _ := strconv.Atoi(f[i+1])
+				btimes = append(btimes, n)
+			}
+		}
+	}
+	if len(btimes) < 2 || btimes[0] != 5000 || btimes[1] <= 5000 || btimes[1] >= 6000 {
+		t.Errorf("btime sent to the slow engine: %v", btimes)
 	}
 }
