@@ -39,9 +39,16 @@ type picker struct {
 	badIdx     int
 }
 
+// init prepares the picker for a node; it resets every field that next
+// reads before writing (the arrays are not cleared: that is the point of
+// keeping pickers in the Searcher).
 func (mp *picker) init(s *Searcher, ply int, tt board.Move, qs bool) {
 	mp.s, mp.p, mp.ply, mp.qs = s, s.pos, ply, qs
 	mp.stage = stageTT
+	mp.k1, mp.k2, mp.cm = board.NullMove, board.NullMove, board.NullMove
+	mp.skipQuiets = false
+	mp.idx, mp.badIdx = 0, 0
+	mp.list.N, mp.bad.N = 0, 0
 	if !validMove(mp.p, tt) || qs && !isNoisy(mp.p, tt) {
 		tt = board.NullMove
 	}

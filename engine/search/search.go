@@ -106,6 +106,13 @@ type frame struct {
 	doubleExt  int
 }
 
+// triedMoves are the moves a node searched before the one that failed
+// high, whose histories get a malus.
+type triedMoves struct {
+	quiets, noisies   [64]board.Move
+	nQuiets, nNoisies int
+}
+
 // stackOffset frames sit below ply 0 so that ply-1 .. ply-4 always exist.
 const stackOffset = 4
 
@@ -133,6 +140,12 @@ type Searcher struct {
 	pv        [MaxPly + 1][MaxPly + 1]board.Move
 	pvLen     [MaxPly + 1]int
 	rootNodes [4096]uint64
+
+	// Move pickers and tried-move lists live here rather than on the Go
+	// stack, which would zero their 3 KB at every node; slot 1 of a ply is
+	// the singular-extension search's, which runs inside slot 0's loop.
+	pickers [MaxPly + 1][2]picker
+	tried   [MaxPly + 1][2]triedMoves
 
 	hist     [2][64][64]int16
 	capHist  [12][64][7]int16
@@ -511,12 +524,13 @@ func (s *Searcher) negamax(alpha, beta, depth, ply int, cutNode bool) int {
 		depth--
 	}
 
-	var mp picker
+	slot := boolInt(excluded != board.NullMove)
+	mp := &s.pickers[ply][slot]
 	mp.init(s, ply, ttMove, false)
+	tried := &s.tried[ply][slot]
+	tried.nQuiets, tried.nNoisies = 0, 0
 	bestScore, bestMove := -Infinity, board.NullMove
 	moveCount, searched := 0, 0
-	var quiets, noisies [64]board.Move
-	nQuiets, nNoisies := 0, 0
 	for m := mp.next(); m != board.NullMove; m = mp.next() {
 		if m == excluded || root && s.searchSet != nil && !s.searchSet[m] {
 			continue
@@ -632,18 +646,18 @@ func (s *Searcher) negamax(alpha, beta, depth, ply int, cutNode bool) int {
 					s.pvLen[ply] = ply + 1 + n
 				}
 				if v >= beta {
-					s.updateHistories(ply, depth, m, noisy, quiets[:nQuiets], noisies[:nNoisies])
+					s.updateHistories(ply, depth, m, noisy, tried.quiets[:tried.nQuiets], tried.noisies[:tried.nNoisies])
 					break
 				}
 				alpha = v
 			}
 		}
-		if noisy && nNoisies < len(noisies) {
-			noisies[nNoisies] = m
-			nNoisies++
-		} else if !noisy && nQuiets < len(quiets) {
-			quiets[nQuiets] = m
-			nQuiets++
+		if noisy && tried.nNoisies < len(tried.noisies) {
+			tried.noisies[tried.nNoisies] = m
+			tried.nNoisies++
+		} else if !noisy && tried.nQuiets < len(tried.quiets) {
+			tried.quiets[tried.nQuiets] = m
+			tried.nQuiets++
 		}
 	}
 
@@ -728,7 +742,7 @@ func (s *Searcher) qsearch(alpha, beta, ply int) int {
 	ss.staticEval = staticEval
 	futilityBase := staticEval + 200
 
-	var mp picker
+	mp := &s.pickers[ply][0]
 	mp.init(s, ply, ttMove, !inCheck)
 	bestMove := board.NullMove
 	moveCount := 0
