@@ -332,7 +332,7 @@ TEXT ·clippedReLUAVX2(SB), NOSPLIT, $0-26
 	MOVQ    src+8(FP), SI
 	MOVQ    n+16(FP), CX
 	MOVWLZX max+24(FP), AX
-	MOVQ    AX, X7
+	VMOVD    AX, X7
 	VPBROADCASTB X7, Y7
 
 	CMPQ CX, $64
@@ -543,7 +543,7 @@ tail:
 done:
 	VPADDD Y9, Y8, Y8
 	REDUCE32(Y8, X8, X0)
-	MOVQ   X8, AX
+	VMOVD   X8, AX
 	MOVL   AX, ret+24(FP)
 	VZEROUPPER
 	RET
@@ -638,7 +638,7 @@ inner1:
 	JB      block1
 
 	REDUCE32(Y0, X0, X1)
-	MOVQ X0, BX
+	VMOVD X0, BX
 	ADDL (R9), BX
 	MOVL BX, (DI)
 	ADDQ $4, DI
@@ -707,7 +707,7 @@ loop1:
 done:
 	VPADDD Y9, Y8, Y8
 	REDUCE32(Y8, X8, X0)
-	MOVQ   X8, AX
+	VMOVD   X8, AX
 	MOVL   AX, ret+24(FP)
 	VZEROUPPER
 	RET
@@ -718,7 +718,7 @@ TEXT ·dotClippedReLUAVX2(SB), NOSPLIT, $0-36
 	MOVQ    w+8(FP), DI
 	MOVQ    n+16(FP), CX
 	MOVWLZX max+24(FP), AX
-	MOVQ    AX, X14
+	VMOVD    AX, X14
 	VPBROADCASTW X14, Y14
 	SHLQ    $1, CX
 	VPXOR   Y15, Y15, Y15
@@ -771,7 +771,7 @@ loop1:
 done:
 	VPADDD Y9, Y8, Y8
 	REDUCE32(Y8, X8, X0)
-	MOVQ   X8, AX
+	VMOVD   X8, AX
 	MOVL   AX, ret+32(FP)
 	VZEROUPPER
 	RET
@@ -790,7 +790,7 @@ TEXT ·dotSquaredClippedReLUAVX2(SB), NOSPLIT, $0-36
 	MOVQ    w+8(FP), DI
 	MOVQ    n+16(FP), CX
 	MOVWLZX max+24(FP), AX
-	MOVQ    AX, X14
+	VMOVD    AX, X14
 	VPBROADCASTW X14, Y14
 	SHLQ    $1, CX
 	VPXOR   Y15, Y15, Y15
@@ -848,7 +848,7 @@ done:
 	VPSLLD $16, Y10, Y10
 	VPSUBD Y10, Y8, Y8
 	REDUCE32(Y8, X8, X0)
-	MOVQ   X8, AX
+	VMOVD   X8, AX
 	MOVL   AX, ret+32(FP)
 	VZEROUPPER
 	RET
