@@ -52,7 +52,7 @@ func TestFaults(t *testing.T) {
 	}{
 		{"crash mid-game", "nodes=100", []string{"-mode=crash", "-after=3"}, faultCrash, termAbandoned, "disconnects",
 			func(f *FaultCounts) int { return f.Crashes }},
-		{"never answers go", "nodes=100 timeout=0.5", []string{"-mode=hang", "-after=2"}, faultHang, termAbandoned, "connection stalls",
+		{"never answers go", "nodes=100 timeout=1.5", []string{"-mode=hang", "-after=2"}, faultHang, termAbandoned, "connection stalls",
 			func(f *FaultCounts) int { return f.Hangs }},
 		{"no readyok before a game", "nodes=100", []string{"-mode=noreadyok", "-after=2"}, faultHang, termAbandoned, "does not answer isready",
 			func(f *FaultCounts) int { return f.Hangs }},
@@ -60,18 +60,18 @@ func TestFaults(t *testing.T) {
 			func(f *FaultCounts) int { return f.IllegalMoves }},
 		{"garbage then junk move", "nodes=100", []string{"-mode=garbage", "-after=2"}, faultIllegal, termRules, "makes an illegal move: junk",
 			func(f *FaultCounts) int { return f.IllegalMoves }},
-		// Generous margins: the bad engine sleeps 1.5 s on a 0.2 s move
-		// time, the good one answers at once.
-		{"flag falls on the clock", "tc=0.5+0.05 timemargin=100", []string{"-mode=slow", "-delay=1500ms"}, faultTimeForfeit, termTimeForfeit, "loses on time",
+		// Generous margins: the bad engine sleeps 2.5 s where 1 s (1.5 s)
+		// is allowed, the good one answers at once.
+		{"flag falls on the clock", "tc=1+0.1 timemargin=500", []string{"-mode=slow", "-delay=2500ms"}, faultTimeForfeit, termTimeForfeit, "loses on time",
 			func(f *FaultCounts) int { return f.TimeLosses }},
-		{"flag falls", "st=0.2 timemargin=100", []string{"-mode=slow", "-delay=1500ms"}, faultTimeForfeit, termTimeForfeit, "loses on time",
+		{"flag falls", "st=0.3 timemargin=700", []string{"-mode=slow", "-delay=2500ms"}, faultTimeForfeit, termTimeForfeit, "loses on time",
 			func(f *FaultCounts) int { return f.TimeLosses }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			cfg := fakeConfig(t, 2, tt.limits, tt.badArgs...)
-			cfg.InitTimeout = 500 * time.Millisecond
+			cfg.InitTimeout = 1500 * time.Millisecond
 			var log syncBuffer
 			sum, err := Run(context.Background(), cfg, Output{Log: &log})
 			if err != nil {
@@ -145,7 +145,7 @@ func TestStartErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg.InitTimeout = time.Second
+			cfg.InitTimeout = 2 * time.Second
 			var log syncBuffer
 			sum, err := Run(context.Background(), cfg, Output{Log: &log})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
