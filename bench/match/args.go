@@ -93,7 +93,7 @@ func ParseArgs(args []string) (Config, CommandOptions, error) {
 			if i+1 >= len(args) {
 				return cfg, opts, fmt.Errorf("-config needs a file name")
 			}
-			fc, err := LoadFile(args[i+1])
+			fc, err := loadFile(args[i+1])
 			if err != nil {
 				return cfg, opts, err
 			}
@@ -571,11 +571,11 @@ type fileEngine struct {
 	Timeout    float64        `toml:"timeout"`
 }
 
-// LoadFile reads a match configuration from a TOML file with the same
+// loadFile reads a match configuration from a TOML file with the same
 // settings as the command line (see docs/match.md). Unknown keys and bad
 // values are errors that name the file and the key. The result still needs
-// the checks ParseArgs does; LoadFile alone is for ParseArgs and tests.
-func LoadFile(path string) (Config, error) {
+// the merging and checks ParseArgs does after it.
+func loadFile(path string) (Config, error) {
 	var fc fileConfig
 	md, err := toml.DecodeFile(path, &fc)
 	if err != nil {

@@ -493,15 +493,15 @@ func (t *tailBuffer) String() string {
 
 // searchInfo is what the info lines of one search said.
 type searchInfo struct {
-	score      Score // last exact score of the principal line
-	boundScore Score // last lower/upper-bound score, used if no exact one
+	score      engineScore // last exact score of the principal line
+	boundScore engineScore // last lower/upper-bound score, used if no exact one
 	depth      int
 	seldepth   int
 	nodes      int64
 }
 
 // finalScore is the score to adjudicate with.
-func (i *searchInfo) finalScore() Score {
+func (i *searchInfo) finalScore() engineScore {
 	if i.score.Valid {
 		return i.score
 	}
@@ -510,7 +510,7 @@ func (i *searchInfo) finalScore() Score {
 
 // parse reads the fields of an info line after "info".
 func (i *searchInfo) parse(f []string) {
-	var sc Score
+	var sc engineScore
 	bound := false
 	multipv := 1
 	depth, seldepth := -1, -1
@@ -552,9 +552,9 @@ func (i *searchInfo) parse(f []string) {
 				k++
 				if n, ok := next(); ok && (kind == "cp" || kind == "mate") && n > -1e7 && n < 1e7 {
 					if kind == "cp" {
-						sc = Score{CP: int(n), Valid: true}
+						sc = engineScore{CP: int(n), Valid: true}
 					} else {
-						sc = Score{Mate: int(n), Valid: true, IsMate: true}
+						sc = engineScore{Mate: int(n), Valid: true, IsMate: true}
 					}
 				}
 			}
@@ -583,8 +583,8 @@ func (i *searchInfo) parse(f []string) {
 	}
 }
 
-// Score is an engine's evaluation from its own point of view.
-type Score struct {
+// engineScore is an engine's evaluation from its own point of view.
+type engineScore struct {
 	CP     int  // centipawns, when not a mate score
 	Mate   int  // moves to mate (negative: being mated), when IsMate
 	IsMate bool // a mate score
@@ -595,7 +595,7 @@ type Score struct {
 const mateValue = 100000
 
 // value returns the score in centipawns, mates as ±(100000 - moves).
-func (s Score) value() int {
+func (s engineScore) value() int {
 	if !s.IsMate {
 		return s.CP
 	}
@@ -607,7 +607,7 @@ func (s Score) value() int {
 
 // String formats the score as cutechess-cli does in PGN comments: "+0.31",
 // "-1.50", "+M5", "-M3".
-func (s Score) String() string {
+func (s engineScore) String() string {
 	if !s.Valid {
 		return ""
 	}

@@ -75,18 +75,18 @@ func TestOptionCommand(t *testing.T) {
 func TestSearchInfo(t *testing.T) {
 	tests := []struct {
 		lines []string
-		score Score
+		score engineScore
 		depth int
 		nodes int64
 	}{
 		{[]string{"depth 1 seldepth 1 score cp 20 nodes 30 pv e2e4", "depth 2 seldepth 3 score cp -15 nodes 90 nps 1000 pv e2e4 e7e5"},
-			Score{CP: -15, Valid: true}, 2, 90},
-		{[]string{"depth 12 score mate 3 pv a1a8", "depth 12 score cp 50 lowerbound"}, Score{Mate: 3, IsMate: true, Valid: true}, 12, 0},
-		{[]string{"depth 5 score cp 80 upperbound"}, Score{CP: 80, Valid: true}, 5, 0},
-		{[]string{"depth 9 multipv 1 score cp 10 pv e2e4", "depth 9 multipv 2 score cp -300 pv a2a3"}, Score{CP: 10, Valid: true}, 9, 0},
-		{[]string{"string score cp 999 depth 40", "currmove e2e4 currmovenumber 1"}, Score{}, 0, 0},
-		{[]string{"depth x score cp", "score mate", "nodes -", "depth 3 score cp 99999999999"}, Score{}, 3, 0},
-		{[]string{"depth 7 score mate -2 pv e1e2 score cp 5"}, Score{Mate: -2, IsMate: true, Valid: true}, 7, 0},
+			engineScore{CP: -15, Valid: true}, 2, 90},
+		{[]string{"depth 12 score mate 3 pv a1a8", "depth 12 score cp 50 lowerbound"}, engineScore{Mate: 3, IsMate: true, Valid: true}, 12, 0},
+		{[]string{"depth 5 score cp 80 upperbound"}, engineScore{CP: 80, Valid: true}, 5, 0},
+		{[]string{"depth 9 multipv 1 score cp 10 pv e2e4", "depth 9 multipv 2 score cp -300 pv a2a3"}, engineScore{CP: 10, Valid: true}, 9, 0},
+		{[]string{"string score cp 999 depth 40", "currmove e2e4 currmovenumber 1"}, engineScore{}, 0, 0},
+		{[]string{"depth x score cp", "score mate", "nodes -", "depth 3 score cp 99999999999"}, engineScore{}, 3, 0},
+		{[]string{"depth 7 score mate -2 pv e1e2 score cp 5"}, engineScore{Mate: -2, IsMate: true, Valid: true}, 7, 0},
 	}
 	for _, tt := range tests {
 		var si searchInfo

@@ -257,7 +257,7 @@ func limitTag(seats [2]*player) string {
 }
 
 // moveComment is cutechess-cli's move comment: score/depth and time.
-func moveComment(sc Score, depth int, elapsed time.Duration) string {
+func moveComment(sc engineScore, depth int, elapsed time.Duration) string {
 	t := strconv.FormatFloat(elapsed.Seconds(), 'f', 3, 64) + "s"
 	if !sc.Valid {
 		return t

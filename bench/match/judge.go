@@ -89,7 +89,7 @@ type adjudicator struct {
 // move was reversible (no capture or pawn move), and plies, the number of
 // moves since the game's start position, book moves included; it says
 // whether to adjudicate.
-func (a *adjudicator) update(mover board.Color, sc Score, reversible bool, plies int) (result, string, bool) {
+func (a *adjudicator) update(mover board.Color, sc engineScore, reversible bool, plies int) (result, string, bool) {
 	if a.resign.MoveCount > 0 {
 		v := sc.value()
 		a.lowCount[mover] = bump(a.lowCount[mover], sc.Valid && v <= -a.resign.Score)

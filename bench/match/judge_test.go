@@ -110,9 +110,9 @@ func TestAdjudicator(t *testing.T) {
 		c := board.White
 		ended := false
 		for i, s := range tt.steps {
-			sc := Score{CP: s.cp, Valid: !s.none}
+			sc := engineScore{CP: s.cp, Valid: !s.none}
 			if s.mate != 0 {
-				sc = Score{Mate: s.mate, IsMate: true, Valid: true}
+				sc = engineScore{Mate: s.mate, IsMate: true, Valid: true}
 			}
 			r, reason, over := a.update(c, sc, !s.irrev, i+1)
 			if r != s.wantResult || over != (s.wantResult != noResult) {
@@ -135,18 +135,18 @@ func TestAdjudicator(t *testing.T) {
 
 func TestScore(t *testing.T) {
 	tests := []struct {
-		s     Score
+		s     engineScore
 		str   string
 		value int
 	}{
-		{Score{CP: 31, Valid: true}, "+0.31", 31},
-		{Score{CP: -150, Valid: true}, "-1.50", -150},
-		{Score{CP: 0, Valid: true}, "+0.00", 0},
-		{Score{CP: -5, Valid: true}, "-0.05", -5},
-		{Score{Mate: 5, IsMate: true, Valid: true}, "+M5", 99995},
-		{Score{Mate: -3, IsMate: true, Valid: true}, "-M3", -99997},
-		{Score{Mate: 0, IsMate: true, Valid: true}, "-M0", -100000},
-		{Score{}, "", 0},
+		{engineScore{CP: 31, Valid: true}, "+0.31", 31},
+		{engineScore{CP: -150, Valid: true}, "-1.50", -150},
+		{engineScore{CP: 0, Valid: true}, "+0.00", 0},
+		{engineScore{CP: -5, Valid: true}, "-0.05", -5},
+		{engineScore{Mate: 5, IsMate: true, Valid: true}, "+M5", 99995},
+		{engineScore{Mate: -3, IsMate: true, Valid: true}, "-M3", -99997},
+		{engineScore{Mate: 0, IsMate: true, Valid: true}, "-M0", -100000},
+		{engineScore{}, "", 0},
 	}
 	for _, tt := range tests {
 		if got := tt.s.String(); got != tt.str {
