@@ -110,15 +110,15 @@ func readSFHeader(spec *arch.Spec, r *reader, version, hash uint32, shape string
 	if h != hash {
 		return "", fmt.Errorf("network hash 0x%08X at byte %d does not match arch %s (%s): want 0x%08X; the file holds another architecture or is corrupt", h, off, spec.Name, shape, hash)
 	}
-	off = r.off
 	n, err := r.u32("description length")
 	if err != nil {
 		return "", err
 	}
 	// Stockfish accepts any length; read at most 4 KiB of it and skip the
 	// rest, so that a corrupt length cannot make us allocate gigabytes.
+	what, start := fmt.Sprintf("description (%d bytes)", n), r.off
 	keep := min(int64(n), 4096)
-	desc, err := r.bytes(int(keep), fmt.Sprintf("description (%d bytes from byte %d)", n, off+4))
+	desc, err := r.bytes(int(keep), what)
 	if err != nil {
 		return "", err
 	}
@@ -126,7 +126,8 @@ func readSFHeader(spec *arch.Spec, r *reader, version, hash uint32, shape string
 		got, err := io.CopyN(io.Discard, r.r, rest)
 		r.off += got
 		if err != nil {
-			return "", r.truncated(fmt.Sprintf("description (%d bytes from byte %d)", n, off+4), err)
+			r.off = start // the error names where the description starts
+			return "", r.truncated(what, err)
 		}
 	}
 	return string(desc), nil

@@ -65,12 +65,9 @@ func synthSF12Net(t testing.TB) *Network {
 }
 
 var sf15Path = sync.OnceValues(func() (string, error) {
-	sf := DefaultStockfishPath()
-	path, err := CachedStockfishNet(sf)
+	path, err := CachedStockfishNet(DefaultStockfishPath())
 	if err != nil {
-		return "", fmt.Errorf("the Stockfish 15.1 tests need Stockfish 15.1's net, exported by %s "+
-			"(install Stockfish 15.1: `make deps`, or `apt-get install stockfish` on Debian 12; "+
-			"or set NNUELAB_STOCKFISH to its binary): %w", sf, err)
+		return "", fmt.Errorf("the sf15.1 tests need Stockfish 15.1's net (or set NNUELAB_STOCKFISH to a Stockfish 15.1 binary): %w", err)
 	}
 	return path, nil
 })
