@@ -11,7 +11,8 @@ import (
 )
 
 // Config is a whole match: two engines, the schedule, openings, rules and
-// output. ParseArgs and loadFile build one; Run plays it.
+// output. ParseArgs builds one from the command line and a TOML file; Run
+// plays it.
 type Config struct {
 	Engines     []EngineConfig // exactly two; the first is the one Elo is reported for
 	Games       int            // games per round (default 2)

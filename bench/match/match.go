@@ -247,6 +247,7 @@ func colorOf(g *gameRecord, name string) string {
 type worker struct {
 	id      int
 	engines [2]*engine
+	dead    [2]bool // killed after a fault, to be restarted
 }
 
 // workResult is a finished game or a fatal error from a worker.
@@ -260,23 +261,19 @@ func (w *worker) run(ctx context.Context, cfg *Config, names [2]string, chess960
 		if ctx.Err() != nil {
 			return
 		}
-		o := playGame(ctx, cfg, job, w.engines, names)
-		if o.rec == nil {
-			return // aborted
-		}
-		results <- workResult{rec: o.rec}
+		// Engines that faulted are killed at once and restarted when the
+		// next game needs them, so none is restarted after the last game.
 		for k := range 2 {
-			if !o.restart[k] || ctx.Err() != nil {
+			if !w.dead[k] {
 				continue
 			}
-			con.event(fmt.Sprintf("Restarting %s after game %d", w.engines[k].label, job.number))
-			w.engines[k].kill()
+			con.event(fmt.Sprintf("Restarting %s", w.engines[k].label))
 			var err error
 			for attempt := 1; attempt <= restartAttempts; attempt++ {
 				var e *engine
 				e, err = startEngine(&cfg.Engines[k], w.engines[k].label, chess960, cfg.InitTimeout, debug)
 				if err == nil {
-					w.engines[k] = e
+					w.engines[k], w.dead[k] = e, false
 					break
 				}
 				con.event(fmt.Sprintf("Restart %d of %s failed: %v", attempt, w.engines[k].label, err))
@@ -291,13 +288,24 @@ func (w *worker) run(ctx context.Context, cfg *Config, names [2]string, chess960
 				return
 			}
 		}
+		o := playGame(ctx, cfg, job, w.engines, names)
+		if o.rec == nil {
+			return // aborted
+		}
+		for k := range 2 {
+			if o.restart[k] {
+				w.engines[k].kill()
+				w.dead[k] = true
+			}
+		}
+		results <- workResult{rec: o.rec}
 	}
 }
 
 // shutdown quits the worker's engines.
 func (w *worker) shutdown() {
-	for _, e := range w.engines {
-		if e != nil {
+	for k, e := range w.engines {
+		if e != nil && !w.dead[k] {
 			e.quit()
 		}
 	}
