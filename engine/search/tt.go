@@ -74,10 +74,15 @@ func NewTT(mb int) (*TT, error) {
 	return t, nil
 }
 
-// Resize reallocates the table to about mb megabytes, clearing it.
+// Resize reallocates the table to about mb megabytes, clearing it. A size
+// beyond three quarters of the machine's memory is refused (the Go runtime
+// cannot recover from failing to allocate it).
 func (t *TT) Resize(mb int) error {
 	if mb < 1 || mb > MaxHashMB {
 		return fmt.Errorf("hash size %d MB out of range 1..%d", mb, MaxHashMB)
+	}
+	if phys := physicalMemoryMB(); phys > 0 && mb > phys*3/4 {
+		return fmt.Errorf("hash size %d MB exceeds three quarters of this machine's %d MB of memory", mb, phys)
 	}
 	n := mb << 20 / 32
 	t.clusters = nil // let the old table go before allocating the new one

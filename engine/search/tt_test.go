@@ -119,6 +119,11 @@ func TestTTResizeAndHashFull(t *testing.T) {
 	if err := tt.Resize(MaxHashMB + 1); err == nil {
 		t.Error("Resize beyond the maximum accepted")
 	}
+	if phys := physicalMemoryMB(); phys > 0 && phys < MaxHashMB {
+		if err := tt.Resize(phys); err == nil {
+			t.Errorf("Resize to all %d MB of memory accepted", phys)
+		}
+	}
 	if tt.HashFull() != 0 {
 		t.Errorf("empty table hashfull %d", tt.HashFull())
 	}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package search
+
+// physicalMemoryMB returns 0: the machine's RAM is not known here.
+func physicalMemoryMB() int { return 0 }
