@@ -35,7 +35,7 @@ func minNsPerCall(reps, trials int, f func()) float64 {
 // timeBoth returns the per-call minimum under the Go twins and, where
 // available, under AVX2 (0 if there is no assembly).
 func timeBoth(reps int, f func()) (goNs, asmNs float64) {
-	const trials = 200
+	const trials = 400
 	withImpl(impl{asm: false}, func() { goNs = minNsPerCall(reps, trials, f) })
 	if hasAVX2 {
 		withImpl(impl{asm: true}, func() { asmNs = minNsPerCall(reps, trials, f) })
@@ -78,7 +78,7 @@ func TestKernelRatios(t *testing.T) {
 		row("DotClippedReLU", w, reps, func() { sinkInt32 += DotClippedReLU(s, a1, 255) })
 		row("DotSquaredClippedReLU", w, reps, func() { sinkInt32 += DotSquaredClippedReLU(s, a1, 255) })
 
-		cp := minNsPerCall(reps, 200, func() { copy(d, s) })
+		cp := minNsPerCall(reps, 400, func() { copy(d, s) })
 		for _, k := range []struct {
 			name string
 			f    func()
@@ -89,7 +89,7 @@ func TestKernelRatios(t *testing.T) {
 			{"AddAddSubSub", func() { AddAddSubSub(d, s, a1, a2, s1, s2) }},
 		} {
 			var ns float64
-			withImpl(impl{asm: hasAVX2}, func() { ns = minNsPerCall(reps, 200, k.f) })
+			withImpl(impl{asm: hasAVX2}, func() { ns = minNsPerCall(reps, 400, k.f) })
 			fmt.Fprintf(&copyRows, "| %s | %d | %.1f | %.1f | %.2f |\n", k.name, n, cp, ns, ns/cp)
 		}
 	}

@@ -12,8 +12,9 @@
 //
 // Length preconditions: int16 slices have lengths that are multiples of 16
 // elements and uint8/int8 slices multiples of 32 (one 256-bit register), so
-// the kernels need no scalar tail. Slices that a kernel combines element by
-// element must have the same length. Breaking a precondition is a programmer
+// the kernels need no scalar tail (pad with zeros); int32 slices (Affine's
+// outputs and biases, the PSQT helpers) may have any length. Slices that a
+// kernel combines element by element must have the same length. Breaking a precondition is a programmer
 // error and panics; the checks are a few compares and never allocate, and
 // neither does any kernel.
 //
