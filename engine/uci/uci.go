@@ -443,7 +443,7 @@ func (e *Engine) cmdGo(args []string) {
 			if !positive() {
 				return
 			}
-			lim.Mate = int(n)
+			lim.Mate = int(min(n, search.MaxPly))
 		case "movestogo":
 			if !positive() {
 				return
