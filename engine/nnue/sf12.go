@@ -20,7 +20,8 @@ import (
 
 // sf12Head is Stockfish 12's dense part. Weight rows are stored with the
 // file's padded stride (a multiple of 32), which is also what the simd
-// kernels want.
+// kernels want. Its Trace has Positional = out (before the division) and
+// Layers = [s1, h1, s2, h2].
 type sf12Head struct {
 	qa     int32 // clip ceiling of every clipped ReLU
 	shift  uint  // the dense layers' fixed-point shift
@@ -111,6 +112,8 @@ func readSF12(spec *arch.Spec, r *reader) (*Network, error) {
 		return nil, fmt.Errorf("arch %s: sf12 head supports accumulator widths up to %d, got %d", spec.Name, maxSFTransformed/2, w)
 	case pad32(layers[0]) > maxSFDense || pad32(layers[1]) > maxSFDense:
 		return nil, fmt.Errorf("arch %s: sf12 head supports hidden layers up to %d, got %v", spec.Name, maxSFDense, layers)
+	case spec.Head.OutputBuckets != 1 || spec.Head.PSQTBuckets != 0:
+		return nil, fmt.Errorf("arch %s: the sf12 head has no output buckets or PSQT, got %d and %d", spec.Name, spec.Head.OutputBuckets, spec.Head.PSQTBuckets)
 	case q.QA > 255:
 		return nil, fmt.Errorf("arch %s: sf12 head needs quant.qa <= 255 (uint8 activations), got %d", spec.Name, q.QA)
 	case q.WeightShift > 30:

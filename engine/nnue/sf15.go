@@ -35,7 +35,9 @@ type sf15Stack struct {
 	w2 []int8 // pad32(l1)
 }
 
-// sf15Head is Stockfish 15.1's PSQT and layer stacks.
+// sf15Head is Stockfish 15.1's PSQT and layer stacks. Its Trace has
+// PSQT = psqt[stm][b] - psqt[opp][b] (before the /2), Positional = o2 + fwd
+// and Layers = [o0, in1 (without the padding), o1, in2, [o2, fwd]].
 type sf15Head struct {
 	net      *Network // for the output bucket selector
 	stacks   []sf15Stack

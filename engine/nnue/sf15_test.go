@@ -172,3 +172,23 @@ func TestSF15Children(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkStockfishHeads measures the heads alone (transform and dense
+// layers) on the accumulators of a middlegame position.
+func BenchmarkStockfishHeads(b *testing.B) {
+	p, _ := board.ParseFEN("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+	for _, tc := range []struct {
+		name string
+		net  func(testing.TB) *Network
+	}{{"sf12", synthSF12Net}, {"sf15.1", stockfishNet}} {
+		b.Run(tc.name, func(b *testing.B) {
+			n := tc.net(b)
+			acc, psqt := scratchAccumulators(n, p)
+			pieces := p.Occupied().Count()
+			b.ReportAllocs()
+			for b.Loop() {
+				n.head.forward(acc[0], acc[1], psqt[0], psqt[1], pieces, nil)
+			}
+		})
+	}
+}
