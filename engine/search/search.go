@@ -60,6 +60,9 @@ type Limits struct {
 	MoveOverhead time.Duration
 	// SearchMoves restricts the root to these moves when not empty.
 	SearchMoves []board.Move
+	// Start is when the clock started for this move (when the go command
+	// arrived); zero means when Search is called.
+	Start time.Time
 }
 
 // Info is a progress report: one per completed iteration, and one per
@@ -217,7 +220,10 @@ func (s *Searcher) Search(ctx context.Context, p *board.Position, lim Limits, re
 	s.pos = p.Copy()
 	s.ev.Reset(s.pos)
 	s.done = ctx.Done()
-	s.start = time.Now()
+	s.start = lim.Start
+	if s.start.IsZero() {
+		s.start = time.Now()
+	}
 	s.nodes = 0
 	s.stopped = false
 	s.rootBest = board.NullMove

@@ -13,17 +13,17 @@ const minThink = time.Millisecond
 // hard limit (checked every 256 nodes) of a search.
 //
 // On the clock, with left = remaining time minus the move overhead,
-// mtg = movestogo (at most 40, or 25 in sudden death) and
+// mtg = movestogo (at most 40, or 30 in sudden death) and
 // cap = 3/4 left / min(mtg, 3) (a quarter of what is left unless the time
 // control is one or two moves away):
 //
-//	soft = min(left/mtg + 3/4 inc, 2/3 cap)
+//	soft = min(left/mtg + inc/2, 2/3 cap)
 //	hard = min(4 soft, cap)
 //
-// A move therefore never takes more than a quarter of the clock in sudden
-// death, so the clock shrinks geometrically towards a floor of a few
-// increments and never runs out; the overhead covers the latency the
-// engine cannot see.
+// Spending half the increment beyond left/mtg makes the clock settle
+// around 15 increments rather than run down to a few (1.5 s at 10s+0.1s),
+// a reserve against stalls the engine cannot see on a loaded machine; and
+// a move never takes more than a quarter of what is left in sudden death.
 func (s *Searcher) setTime(lim Limits, nRoot int) {
 	s.softLimit, s.hardLimit = 0, 0
 	if lim.MoveTime > 0 {
@@ -35,12 +35,12 @@ func (s *Searcher) setTime(lim Limits, nRoot int) {
 	us := s.pos.SideToMove()
 	left := max(lim.Time[us]-lim.MoveOverhead, minThink)
 	inc := max(lim.Inc[us], 0)
-	mtg, near := 25, 3
+	mtg, near := 30, 3
 	if lim.MovesToGo > 0 {
 		mtg, near = min(lim.MovesToGo, 40), min(lim.MovesToGo, 3)
 	}
 	capTime := left * 3 / 4 / time.Duration(near)
-	soft := max(min(left/time.Duration(mtg)+inc*3/4, capTime*2/3), minThink)
+	soft := max(min(left/time.Duration(mtg)+inc/2, capTime*2/3), minThink)
 	hard := max(min(4*soft, capTime), minThink)
 	if nRoot == 1 {
 		// One legal move: answer at once, after one iteration for a score.

@@ -34,7 +34,7 @@ const (
 const (
 	defaultHashMB       = 16
 	maxHashMB           = 32768
-	defaultMoveOverhead = 10
+	defaultMoveOverhead = 30
 	maxMoveOverhead     = 5000
 )
 
@@ -373,7 +373,7 @@ func (e *Engine) cmdGo(args []string) {
 		e.cmdPerft(args[1:])
 		return
 	}
-	lim := search.Limits{MoveOverhead: e.overhead}
+	lim := search.Limits{MoveOverhead: e.overhead, Start: time.Now()}
 	infinite := false
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	for i := 0; i < len(args); i++ {
