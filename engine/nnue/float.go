@@ -2,6 +2,7 @@ package nnue
 
 import (
 	"fmt"
+	"math"
 
 	arch "github.com/nnuelab/nnuelab/archs"
 )
@@ -21,9 +22,19 @@ type Tensor struct {
 // the wrong shape, a missing tensor or a weight that overflows after
 // quantization is an error.
 //
-// Tensor names: "ft.weight" [features][width], "ft.bias" [width], and for a
-// linear head "out.weight" [buckets][inputs*width], "out.bias" [buckets]; for
-// rengar the RengarWeights fields ("pst.fs" [184][32], ..., "l2.fsxva" [4]).
+// Tensor names: "ft.weight" [features][width], "ft.bias" [width], and
+//
+//   - linear head: "out.weight" [buckets][inputs*width], "out.bias"
+//     [buckets]. The float head computes
+//     out = scale * (bias + sum act(acc_i) * w_i), act being max(a, 0),
+//     clamp(a, 0, 1) or clamp(a, 0, 1)^2, in the design's internal units.
+//   - sf12 head: "l1.weight" [l1][2*width] (side to move's inputs first),
+//     "l1.bias" [l1], "l2.weight" [l2][l1], "l2.bias" [l2], "out.weight"
+//     [1][l2], "out.bias" [1]. The float head computes
+//     x = clamp(acc, 0, 1) (both perspectives), h1 = clamp(b1 + W1 x, 0, 1),
+//     h2 = clamp(b2 + W2 h1, 0, 1), out = b3 + w3 h2 in NNUE::evaluate's
+//     internal units (see SF12FloatScales for the quantization).
+//   - rengar: the RengarWeights fields ("pst.fs" [184][32], ..., "l2.fsxva" [4]).
 func FromFloat(spec *arch.Spec, tensors []Tensor) (*Network, error) {
 	byName := map[string]*Tensor{}
 	for i := range tensors {
@@ -46,13 +57,11 @@ func FromFloat(spec *arch.Spec, tensors []Tensor) (*Network, error) {
 	switch spec.Head.Type {
 	case "rengar":
 		return rengarFromFloat(spec, get)
-	case "linear":
+	case "linear", "sf12":
 	default:
 		return nil, fmt.Errorf("float nets of head type %q are not supported yet", spec.Head.Type)
 	}
 	n := newNetwork(spec)
-	h := newLinearHead(n)
-	n.head = h
 	qa, qb := spec.Quant.QA, spec.Quant.QB
 	ftw, err := get("ft.weight", n.Features.Size(), n.Width)
 	if err != nil {
@@ -72,6 +81,14 @@ func FromFloat(spec *arch.Spec, tensors []Tensor) (*Network, error) {
 			return nil, err
 		}
 	}
+	if spec.Head.Type == "sf12" {
+		if n.head, err = sf12FromFloat(spec, get); err != nil {
+			return nil, err
+		}
+		return n, nil
+	}
+	h := newLinearHead(n)
+	n.head = h
 	per := len(h.out[0])
 	ow, err := get("out.weight", len(h.out), per)
 	if err != nil {
@@ -137,4 +154,102 @@ func rengarFromFloat(spec *arch.Spec, get func(string, ...int) ([]float32, error
 		copy(v.dst, d)
 	}
 	return NewRengar(spec, w)
+}
+
+// SF12FloatScales returns the multipliers that turn the float sf12 head's
+// tensors into Stockfish 12's integers for spec (qa = quant.qa,
+// 2^quant.weight_shift, div = quant.output_divisor):
+//
+//	hidden weights  round(w * 2^shift)          int8
+//	hidden biases   round(b * qa * 2^shift)     int32
+//	output weights  round(w * div / qa)         int8
+//	output bias     round(b * div)              int32
+//
+// With activations held as qa*h in 0..qa, the integer layers then compute
+// the float formulas up to rounding: s >> shift = qa*(b + W h) and
+// out/div = b3 + w3 h2. Trainers clip to the ranges these scales allow.
+func SF12FloatScales(spec *arch.Spec) (hiddenW, hiddenB, outW, outB float64) {
+	q := spec.Quant
+	one := float64(int64(1) << q.WeightShift)
+	return one, float64(q.QA) * one, float64(q.OutputDivisor) / float64(q.QA), float64(q.OutputDivisor)
+}
+
+// quantize8 rounds w*scale half away from zero into int8, failing on overflow.
+func quantize8(w float32, scale float64, what string, i int) (int8, error) {
+	v := math.Round(float64(w) * scale)
+	if v < math.MinInt8 || v > math.MaxInt8 || math.IsNaN(v) {
+		return 0, fmt.Errorf("%s[%d] = %g times %g overflows int8", what, i, w, scale)
+	}
+	return int8(v), nil
+}
+
+// quantize32f is quantize32 with a non-integer scale.
+func quantize32f(w float32, scale float64, what string, i int) (int32, error) {
+	v := math.Round(float64(w) * scale)
+	if v < math.MinInt32 || v > math.MaxInt32 || math.IsNaN(v) {
+		return 0, fmt.Errorf("%s[%d] = %g times %g overflows int32", what, i, w, scale)
+	}
+	return int32(v), nil
+}
+
+// sf12FromFloat quantizes the float sf12 head (see FromFloat) into
+// Stockfish 12's integer layers with their padded row strides.
+func sf12FromFloat(spec *arch.Spec, get func(string, ...int) ([]float32, error)) (*sf12Head, error) {
+	w, layers, q := spec.Accumulator.Width, spec.Head.Layers, spec.Quant
+	switch {
+	case 2*w > maxSFTransformed:
+		return nil, fmt.Errorf("arch %s: sf12 head supports accumulator widths up to %d, got %d", spec.Name, maxSFTransformed/2, w)
+	case pad32(layers[0]) > maxSFDense || pad32(layers[1]) > maxSFDense:
+		return nil, fmt.Errorf("arch %s: sf12 head supports hidden layers up to %d, got %v", spec.Name, maxSFDense, layers)
+	case q.QA > 255:
+		return nil, fmt.Errorf("arch %s: sf12 head needs quant.qa <= 255 (uint8 activations), got %d", spec.Name, q.QA)
+	}
+	n1, n2 := layers[0], layers[1]
+	h := &sf12Head{
+		qa: int32(q.QA), shift: uint(q.WeightShift), div: int32(q.OutputDivisor),
+		n1: n1, n2: n2,
+		w1: make([]int8, n1*pad32(2*w)), b1: make([]int32, n1),
+		w2: make([]int8, n2*pad32(n1)), b2: make([]int32, n2),
+		w3:   make([]int8, pad32(n2)),
+		desc: "nnuelab float net quantized at load: " + sf12Shape(spec),
+	}
+	hw, hb, ow, ob := SF12FloatScales(spec)
+	dense := []struct {
+		wname, bname string
+		out, in      int
+		w            []int8
+		b            []int32
+		ws, bs       float64
+	}{
+		{"l1.weight", "l1.bias", n1, 2 * w, h.w1, h.b1, hw, hb},
+		{"l2.weight", "l2.bias", n2, n1, h.w2, h.b2, hw, hb},
+		{"out.weight", "out.bias", 1, n2, h.w3, make([]int32, 1), ow, ob},
+	}
+	for _, d := range dense {
+		fw, err := get(d.wname, d.out, d.in)
+		if err != nil {
+			return nil, err
+		}
+		stride := pad32(d.in)
+		for i := 0; i < d.out; i++ {
+			for j := 0; j < d.in; j++ {
+				if d.w[i*stride+j], err = quantize8(fw[i*d.in+j], d.ws, d.wname, i*d.in+j); err != nil {
+					return nil, err
+				}
+			}
+		}
+		fb, err := get(d.bname, d.out)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range fb {
+			if d.b[i], err = quantize32f(v, d.bs, d.bname, i); err != nil {
+				return nil, err
+			}
+		}
+		if d.wname == "out.weight" {
+			h.b3 = d.b[0]
+		}
+	}
+	return h, nil
 }
