@@ -19,6 +19,8 @@ type CommandOptions struct {
 	JSON  bool // print the summary as JSON on stdout
 	Debug bool // log every line exchanged with the engines
 	Quiet bool // no per-game lines, only faults and the summary
+	// RatingInterval logs the full summary every so many games (0: never).
+	RatingInterval int
 }
 
 // Usage is the help text of `nnuelab match`.
@@ -71,6 +73,7 @@ Match:
 Output:
   -json               print the final summary as JSON on stdout
   -quiet              no per-game lines on stderr
+  -ratinginterval N   print the full summary on stderr every N games
   -debug              log every line sent to and read from the engines
 
 Checkmate, stalemate, threefold repetition, the fifty-move rule and
@@ -288,6 +291,11 @@ func (p *argParser) parse() error {
 						break
 					}
 				}
+			}
+		case "ratinginterval":
+			err = p.intFlag(name, &p.opts.RatingInterval)
+			if err == nil && p.opts.RatingInterval < 0 {
+				err = fmt.Errorf("-ratinginterval must not be negative")
 			}
 		case "json":
 			p.opts.JSON = true

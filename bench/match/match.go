@@ -32,6 +32,9 @@ type Output struct {
 	Debug bool
 	// Quiet leaves out the per-game lines (faults are still logged).
 	Quiet bool
+	// RatingInterval, if positive, logs the full summary every so many
+	// games.
+	RatingInterval int
 }
 
 const restartAttempts = 3
@@ -214,6 +217,9 @@ func Run(ctx context.Context, cfg Config, out Output) (*Summary, error) {
 		}
 		if f := g.fault; f != nil {
 			con.event(fmt.Sprintf("Fault in game %d: %s (%s) %s: %s", g.number, f.engine, colorOf(g, f.engine), f.kind, f.detail))
+		}
+		if out.RatingInterval > 0 && sum.Games()%out.RatingInterval == 0 && sum.Games() < total {
+			con.event(sum.String())
 		}
 		if cfg.SPRT != nil && sum.Decision != stats.Continue {
 			con.event(fmt.Sprintf("SPRT: %s (LLR %.2f, bounds %.2f, %.2f)", sum.Decision, sum.LLR, sum.lower, sum.upper))

@@ -39,7 +39,7 @@ func TestStockfishMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log syncBuffer
-	sum, err := Run(context.Background(), cfg, Output{Log: &log})
+	sum, err := Run(context.Background(), cfg, Output{Log: &log, RatingInterval: 4})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log.String())
 	}
@@ -135,10 +135,13 @@ func TestStockfishMatch(t *testing.T) {
 	if err := json.Unmarshal(js, &back); err != nil || back["games"] != 8.0 || back["wins"] != float64(w) {
 		t.Errorf("JSON %s (%v)", js, err)
 	}
+	if n := strings.Count(log.String(), "Results of sf-a vs sf-b"); n != 1 {
+		t.Errorf("the full summary was logged %d times, want once (after game 4)", n)
+	}
 	if n := strings.Count(log.String(), "Finished game"); n != 8 {
 		t.Errorf("log shows %d finished games", n)
 	}
-	if !strings.Contains(log.String(), "[8/8] sf-a vs sf-b") {
+	if !strings.Contains(log.String(), "[8/8] W ") {
 		t.Errorf("no final status line in the log:\n%s", log.String())
 	}
 }

@@ -141,14 +141,23 @@ func pct(x float64) string {
 	return fmt.Sprintf("%.2f %%", 100*x)
 }
 
-// statusLine is the one-line progress report.
+// statusLine is the one-line progress report: games, W/L/D, Elo, LOS,
+// draw ratio, pentanomial counts and the LLR.
 func (s *Summary) statusLine() string {
-	line := fmt.Sprintf("[%d/%d] %s vs %s: W %d L %d D %d, Elo %s", s.Games(), s.Planned,
-		s.Engines[0], s.Engines[1], s.Wins, s.Losses, s.Draws, fmtElo(s.Elo()))
+	p := s.Penta
+	line := fmt.Sprintf("[%d/%d] W %d L %d D %d, Elo %s, LOS %s, DR %s, Ptnml [%d %d %d %d %d]", s.Games(), s.Planned,
+		s.Wins, s.Losses, s.Draws, fmtElo(s.Elo()), pct1(s.LOS()), pct1(s.WDL().DrawRatio()), p[0], p[1], p[2], p[3], p[4])
 	if s.SPRT != nil {
 		line += fmt.Sprintf(", LLR %.2f (%.2f, %.2f)", s.LLR, s.lower, s.upper)
 	}
 	return line
+}
+
+func pct1(x float64) string {
+	if math.IsNaN(x) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%%", 100*x)
 }
 
 // String returns the report printed at the end of a match.

@@ -36,7 +36,7 @@ func runMatch(args []string, stdout, stderr io.Writer) error {
 		stop()
 	}()
 
-	sum, runErr := match.Run(ctx, cfg, match.Output{Log: stderr, Debug: opts.Debug, Quiet: opts.Quiet})
+	sum, runErr := match.Run(ctx, cfg, match.Output{Log: stderr, Debug: opts.Debug, Quiet: opts.Quiet, RatingInterval: opts.RatingInterval})
 	if sum == nil {
 		return runErr
 	}
