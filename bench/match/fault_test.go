@@ -63,9 +63,9 @@ func TestFaults(t *testing.T) {
 		// Generous margins: the bad engine sleeps 2.5 s where 1 s (1.5 s)
 		// is allowed, the good one answers at once.
 		{"flag falls on the clock", "tc=1+0.1 timemargin=500", []string{"-mode=slow", "-delay=2500ms"}, faultTimeForfeit, termTimeForfeit, "loses on time",
-			func(f *FaultCounts) int { return f.TimeLosses }},
+			func(f *FaultCounts) int { return f.TimeForfeits }},
 		{"flag falls", "st=0.3 timemargin=700", []string{"-mode=slow", "-delay=2500ms"}, faultTimeForfeit, termTimeForfeit, "loses on time",
-			func(f *FaultCounts) int { return f.TimeLosses }},
+			func(f *FaultCounts) int { return f.TimeForfeits }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -32,12 +32,13 @@ type Summary struct {
 	start        time.Time
 }
 
-// FaultCounts are the faults charged to one engine; each lost it a game.
+// FaultCounts are the faults charged to one engine; each lost it the game
+// (a time forfeit against a bare king is a draw).
 type FaultCounts struct {
 	Crashes      int `json:"crashes"`
 	Hangs        int `json:"hangs"`
 	IllegalMoves int `json:"illegal_moves"`
-	TimeLosses   int `json:"time_losses"`
+	TimeForfeits   int `json:"time_forfeits"`
 }
 
 func newSummary(names [2]string, planned int, sprt *stats.SPRT, engs []EngineConfig) *Summary {
@@ -104,7 +105,7 @@ func (s *Summary) add(g *gameRecord) {
 		case faultIllegal:
 			fc.IllegalMoves++
 		case faultTimeForfeit:
-			fc.TimeLosses++
+			fc.TimeForfeits++
 		}
 	}
 }
@@ -195,7 +196,7 @@ func (s *Summary) String() string {
 		if f == nil || *f == (FaultCounts{}) {
 			continue
 		}
-		fmt.Fprintf(&b, "Faults of %s: %d crashes, %d hangs, %d illegal moves, %d time losses\n", n, f.Crashes, f.Hangs, f.IllegalMoves, f.TimeLosses)
+		fmt.Fprintf(&b, "Faults of %s: %d crashes, %d hangs, %d illegal moves, %d time forfeits\n", n, f.Crashes, f.Hangs, f.IllegalMoves, f.TimeForfeits)
 	}
 	return b.String()
 }
