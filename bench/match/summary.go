@@ -38,7 +38,7 @@ type FaultCounts struct {
 	Crashes      int `json:"crashes"`
 	Hangs        int `json:"hangs"`
 	IllegalMoves int `json:"illegal_moves"`
-	TimeForfeits   int `json:"time_forfeits"`
+	TimeForfeits int `json:"time_forfeits"`
 }
 
 func newSummary(names [2]string, planned int, sprt *stats.SPRT, engs []EngineConfig) *Summary {
