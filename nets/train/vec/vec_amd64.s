@@ -1,0 +1,460 @@
+//go:build amd64 && gc && !purego
+
+#include "textflag.h"
+
+// AVX2+FMA float32 kernels for package vec. Go operand order: sources
+// first, destination last ("VSUBPS B, A, D" is D = A - B). Every kernel is
+// a leaf without frame; n is a positive multiple of 8 floats (one YMM
+// register), checked by the Go wrappers, which handle the tails. Loads and
+// stores are unaligned.
+
+// func sumRowsAVX2(dst, init, m *float32, stride, width int, idx *int32, n int)
+// dst[0:width] = init (or 0) + sum_k m[idx[k]*stride:][0:width]. The columns
+// go in blocks of 64 floats held in Y0-Y7 while all rows are added, then in
+// blocks of 8.
+TEXT ·sumRowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ init+8(FP), SI
+	MOVQ m+16(FP), DX
+	MOVQ stride+24(FP), R8
+	SHLQ $2, R8
+	MOVQ width+32(FP), CX
+	SHLQ $2, CX
+	MOVQ idx+40(FP), R9
+	MOVQ n+48(FP), R10
+	XORQ R11, R11
+
+b64:
+	MOVQ CX, AX
+	SUBQ R11, AX
+	CMPQ AX, $256
+	JLT  b8
+	TESTQ SI, SI
+	JZ   z64
+	VMOVUPS 0(SI)(R11*1), Y0
+	VMOVUPS 32(SI)(R11*1), Y1
+	VMOVUPS 64(SI)(R11*1), Y2
+	VMOVUPS 96(SI)(R11*1), Y3
+	VMOVUPS 128(SI)(R11*1), Y4
+	VMOVUPS 160(SI)(R11*1), Y5
+	VMOVUPS 192(SI)(R11*1), Y6
+	VMOVUPS 224(SI)(R11*1), Y7
+	JMP r64
+
+z64:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+r64:
+	XORQ R12, R12
+	LEAQ (DX)(R11*1), BX
+
+l64:
+	CMPQ R12, R10
+	JGE  s64
+	MOVLQSX (R9)(R12*4), R13
+	IMULQ R8, R13
+	ADDQ BX, R13
+	VADDPS 0(R13), Y0, Y0
+	VADDPS 32(R13), Y1, Y1
+	VADDPS 64(R13), Y2, Y2
+	VADDPS 96(R13), Y3, Y3
+	VADDPS 128(R13), Y4, Y4
+	VADDPS 160(R13), Y5, Y5
+	VADDPS 192(R13), Y6, Y6
+	VADDPS 224(R13), Y7, Y7
+	INCQ R12
+	JMP  l64
+
+s64:
+	VMOVUPS Y0, 0(DI)(R11*1)
+	VMOVUPS Y1, 32(DI)(R11*1)
+	VMOVUPS Y2, 64(DI)(R11*1)
+	VMOVUPS Y3, 96(DI)(R11*1)
+	VMOVUPS Y4, 128(DI)(R11*1)
+	VMOVUPS Y5, 160(DI)(R11*1)
+	VMOVUPS Y6, 192(DI)(R11*1)
+	VMOVUPS Y7, 224(DI)(R11*1)
+	ADDQ $256, R11
+	JMP  b64
+
+b8:
+	CMPQ R11, CX
+	JGE  sdone
+	TESTQ SI, SI
+	JZ   z8
+	VMOVUPS (SI)(R11*1), Y0
+	JMP  r8
+
+z8:
+	VXORPS Y0, Y0, Y0
+
+r8:
+	XORQ R12, R12
+	LEAQ (DX)(R11*1), BX
+
+l8:
+	CMPQ R12, R10
+	JGE  s8
+	MOVLQSX (R9)(R12*4), R13
+	IMULQ R8, R13
+	VADDPS (BX)(R13*1), Y0, Y0
+	INCQ R12
+	JMP  l8
+
+s8:
+	VMOVUPS Y0, (DI)(R11*1)
+	ADDQ $32, R11
+	JMP  b8
+
+sdone:
+	VZEROUPPER
+	RET
+
+// func addAVX2(dst, x *float32, n int)
+TEXT ·addAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHLQ $2, CX
+	XORQ AX, AX
+	MOVQ CX, DX
+	ANDQ $-128, DX
+	JZ   addtail
+
+add4:
+	VMOVUPS 0(DI)(AX*1), Y0
+	VMOVUPS 32(DI)(AX*1), Y1
+	VMOVUPS 64(DI)(AX*1), Y2
+	VMOVUPS 96(DI)(AX*1), Y3
+	VADDPS 0(SI)(AX*1), Y0, Y0
+	VADDPS 32(SI)(AX*1), Y1, Y1
+	VADDPS 64(SI)(AX*1), Y2, Y2
+	VADDPS 96(SI)(AX*1), Y3, Y3
+	VMOVUPS Y0, 0(DI)(AX*1)
+	VMOVUPS Y1, 32(DI)(AX*1)
+	VMOVUPS Y2, 64(DI)(AX*1)
+	VMOVUPS Y3, 96(DI)(AX*1)
+	ADDQ $128, AX
+	CMPQ AX, DX
+	JB   add4
+
+addtail:
+	CMPQ AX, CX
+	JAE  adddone
+
+add1:
+	VMOVUPS (DI)(AX*1), Y0
+	VADDPS (SI)(AX*1), Y0, Y0
+	VMOVUPS Y0, (DI)(AX*1)
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JB   add1
+
+adddone:
+	VZEROUPPER
+	RET
+
+// func axpyAVX2(dst, x *float32, a float32, n int)
+TEXT ·axpyAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	VBROADCASTSS a+16(FP), Y15
+	MOVQ n+24(FP), CX
+	SHLQ $2, CX
+	XORQ AX, AX
+	MOVQ CX, DX
+	ANDQ $-128, DX
+	JZ   axtail
+
+ax4:
+	VMOVUPS 0(DI)(AX*1), Y0
+	VMOVUPS 32(DI)(AX*1), Y1
+	VMOVUPS 64(DI)(AX*1), Y2
+	VMOVUPS 96(DI)(AX*1), Y3
+	VFMADD231PS 0(SI)(AX*1), Y15, Y0
+	VFMADD231PS 32(SI)(AX*1), Y15, Y1
+	VFMADD231PS 64(SI)(AX*1), Y15, Y2
+	VFMADD231PS 96(SI)(AX*1), Y15, Y3
+	VMOVUPS Y0, 0(DI)(AX*1)
+	VMOVUPS Y1, 32(DI)(AX*1)
+	VMOVUPS Y2, 64(DI)(AX*1)
+	VMOVUPS Y3, 96(DI)(AX*1)
+	ADDQ $128, AX
+	CMPQ AX, DX
+	JB   ax4
+
+axtail:
+	CMPQ AX, CX
+	JAE  axdone
+
+ax1:
+	VMOVUPS (DI)(AX*1), Y0
+	VFMADD231PS (SI)(AX*1), Y15, Y0
+	VMOVUPS Y0, (DI)(AX*1)
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JB   ax1
+
+axdone:
+	VZEROUPPER
+	RET
+
+// func dotAVX2(x, y *float32, n int) float32
+TEXT ·dotAVX2(SB), NOSPLIT, $0-28
+	MOVQ x+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ n+16(FP), CX
+	SHLQ $2, CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ AX, AX
+	MOVQ CX, DX
+	ANDQ $-128, DX
+	JZ   dottail
+
+dot4:
+	VMOVUPS 0(SI)(AX*1), Y4
+	VFMADD231PS 0(DI)(AX*1), Y4, Y0
+	VMOVUPS 32(SI)(AX*1), Y5
+	VFMADD231PS 32(DI)(AX*1), Y5, Y1
+	VMOVUPS 64(SI)(AX*1), Y6
+	VFMADD231PS 64(DI)(AX*1), Y6, Y2
+	VMOVUPS 96(SI)(AX*1), Y7
+	VFMADD231PS 96(DI)(AX*1), Y7, Y3
+	ADDQ $128, AX
+	CMPQ AX, DX
+	JB   dot4
+
+dottail:
+	CMPQ AX, CX
+	JAE  dotreduce
+
+dot1:
+	VMOVUPS (SI)(AX*1), Y4
+	VFMADD231PS (DI)(AX*1), Y4, Y0
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JB   dot1
+
+dotreduce:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func clampAVX2(dst, src *float32, lo, hi float32, n int)
+TEXT ·clampAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	VBROADCASTSS lo+16(FP), Y14
+	VBROADCASTSS hi+20(FP), Y15
+	MOVQ n+24(FP), CX
+	SHLQ $2, CX
+	XORQ AX, AX
+
+cl1:
+	VMOVUPS (SI)(AX*1), Y0
+	VMAXPS Y14, Y0, Y0
+	VMINPS Y15, Y0, Y0
+	VMOVUPS Y0, (DI)(AX*1)
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JB   cl1
+	VZEROUPPER
+	RET
+
+// func mulAVX2(dst, x, y *float32, n int)
+TEXT ·mulAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHLQ $2, CX
+	XORQ AX, AX
+
+mul1:
+	VMOVUPS (SI)(AX*1), Y0
+	VMULPS (DX)(AX*1), Y0, Y0
+	VMOVUPS Y0, (DI)(AX*1)
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JB   mul1
+	VZEROUPPER
+	RET
+
+// func maskScaleAVX2(dst, w, x *float32, lo, hi, a float32, n int)
+// dst = a*w where lo < x < hi (ordered compares: NaN gives 0), else 0.
+TEXT ·maskScaleAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ w+8(FP), SI
+	MOVQ x+16(FP), DX
+	VBROADCASTSS lo+24(FP), Y13
+	VBROADCASTSS hi+28(FP), Y14
+	VBROADCASTSS a+32(FP), Y15
+	MOVQ n+40(FP), CX
+	SHLQ $2, CX
+	XORQ AX, AX
+
+ms1:
+	VMOVUPS (DX)(AX*1), Y0
+	VCMPPS $0x1E, Y13, Y0, Y1
+	VCMPPS $0x11, Y14, Y0, Y2
+	VANDPS Y2, Y1, Y1
+	VMULPS (SI)(AX*1), Y15, Y3
+	VANDPS Y1, Y3, Y3
+	VMOVUPS Y3, (DI)(AX*1)
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JB   ms1
+	VZEROUPPER
+	RET
+
+// func adamAVX2(p, m, v, grad *float32, h *Adam, n int)
+// Constants: Y8 B1, Y9 1-B1, Y10 B2, Y11 1-B2, Y12 A1, Y13 C2, Y14 Eps,
+// Y15 Decay, Y5 L2, Y6 Clip, Y7 -Clip. Y0 g, Y1 p, Y2 m, Y3 v, Y4 den.
+TEXT ·adamAVX2(SB), NOSPLIT, $0-48
+	MOVQ p+0(FP), DI
+	MOVQ m+8(FP), SI
+	MOVQ v+16(FP), DX
+	MOVQ grad+24(FP), BX
+	MOVQ h+32(FP), R8
+	MOVQ n+40(FP), CX
+	SHLQ $2, CX
+	VBROADCASTSS 0(R8), Y8
+	VBROADCASTSS 4(R8), Y9
+	VBROADCASTSS 8(R8), Y10
+	VBROADCASTSS 12(R8), Y11
+	VBROADCASTSS 16(R8), Y12
+	VBROADCASTSS 20(R8), Y13
+	VBROADCASTSS 24(R8), Y14
+	VBROADCASTSS 28(R8), Y15
+	VBROADCASTSS 32(R8), Y5
+	VBROADCASTSS 36(R8), Y6
+	VBROADCASTSS 40(R8), Y7
+	XORQ AX, AX
+
+ad1:
+	VMOVUPS (BX)(AX*1), Y0
+	VMOVUPS (DI)(AX*1), Y1
+	VFMADD231PS Y1, Y5, Y0
+	VMOVUPS (SI)(AX*1), Y2
+	VMULPS Y8, Y2, Y2
+	VFMADD231PS Y0, Y9, Y2
+	VMULPS Y0, Y0, Y0
+	VMOVUPS (DX)(AX*1), Y3
+	VMULPS Y10, Y3, Y3
+	VFMADD231PS Y0, Y11, Y3
+	VMOVUPS Y2, (SI)(AX*1)
+	VMOVUPS Y3, (DX)(AX*1)
+	VSQRTPS Y3, Y4
+	VMULPS Y13, Y4, Y4
+	VADDPS Y14, Y4, Y4
+	VMULPS Y12, Y2, Y0
+	VDIVPS Y4, Y0, Y0
+	VMULPS Y15, Y1, Y1
+	VSUBPS Y0, Y1, Y1
+	VMINPS Y6, Y1, Y1
+	VMAXPS Y7, Y1, Y1
+	VMOVUPS Y1, (DI)(AX*1)
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JB   ad1
+	VZEROUPPER
+	RET
+
+// func fmaPeakAVX2(iters int)
+// 12 independent FMA chains on YMM registers: enough to cover the FMA
+// latency on two ports.
+TEXT ·fmaPeakAVX2(SB), NOSPLIT, $0-8
+	MOVQ iters+0(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	TESTQ CX, CX
+	JLE  fpdone
+
+fploop:
+	VFMADD231PS Y12, Y13, Y0
+	VFMADD231PS Y12, Y13, Y1
+	VFMADD231PS Y12, Y13, Y2
+	VFMADD231PS Y12, Y13, Y3
+	VFMADD231PS Y12, Y13, Y4
+	VFMADD231PS Y12, Y13, Y5
+	VFMADD231PS Y12, Y13, Y6
+	VFMADD231PS Y12, Y13, Y7
+	VFMADD231PS Y12, Y13, Y8
+	VFMADD231PS Y12, Y13, Y9
+	VFMADD231PS Y12, Y13, Y10
+	VFMADD231PS Y12, Y13, Y11
+	DECQ CX
+	JNZ  fploop
+
+fpdone:
+	VZEROUPPER
+	RET
+
+// func fmaPeakAVX512(iters int)
+TEXT ·fmaPeakAVX512(SB), NOSPLIT, $0-8
+	MOVQ iters+0(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	TESTQ CX, CX
+	JLE  fzdone
+
+fzloop:
+	VFMADD231PS Z12, Z13, Z0
+	VFMADD231PS Z12, Z13, Z1
+	VFMADD231PS Z12, Z13, Z2
+	VFMADD231PS Z12, Z13, Z3
+	VFMADD231PS Z12, Z13, Z4
+	VFMADD231PS Z12, Z13, Z5
+	VFMADD231PS Z12, Z13, Z6
+	VFMADD231PS Z12, Z13, Z7
+	VFMADD231PS Z12, Z13, Z8
+	VFMADD231PS Z12, Z13, Z9
+	VFMADD231PS Z12, Z13, Z10
+	VFMADD231PS Z12, Z13, Z11
+	DECQ CX
+	JNZ  fzloop
+
+fzdone:
+	VZEROUPPER
+	RET
