@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/engine/eval"
+	_ "github.com/nnuelab/nnuelab/nets" // every architecture the engine can load
+)
+
+func init() {
+	register(command{"datagen", "self-play training positions (resumable, sharded, deterministic)", runDatagen})
+}
+
+func runDatagen(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("datagen", "datagen --out FILE (--games N | --positions N) [flags]", stderr)
+	d := datasets.DefaultGenConfig()
+	out := fs.String("out", "", "output file: .txt, .txt.zst or .bin (binary pack); work in progress is kept in FILE.parts/")
+	fs.Uint64Var(&d.Seed, "seed", d.Seed, "seed of the game stream")
+	fs.Int64Var(&d.Games, "games", 0, "games of the whole run over all shards (0: no limit)")
+	fs.Int64Var(&d.Positions, "positions", 0, "stop once this shard has ceil(N/shards) positions, at a chunk boundary (0: no limit)")
+	shard := fs.String("shard", "1/1", "play shard k of N: games with index k-1 mod N")
+	fs.IntVar(&d.Threads, "threads", d.Threads, "games played at once (does not change the output)")
+	fs.StringVar(&d.Arch, "arch", d.Arch, "evaluator: "+eval.Classical+", a name from archs/ or a .toml path")
+	fs.StringVar(&d.EvalFile, "evalfile", "", "network file for --arch (default: its shipped net)")
+	fs.Uint64Var(&d.Nodes, "nodes", d.Nodes, "nodes per move")
+	fs.IntVar(&d.Depth, "depth", d.Depth, "depth per move (0: none; with --nodes, whichever ends first)")
+	fs.IntVar(&d.HashMB, "hash", d.HashMB, "transposition table MB, one table for both sides")
+	fs.IntVar(&d.RandomPlies, "random-plies", d.RandomPlies, "random legal plies opening each game")
+	fs.StringVar(&d.Book, "book", "", "EPD file of openings: each game starts from a random line, then --random-plies")
+	fs.IntVar(&d.MinPly, "min-ply", d.MinPly, "record positions from this game ply on")
+	fs.IntVar(&d.WinScore, "win-score", d.WinScore, "win adjudication: |score| above this (cp) ...")
+	fs.IntVar(&d.WinPlies, "win-plies", d.WinPlies, "... for this many plies in a row")
+	fs.IntVar(&d.DrawScore, "draw-score", d.DrawScore, "draw adjudication: |score| below this (cp) ...")
+	fs.IntVar(&d.DrawPlies, "draw-plies", d.DrawPlies, "... for this many plies in a row ...")
+	fs.IntVar(&d.DrawMinPly, "draw-min-ply", d.DrawMinPly, "... once the game is this many plies long")
+	fs.IntVar(&d.MaxPlies, "max-plies", d.MaxPlies, "end a game as a draw after this many plies (0: no limit)")
+	fs.IntVar(&d.ChunkGames, "chunk-games", d.ChunkGames, "games per chunk of work in progress")
+	quiet := fs.Bool("quiet", false, "no progress line")
+	asJSON := fs.Bool("json", false, "print the manifest as JSON on stdout")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *out == "" {
+		fs.Usage()
+		return errors.New("--out is required")
+	}
+	var err error
+	if d.Shard, d.Shards, err = parseShard(*shard); err != nil {
+		return err
+	}
+	st := newStatus(stderr, *quiet)
+	ctx, stop := interruptible()
+	defer stop()
+	m, err := datasets.Generate(ctx, d, *out, datasets.GenOptions{
+		Command: "nnuelab datagen " + strings.Join(args, " "),
+		Progress: func(p datasets.GenProgress) {
+			games := fmt.Sprint(p.Games)
+			if p.TargetGames > 0 {
+				games += fmt.Sprintf("/%d", p.TargetGames)
+			}
+			pos := fmt.Sprint(p.Positions)
+			if p.TargetPositions > 0 {
+				pos += fmt.Sprintf("/%d", p.TargetPositions)
+			}
+			st.show(fmt.Sprintf("datagen: games %s  positions %s  %.0f pos/s  ETA %s",
+				games, pos, p.Rate(), fmtDuration(p.ETA())), false)
+		},
+	})
+	st.show("", true)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted; finished games are kept in %s, rerun the same command to continue", datasets.PartsDir(*out))
+		}
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(m)
+	}
+	s := m.Summary
+	fmt.Fprintf(stdout, "%s: %d positions from %d games (%d plies), sha256 %s\n", *out, s.Positions, s.Games, s.Plies, m.SHA256)
+	fmt.Fprintf(stdout, "game results (White's view): 1.0 %d  0.5 %d  0.0 %d\n", s.GameResults["1.0"], s.GameResults["0.5"], s.GameResults["0.0"])
+	fmt.Fprintf(stdout, "manifest: %s\n", datasets.ManifestPath(*out))
+	return nil
+}

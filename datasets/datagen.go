@@ -1,0 +1,1084 @@
+package datasets
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/eval"
+	"github.com/nnuelab/nnuelab/engine/search"
+)
+
+// GenConfig holds every self-play setting. All fields but Threads decide the
+// output: the same GenConfig gives the same games, whatever the thread count
+// and however often the run is interrupted and resumed.
+type GenConfig struct {
+	// Seed selects the game stream.
+	Seed uint64 `toml:"seed"`
+	// Games is the number of games of the whole run, over all shards
+	// (0: no game limit; Positions must then be set).
+	Games int64 `toml:"games"`
+	// Positions stops a shard at the end of the first chunk at which it has
+	// written at least ceil(Positions/Shards) positions (0: no limit).
+	Positions int64 `toml:"positions"`
+	// Shard (1-based) of Shards: the shard plays the games whose index is
+	// Shard-1 modulo Shards. Shards of one seed never share a game, and
+	// together they play exactly the games of a one-shard run.
+	Shard  int `toml:"shard"`
+	Shards int `toml:"shards"`
+
+	// Arch and EvalFile name the evaluator (any eval.New accepts).
+	Arch           string `toml:"arch"`
+	EvalFile       string `toml:"evalfile"`
+	EvalFileSHA256 string `toml:"evalfile_sha256"` // filled in by Generate
+	// Nodes per move (and Depth, if not 0) limit each search.
+	Nodes uint64 `toml:"nodes"`
+	Depth int    `toml:"depth"`
+	// HashMB is the size of the transposition table both sides share.
+	HashMB int `toml:"hash_mb"`
+
+	// RandomPlies uniformly random legal moves open each game, played from
+	// the start position or from a random line of Book (an EPD file).
+	RandomPlies int    `toml:"random_plies"`
+	Book        string `toml:"book"`
+	BookSHA256  string `toml:"book_sha256"` // filled in by Generate
+
+	// MinPly: positions are recorded from this game ply on.
+	MinPly int `toml:"min_ply"`
+	// A win is adjudicated when |score| > WinScore for WinPlies plies in a
+	// row (same side ahead); a draw when |score| < DrawScore for DrawPlies
+	// plies in a row once the game is DrawMinPly plies long.
+	WinScore   int `toml:"win_score"`
+	WinPlies   int `toml:"win_plies"`
+	DrawScore  int `toml:"draw_score"`
+	DrawPlies  int `toml:"draw_plies"`
+	DrawMinPly int `toml:"draw_min_ply"`
+	// MaxPlies ends a game as a draw (0: no limit).
+	MaxPlies int `toml:"max_plies"`
+
+	// ChunkGames is the number of games per output chunk.
+	ChunkGames int `toml:"chunk_games"`
+
+	// Threads is the number of games played at once.
+	Threads int `toml:"-"`
+}
+
+// DefaultGenConfig returns the settings Koivisto's data used: 10 random
+// plies, positions from ply 16, 5000 nodes per move with one 16 MB table for
+// both sides, win adjudication at |score| > 1500 for 4 plies, draw
+// adjudication at |score| < 8 for 10 plies from ply 80, the classical
+// evaluator.
+func DefaultGenConfig() GenConfig {
+	return GenConfig{
+		Seed:        1,
+		Shard:       1,
+		Shards:      1,
+		Arch:        eval.Classical,
+		Nodes:       5000,
+		HashMB:      16,
+		RandomPlies: 10,
+		MinPly:      16,
+		WinScore:    1500,
+		WinPlies:    4,
+		DrawScore:   8,
+		DrawPlies:   10,
+		DrawMinPly:  80,
+		MaxPlies:    600,
+		ChunkGames:  64,
+		Threads:     1,
+	}
+}
+
+func (c *GenConfig) check() error {
+	switch {
+	case c.Seed > 1<<63-1:
+		return fmt.Errorf("seed %d: want at most 2^63-1", c.Seed)
+	case c.Shards < 1 || c.Shard < 1 || c.Shard > c.Shards:
+		return fmt.Errorf("shard %d/%d: want 1 <= k <= N", c.Shard, c.Shards)
+	case c.Games < 0 || c.Positions < 0:
+		return errors.New("games and positions must not be negative")
+	case c.Games == 0 && c.Positions == 0:
+		return errors.New("set games or positions (or both)")
+	case c.Nodes == 0 && c.Depth == 0:
+		return errors.New("set nodes or depth per move")
+	case c.Depth < 0 || c.Depth >= search.MaxPly:
+		return fmt.Errorf("depth %d outside 0..%d", c.Depth, search.MaxPly-1)
+	case c.HashMB < 1:
+		return fmt.Errorf("hash %d MB: want at least 1", c.HashMB)
+	case c.RandomPlies < 0 || c.MinPly < 0 || c.WinPlies < 1 || c.DrawPlies < 1 || c.DrawMinPly < 0 || c.MaxPlies < 0:
+		return errors.New("ply counts must not be negative (win and draw plies at least 1)")
+	case c.ChunkGames < 1:
+		return fmt.Errorf("chunk games %d: want at least 1", c.ChunkGames)
+	case c.Threads < 1:
+		return fmt.Errorf("threads %d: want at least 1", c.Threads)
+	}
+	return nil
+}
+
+// localGames returns how many games the shard plays (-1: no game limit).
+func (c *GenConfig) localGames() int64 {
+	if c.Games == 0 {
+		return -1
+	}
+	k := int64(c.Shard - 1)
+	if c.Games <= k {
+		return 0
+	}
+	return (c.Games-k-1)/int64(c.Shards) + 1
+}
+
+// Termination names how a game ended.
+const (
+	TermCheckmate    = "checkmate"
+	TermStalemate    = "stalemate"
+	TermRepetition   = "repetition"
+	TermFiftyMoves   = "fifty-moves"
+	TermMaterial     = "insufficient-material"
+	TermAdjudgedWin  = "adjudicated-win"
+	TermAdjudgedDraw = "adjudicated-draw"
+	TermMaxPlies     = "max-plies"
+)
+
+// Game is one self-play game's outcome and recorded positions.
+type Game struct {
+	Index       uint64 // global game index (the game's seed stream)
+	Plies       int
+	Result      Result
+	Termination string
+	Records     []Record
+}
+
+// player plays games with one searcher and one table for both sides.
+type player struct {
+	cfg  *GenConfig
+	tt   *search.TT
+	s    *search.Searcher
+	book []string
+}
+
+func newPlayer(cfg *GenConfig, book []string) (*player, error) {
+	ev, err := eval.New(cfg.Arch, cfg.EvalFile)
+	if err != nil {
+		return nil, err
+	}
+	tt, err := search.NewTT(cfg.HashMB)
+	if err != nil {
+		return nil, err
+	}
+	return &player{cfg: cfg, tt: tt, s: search.New(ev, tt), book: book}, nil
+}
+
+// opening returns the position after the book line and random plies of game
+// g, or an error if 1000 attempts all ended the game during the random
+// plies.
+func (pl *player) opening(r *rng) (*board.Position, error) {
+	var ml board.MoveList
+	for attempt := 0; attempt < 1000; attempt++ {
+		p := board.StartPosition()
+		if len(pl.book) > 0 {
+			line := pl.book[r.intn(len(pl.book))]
+			var err error
+			if p, err = board.ParseFEN(line); err != nil {
+				return nil, fmt.Errorf("book: %v", err)
+			}
+		}
+		ok := true
+		for i := 0; i < pl.cfg.RandomPlies; i++ {
+			p.GenerateLegal(&ml)
+			if ml.N == 0 {
+				ok = false
+				break
+			}
+			p.MakeMove(ml.Moves[r.intn(ml.N)])
+		}
+		if ok && p.CountLegal() > 0 {
+			return p, nil
+		}
+	}
+	return nil, errors.New("no playable opening in 1000 attempts")
+}
+
+// play plays game g. Its moves depend only on the settings and g: the table
+// and the searcher's histories are cleared first.
+func (pl *player) play(ctx context.Context, g uint64) (*Game, error) {
+	cfg := pl.cfg
+	r := newRNG(cfg.Seed, g)
+	p, err := pl.opening(r)
+	if err != nil {
+		return nil, fmt.Errorf("game %d: %w", g, err)
+	}
+	pl.tt.Clear()
+	pl.s.Clear()
+	game := &Game{Index: g}
+	lim := search.Limits{Nodes: cfg.Nodes, Depth: cfg.Depth}
+	winStreak, drawStreak := 0, 0
+	plies := p.Ply() // plies played in this game, the random ones included
+	var result Result
+	for {
+		if term, res, over := gameOver(p, plies, cfg.MaxPlies); over {
+			game.Termination, result = term, res
+			break
+		}
+		sr := pl.s.Search(ctx, p, lim, nil)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if sr.Best == board.NullMove {
+			return nil, fmt.Errorf("game %d: search returned no move in %s", g, p.FEN())
+		}
+		white := sr.Score
+		if p.SideToMove() == board.Black {
+			white = -white
+		}
+		mate := sr.Score >= search.MateBound || sr.Score <= -search.MateBound
+		if plies >= cfg.MinPly && !mate && !p.InCheck() && !noisy(p, sr.Best) {
+			rec, err := FromPosition(p, white, Draw)
+			if err != nil {
+				return nil, fmt.Errorf("game %d: %v", g, err)
+			}
+			game.Records = append(game.Records, rec)
+		}
+		// Adjudication on the scores of consecutive plies.
+		switch {
+		case white > cfg.WinScore:
+			winStreak = max(winStreak, 0) + 1
+		case white < -cfg.WinScore:
+			winStreak = min(winStreak, 0) - 1
+		default:
+			winStreak = 0
+		}
+		if white < cfg.DrawScore && white > -cfg.DrawScore {
+			drawStreak++
+		} else {
+			drawStreak = 0
+		}
+		p.MakeMove(sr.Best)
+		plies++
+		if winStreak >= cfg.WinPlies {
+			game.Termination, result = TermAdjudgedWin, WhiteWin
+			break
+		}
+		if -winStreak >= cfg.WinPlies {
+			game.Termination, result = TermAdjudgedWin, BlackWin
+			break
+		}
+		if drawStreak >= cfg.DrawPlies && plies >= cfg.DrawMinPly {
+			game.Termination, result = TermAdjudgedDraw, Draw
+			break
+		}
+	}
+	game.Plies, game.Result = plies, result
+	for i := range game.Records {
+		game.Records[i].Result = result
+	}
+	return game, nil
+}
+
+// gameOver applies the rules: mate, stalemate, threefold repetition, the
+// fifty-move rule, dead positions and the ply limit.
+func gameOver(p *board.Position, plies, maxPlies int) (string, Result, bool) {
+	if p.CountLegal() == 0 {
+		if p.InCheck() {
+			if p.SideToMove() == board.White {
+				return TermCheckmate, BlackWin, true
+			}
+			return TermCheckmate, WhiteWin, true
+		}
+		return TermStalemate, Draw, true
+	}
+	switch {
+	case p.Repetitions() >= 2:
+		return TermRepetition, Draw, true
+	case p.HalfmoveClock() >= 100:
+		return TermFiftyMoves, Draw, true
+	case p.InsufficientMaterial():
+		return TermMaterial, Draw, true
+	case maxPlies > 0 && plies >= maxPlies:
+		return TermMaxPlies, Draw, true
+	}
+	return "", Draw, false
+}
+
+// noisy reports whether m captures or promotes.
+func noisy(p *board.Position, m board.Move) bool {
+	switch m.Kind() {
+	case board.Promotion, board.EnPassant:
+		return true
+	case board.Castling:
+		return false
+	}
+	return p.PieceOn(m.To()) != board.NoPiece
+}
+
+// GenProgress is a progress report of a running Generate.
+type GenProgress struct {
+	Games, Positions int64 // done so far, resumed work included
+	// NewPositions were generated by this process in Elapsed.
+	NewPositions int64
+	Elapsed      time.Duration
+	// TargetGames and TargetPositions are the shard's goals (0: none).
+	TargetGames, TargetPositions int64
+}
+
+// Rate returns this process's positions per second.
+func (g GenProgress) Rate() float64 {
+	if g.Elapsed <= 0 {
+		return 0
+	}
+	return float64(g.NewPositions) / g.Elapsed.Seconds()
+}
+
+// ETA estimates the time left, or -1 if unknown.
+func (g GenProgress) ETA() time.Duration {
+	rate := g.Rate()
+	if rate <= 0 {
+		return -1
+	}
+	left := -1.0
+	if g.TargetPositions > 0 {
+		left = float64(g.TargetPositions - g.Positions)
+	}
+	if g.TargetGames > 0 && g.Games > 0 {
+		l := float64(g.TargetGames-g.Games) * float64(g.Positions) / float64(g.Games)
+		if left < 0 || l < left {
+			left = l
+		}
+	}
+	if left < 0 {
+		return -1
+	}
+	return time.Duration(left / rate * float64(time.Second))
+}
+
+// GenOptions are the parts of a run that do not change its output.
+type GenOptions struct {
+	// Command is recorded in the manifest.
+	Command string
+	// Progress, if not nil, is called about once a second, and once at the
+	// end.
+	Progress func(GenProgress)
+}
+
+// GenSummary counts what a run produced.
+type GenSummary struct {
+	Games        int64            `toml:"games"`
+	Positions    int64            `toml:"positions"`
+	Plies        int64            `toml:"plies"`
+	GameResults  map[string]int64 `toml:"game_results"`     // "1.0", "0.5", "0.0"
+	PosResults   map[string]int64 `toml:"position_results"` // by the game's result
+	Terminations map[string]int64 `toml:"terminations"`
+}
+
+// GenManifest is written beside the output as OUT.manifest.toml.
+type GenManifest struct {
+	Command        string     `toml:"command"`
+	EngineRevision string     `toml:"engine_revision"`
+	GoVersion      string     `toml:"go_version"`
+	Output         string     `toml:"output"`
+	Format         string     `toml:"format"`
+	SHA256         string     `toml:"sha256"`
+	Bytes          int64      `toml:"bytes"`
+	Settings       GenConfig  `toml:"settings"`
+	Summary        GenSummary `toml:"summary"`
+}
+
+// ManifestPath returns where Generate writes the manifest of out.
+func ManifestPath(out string) string { return out + ".manifest.toml" }
+
+// PartsDir returns the directory Generate keeps its chunks in while running.
+func PartsDir(out string) string { return out + ".parts" }
+
+// EngineRevision returns the VCS revision the binary was built from ("+dirty"
+// if modified). Binaries built without VCS stamping (go.work builds, go
+// test) fall back to the git HEAD of the working directory, marked as such,
+// or "unknown".
+func EngineRevision() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		rev, dirty := "", false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if rev != "" {
+			if dirty {
+				rev += "+dirty"
+			}
+			return rev
+		}
+	}
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	rev := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		rev += "+dirty"
+	}
+	return rev + " (git HEAD of the working directory; binary not VCS-stamped)"
+}
+
+func sha256File(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+func readBook(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		l := strings.TrimSpace(sc.Text())
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		if _, err := board.ParseFEN(l); err != nil {
+			return nil, fmt.Errorf("%s: line %d: %v", path, n, err)
+		}
+		lines = append(lines, l)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("%s: no positions", path)
+	}
+	return lines, nil
+}
+
+// settingsText is the canonical TOML of the settings that decide the output.
+func settingsText(cfg GenConfig) (string, error) {
+	var b bytes.Buffer
+	if err := toml.NewEncoder(&b).Encode(cfg); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// writeFileAtomic writes data to path through a temp file and a rename.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	af := &atomicFile{f: tmp, path: path}
+	if _, err := tmp.Write(data); err != nil {
+		af.abort()
+		return err
+	}
+	return af.commit()
+}
+
+// Generate plays self-play games and writes their positions to out (format
+// by name: .txt, .txt.zst or .bin), with OUT.manifest.toml beside it.
+//
+// Work is kept in PartsDir(out): every finished game is written at once (temp
+// file + rename) and every ChunkGames games are merged into a chunk, so a
+// kill loses only the games being played. Running Generate again with the
+// same settings continues from there, and the final output is the same as
+// an uninterrupted run's. Different settings for an existing run are an
+// error. When all games are done the chunks are merged into out, the
+// manifest is written and the parts directory is removed.
+func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*GenManifest, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	format, err := FormatOf(out)
+	if err != nil {
+		return nil, err
+	}
+	var book []string
+	if cfg.Book != "" {
+		if book, err = readBook(cfg.Book); err != nil {
+			return nil, err
+		}
+		if cfg.BookSHA256, _, err = sha256File(cfg.Book); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.EvalFile != "" {
+		if cfg.EvalFileSHA256, _, err = sha256File(cfg.EvalFile); err != nil {
+			return nil, err
+		}
+	}
+	// Fail early on a bad evaluator or table size.
+	if _, err := newPlayer(&cfg, book); err != nil {
+		return nil, err
+	}
+	settings, err := settingsText(cfg)
+	if err != nil {
+		return nil, err
+	}
+
+	parts := PartsDir(out)
+	if _, err := os.Stat(parts); os.IsNotExist(err) {
+		if _, err := os.Stat(out); err == nil {
+			return finishedRun(out, settings)
+		}
+	}
+	if err := os.MkdirAll(parts, 0o755); err != nil {
+		return nil, err
+	}
+	settingsFile := filepath.Join(parts, "settings.toml")
+	if old, err := os.ReadFile(settingsFile); err == nil {
+		if string(old) != settings {
+			return nil, fmt.Errorf("%s holds a run with other settings (%s); use another output name or remove it", parts, settingsFile)
+		}
+	} else if os.IsNotExist(err) {
+		if err := writeFileAtomic(settingsFile, []byte(settings)); err != nil {
+			return nil, err
+		}
+	} else {
+		return nil, err
+	}
+
+	// Temp files of a merge a kill interrupted.
+	if stale, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".tmp*")); len(stale) > 0 {
+		for _, f := range stale {
+			os.Remove(f)
+		}
+	}
+	run := &genRun{cfg: &cfg, parts: parts, book: book, opt: opt}
+	if err := run.scan(); err != nil {
+		return nil, err
+	}
+	last, err := run.play(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return run.merge(out, format, last, settings)
+}
+
+// finishedRun returns the manifest of a finished run, checking that it was
+// made with these settings.
+func finishedRun(out, settings string) (*GenManifest, error) {
+	var m GenManifest
+	if _, err := toml.DecodeFile(ManifestPath(out), &m); err != nil {
+		return nil, fmt.Errorf("%s exists but its manifest cannot be read (%v); remove it to regenerate", out, err)
+	}
+	old, err := settingsText(m.Settings)
+	if err != nil {
+		return nil, err
+	}
+	if old != settings {
+		return nil, fmt.Errorf("%s was generated with other settings (see %s)", out, ManifestPath(out))
+	}
+	return &m, nil
+}
+
+// genRun is the state of one Generate call.
+type genRun struct {
+	cfg   *GenConfig
+	parts string
+	book  []string
+	opt   GenOptions
+
+	chunkPos  map[int64]int64 // positions of each finished chunk
+	gameFiles map[int64]bool  // local game index -> game file present
+	games     int64           // games done (chunks and game files)
+	positions int64           // positions done
+}
+
+func (r *genRun) chunkFile(c int64) string {
+	return filepath.Join(r.parts, fmt.Sprintf("c-%08d.txt.zst", c))
+}
+
+func (r *genRun) gameFile(j int64) string {
+	return filepath.Join(r.parts, fmt.Sprintf("g-%010d.txt", j))
+}
+
+// global returns the global game index of the shard's j-th game.
+func (r *genRun) global(j int64) uint64 {
+	return uint64(j)*uint64(r.cfg.Shards) + uint64(r.cfg.Shard-1)
+}
+
+// chunkRange returns the shard's local game indices of chunk c.
+func (r *genRun) chunkRange(c int64) (lo, hi int64) {
+	g := int64(r.cfg.ChunkGames)
+	lo, hi = c*g, (c+1)*g
+	if n := r.cfg.localGames(); n >= 0 && hi > n {
+		hi = n
+	}
+	return lo, hi
+}
+
+// scan finds the finished chunks and games of an earlier run and removes
+// temp files a kill left behind.
+func (r *genRun) scan() error {
+	r.chunkPos = map[int64]int64{}
+	r.gameFiles = map[int64]bool{}
+	ents, err := os.ReadDir(r.parts)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		name := e.Name()
+		path := filepath.Join(r.parts, name)
+		switch {
+		case strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp"):
+			if err := os.Remove(path); err != nil {
+				return err
+			}
+		case strings.HasPrefix(name, "c-") && strings.HasSuffix(name, ".txt.zst"):
+			c, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(name, "c-"), ".txt.zst"), 10, 64)
+			if err != nil {
+				continue
+			}
+			games, pos, err := countGameFile(path)
+			if err != nil {
+				return err
+			}
+			r.chunkPos[c] = pos
+			r.games += games
+			r.positions += pos
+		case strings.HasPrefix(name, "g-") && strings.HasSuffix(name, ".txt"):
+			j, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(name, "g-"), ".txt"), 10, 64)
+			if err != nil {
+				continue
+			}
+			r.gameFiles[j] = true
+		}
+	}
+	// Game files of finished chunks are leftovers of a kill during a merge.
+	for j := range r.gameFiles {
+		if _, ok := r.chunkPos[j/int64(r.cfg.ChunkGames)]; ok {
+			delete(r.gameFiles, j)
+			if err := os.Remove(r.gameFile(j)); err != nil {
+				return err
+			}
+			continue
+		}
+		games, pos, err := countGameFile(r.gameFile(j))
+		if err != nil {
+			return err
+		}
+		r.games += games
+		r.positions += pos
+	}
+	return nil
+}
+
+// countGameFile counts the games (header comments) and positions of a game
+// or chunk file.
+func countGameFile(path string) (games, positions int64, err error) {
+	err = eachGameLine(path, func(line []byte) error {
+		if len(line) > 0 && line[0] == '#' {
+			games++
+		} else if len(line) > 0 {
+			positions++
+		}
+		return nil
+	})
+	return games, positions, err
+}
+
+// eachGameLine calls fn for every line of a game or chunk file.
+func eachGameLine(path string, fn func(line []byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var rd io.Reader = f
+	if strings.HasSuffix(path, ".zst") {
+		zr, err := zstd.NewReader(f)
+		if err != nil {
+			return err
+		}
+		defer zr.Close()
+		rd = zr
+	}
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 0, 1<<16), maxLine)
+	for n := 1; sc.Scan(); n++ {
+		if err := fn(sc.Bytes()); err != nil {
+			return fmt.Errorf("%s: line %d: %w", path, n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w (damaged part: remove it and rerun)", path, err)
+	}
+	return nil
+}
+
+// gameText is a game as it is stored in a game file: a header comment and
+// its positions.
+func gameText(g *Game) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# game %d plies %d result %s termination %s\n", g.Index, g.Plies, g.Result, g.Termination)
+	for i := range g.Records {
+		b.WriteString(g.Records[i].Text())
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// gameDone reports one finished game to the collector.
+type gameDone struct {
+	j         int64
+	positions int64
+	err       error
+}
+
+// play runs the games still missing and returns the last chunk of the
+// output.
+func (r *genRun) play(parent context.Context) (int64, error) {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	cfg := r.cfg
+	localGames := cfg.localGames()
+	if localGames == 0 {
+		return -1, nil // an empty shard
+	}
+	target := int64(0)
+	if cfg.Positions > 0 {
+		target = (cfg.Positions + int64(cfg.Shards) - 1) / int64(cfg.Shards)
+	}
+	// stopChunk is the last chunk of the output once known (-1: not yet).
+	stopChunk := int64(-1)
+	if localGames >= 0 {
+		stopChunk = (localGames+int64(cfg.ChunkGames)-1)/int64(cfg.ChunkGames) - 1
+	}
+	// With a position target, the last chunk is the first whose prefix
+	// sum reaches it.
+	var prefix int64
+	nextPrefix := int64(0) // first chunk not yet in prefix
+	advance := func() {
+		for target > 0 && (stopChunk < 0 || nextPrefix <= stopChunk) {
+			pos, ok := r.chunkPos[nextPrefix]
+			if !ok {
+				return
+			}
+			prefix += pos
+			if prefix >= target && (stopChunk < 0 || nextPrefix < stopChunk) {
+				stopChunk = nextPrefix
+			}
+			nextPrefix++
+		}
+	}
+	advance()
+
+	// doneIn counts finished games per unfinished chunk.
+	doneIn := map[int64]int64{}
+	for j := range r.gameFiles {
+		doneIn[j/int64(cfg.ChunkGames)]++
+	}
+	chunkFull := func(c int64) bool {
+		lo, hi := r.chunkRange(c)
+		return doneIn[c] == hi-lo
+	}
+	// Chunks completed by game files alone (a kill before their merge).
+	for c := range doneIn {
+		if chunkFull(c) {
+			if err := r.mergeChunk(c); err != nil {
+				return 0, err
+			}
+			delete(doneIn, c)
+		}
+	}
+	advance()
+
+	needed := func(j int64) bool {
+		c := j / int64(cfg.ChunkGames)
+		if stopChunk >= 0 && c > stopChunk {
+			return false
+		}
+		if _, ok := r.chunkPos[c]; ok {
+			return false
+		}
+		return !r.gameFiles[j]
+	}
+	finished := func() bool {
+		if stopChunk < 0 {
+			return false
+		}
+		for c := int64(0); c <= stopChunk; c++ {
+			if _, ok := r.chunkPos[c]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	if finished() {
+		return stopChunk, nil
+	}
+
+	jobs := make(chan int64)
+	results := make(chan gameDone, cfg.Threads)
+	var wg sync.WaitGroup
+	var startErr error
+	players := make([]*player, cfg.Threads)
+	for i := range players {
+		if players[i], startErr = newPlayer(cfg, r.book); startErr != nil {
+			return 0, startErr
+		}
+	}
+	for _, pl := range players {
+		wg.Add(1)
+		go func(pl *player) {
+			defer wg.Done()
+			for j := range jobs {
+				g, err := pl.play(ctx, r.global(j))
+				if err == nil {
+					err = writeFileAtomic(r.gameFile(j), gameText(g))
+				}
+				if err != nil {
+					results <- gameDone{j: j, err: err}
+					continue
+				}
+				results <- gameDone{j: j, positions: int64(len(g.Records))}
+			}
+		}(pl)
+	}
+	// The dispatcher hands out the missing games in order until the stop
+	// chunk is known and reached.
+	var mu sync.Mutex
+	go func() {
+		defer close(jobs)
+		for j := int64(0); localGames < 0 || j < localGames; j++ {
+			mu.Lock()
+			need := needed(j)
+			stop := stopChunk >= 0 && j/int64(cfg.ChunkGames) > stopChunk
+			mu.Unlock()
+			if stop {
+				return
+			}
+			if !need {
+				continue
+			}
+			select {
+			case jobs <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+
+	start := time.Now()
+	var newPos int64
+	report := func() {
+		if r.opt.Progress == nil {
+			return
+		}
+		tg := localGames
+		if tg < 0 {
+			tg = 0
+		}
+		r.opt.Progress(GenProgress{Games: r.games, Positions: r.positions, NewPositions: newPos,
+			Elapsed: time.Since(start), TargetGames: tg, TargetPositions: target})
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var firstErr error
+	for {
+		select {
+		case d, ok := <-results:
+			if !ok {
+				report()
+				if err := parent.Err(); err != nil {
+					return 0, err
+				}
+				if firstErr != nil {
+					return 0, firstErr
+				}
+				if !finished() {
+					return 0, errors.New("internal error: games ran out before the output was complete")
+				}
+				return stopChunk, nil
+			}
+			if d.err != nil {
+				// Cancelled games are those beyond the end, or an interrupt
+				// (reported from parent above).
+				if firstErr == nil && !errors.Is(d.err, context.Canceled) {
+					firstErr = d.err
+					cancel()
+				}
+				continue
+			}
+			mu.Lock()
+			r.gameFiles[d.j] = true
+			r.games++
+			r.positions += d.positions
+			newPos += d.positions
+			c := d.j / int64(cfg.ChunkGames)
+			doneIn[c]++
+			var err error
+			if chunkFull(c) {
+				err = r.mergeChunk(c)
+				delete(doneIn, c)
+				advance()
+			}
+			done := finished()
+			mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+				cancel()
+			}
+			if done {
+				cancel() // games beyond the stop chunk are not needed
+			}
+		case <-tick.C:
+			mu.Lock()
+			report()
+			mu.Unlock()
+		}
+	}
+}
+
+// mergeChunk writes chunk c from its game files and removes them.
+func (r *genRun) mergeChunk(c int64) error {
+	lo, hi := r.chunkRange(c)
+	path := r.chunkFile(c)
+	tmp, err := os.CreateTemp(r.parts, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	af := &atomicFile{f: tmp, path: path}
+	zw, err := zstd.NewWriter(tmp)
+	if err != nil {
+		af.abort()
+		return err
+	}
+	var pos int64
+	for j := lo; j < hi; j++ {
+		b, err := os.ReadFile(r.gameFile(j))
+		if err != nil {
+			zw.Close()
+			af.abort()
+			return err
+		}
+		for _, l := range bytes.Split(b, []byte{'\n'}) {
+			if len(l) > 0 && l[0] != '#' {
+				pos++
+			}
+		}
+		if _, err := zw.Write(b); err != nil {
+			zw.Close()
+			af.abort()
+			return err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		af.abort()
+		return err
+	}
+	if err := af.commit(); err != nil {
+		return err
+	}
+	r.chunkPos[c] = pos
+	for j := lo; j < hi; j++ {
+		delete(r.gameFiles, j)
+		if err := os.Remove(r.gameFile(j)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// merge writes chunks 0..last to out, then the manifest, then removes the
+// parts directory.
+func (r *genRun) merge(out string, format Format, last int64, settings string) (*GenManifest, error) {
+	w, err := CreateFormat(out, format)
+	if err != nil {
+		return nil, err
+	}
+	sum := GenSummary{GameResults: map[string]int64{}, PosResults: map[string]int64{}, Terminations: map[string]int64{}}
+	for c := int64(0); c <= last; c++ {
+		err := eachGameLine(r.chunkFile(c), func(line []byte) error {
+			if len(line) == 0 {
+				return nil
+			}
+			if line[0] == '#' {
+				var idx uint64
+				var plies int
+				var res, term string
+				if _, err := fmt.Sscanf(string(line), "# game %d plies %d result %s termination %s", &idx, &plies, &res, &term); err != nil {
+					return fmt.Errorf("bad game header %q", line)
+				}
+				sum.Games++
+				sum.Plies += int64(plies)
+				sum.GameResults[res]++
+				sum.Terminations[term]++
+				return nil
+			}
+			rec, err := ParseText(string(line))
+			if err != nil {
+				return err
+			}
+			sum.Positions++
+			sum.PosResults[rec.Result.String()]++
+			return w.Write(rec)
+		})
+		if err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	m := &GenManifest{
+		Command:        r.opt.Command,
+		EngineRevision: EngineRevision(),
+		GoVersion:      goVersion(),
+		Output:         filepath.Base(out),
+		Format:         format.String(),
+		Settings:       *r.cfg,
+		Summary:        sum,
+	}
+	if m.SHA256, m.Bytes, err = sha256File(out); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := toml.NewEncoder(&b).Encode(m); err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(ManifestPath(out), b.Bytes()); err != nil {
+		return nil, err
+	}
+	if err := os.RemoveAll(r.parts); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func goVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi.GoVersion
+	}
+	return "unknown"
+}

@@ -1,0 +1,389 @@
+package datasets
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nnuelab/nnuelab/engine/board"
+)
+
+// testGenConfig is a small, fast configuration (few nodes per move).
+func testGenConfig(games int64) GenConfig {
+	c := DefaultGenConfig()
+	c.Seed = 7
+	c.Games = games
+	c.Nodes = 600
+	c.HashMB = 1
+	c.ChunkGames = 4
+	c.Threads = 2
+	return c
+}
+
+// TestMain runs a datagen child process when the kill test asks for one.
+func TestMain(m *testing.M) {
+	if spec := os.Getenv("NNUELAB_DATAGEN_CHILD"); spec != "" {
+		var child struct {
+			Cfg GenConfig
+			Out string
+		}
+		if err := json.Unmarshal([]byte(spec), &child); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		child.Cfg.Threads = 2
+		if _, err := Generate(context.Background(), child.Cfg, child.Out, GenOptions{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func generate(t *testing.T, cfg GenConfig, out string) *GenManifest {
+	t.Helper()
+	m, err := Generate(context.Background(), cfg, out, GenOptions{Command: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestGenConfigErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		patch func(*GenConfig)
+		want  string
+	}{
+		{"no limit", func(c *GenConfig) { c.Games = 0 }, "games or positions"},
+		{"bad shard", func(c *GenConfig) { c.Shard = 3; c.Shards = 2 }, "shard 3/2"},
+		{"no nodes or depth", func(c *GenConfig) { c.Nodes = 0 }, "nodes or depth"},
+		{"threads", func(c *GenConfig) { c.Threads = 0 }, "threads"},
+		{"chunk", func(c *GenConfig) { c.ChunkGames = 0 }, "chunk"},
+		{"arch", func(c *GenConfig) { c.Arch = "no-such-arch" }, "no-such-arch"},
+		{"book", func(c *GenConfig) { c.Book = "testdata/does-not-exist.epd" }, "does-not-exist"},
+		{"seed", func(c *GenConfig) { c.Seed = 1 << 63 }, "seed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testGenConfig(2)
+			tc.patch(&cfg)
+			_, err := Generate(context.Background(), cfg, filepath.Join(t.TempDir(), "x.bin"), GenOptions{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+	_, err := Generate(context.Background(), testGenConfig(2), filepath.Join(t.TempDir(), "x.dat"), GenOptions{})
+	if err == nil {
+		t.Error("unknown output extension accepted")
+	}
+}
+
+// TestGameRules checks the recorded positions of a few games against the
+// settings: ply, check, quiet best move, no mate score, result of the game.
+func TestGameRules(t *testing.T) {
+	cfg := testGenConfig(0)
+	pl, err := newPlayer(&cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms := map[string]int{}
+	for g := uint64(0); g < 6; g++ {
+		game, err := pl.play(context.Background(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		terms[game.Termination]++
+		if game.Plies < cfg.RandomPlies || game.Termination == "" {
+			t.Fatalf("game %d: %d plies, termination %q", g, game.Plies, game.Termination)
+		}
+		for i, r := range game.Records {
+			if r.Ply() < cfg.MinPly {
+				t.Errorf("game %d record %d at ply %d < %d", g, i, r.Ply(), cfg.MinPly)
+			}
+			if r.Result != game.Result {
+				t.Errorf("game %d record %d: result %v, game %v", g, i, r.Result, game.Result)
+			}
+			p, err := r.Position()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.InCheck() {
+				t.Errorf("game %d record %d in check: %s", g, i, r.FEN())
+			}
+		}
+		// Replaying the game gives the same records.
+		again, err := pl.play(context.Background(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(again.Records) != len(game.Records) || again.Result != game.Result || again.Plies != game.Plies {
+			t.Fatalf("game %d is not reproducible", g)
+		}
+		for i := range again.Records {
+			if again.Records[i] != game.Records[i] {
+				t.Fatalf("game %d record %d differs on replay", g, i)
+			}
+		}
+	}
+	t.Logf("terminations: %v", terms)
+}
+
+func TestGameOver(t *testing.T) {
+	tests := []struct {
+		fen  string
+		term string
+		res  Result
+	}{
+		{"7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", TermCheckmate, WhiteWin},
+		{"7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", TermStalemate, Draw},
+		{"7k/8/6K1/8/8/8/8/8 b - - 0 1", TermMaterial, Draw},
+		{"7k/8/6K1/8/8/8/8/7R b - - 100 80", TermFiftyMoves, Draw},
+		{"7k/8/6K1/8/8/8/8/7R b - - 0 80", "", Draw},
+	}
+	for _, tc := range tests {
+		p, err := board.ParseFEN(tc.fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		term, res, over := gameOver(p, 10, 0)
+		if term != tc.term || res != tc.res || over != (tc.term != "") {
+			t.Errorf("%s: %q %v %v, want %q %v", tc.fen, term, res, over, tc.term, tc.res)
+		}
+	}
+	p := board.StartPosition()
+	if term, _, _ := gameOver(p, 600, 600); term != TermMaxPlies {
+		t.Errorf("max plies: %q", term)
+	}
+	for _, m := range []string{"g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"} {
+		mv, err := p.ParseUCIMove(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.MakeMove(mv)
+	}
+	if term, _, _ := gameOver(p, 8, 0); term != TermRepetition {
+		t.Errorf("threefold: %q", term)
+	}
+}
+
+func TestNoisy(t *testing.T) {
+	p, err := board.ParseFEN("r3k2r/1P6/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		move  string
+		noisy bool
+	}{{"e5d6", true}, {"b7b8q", true}, {"b7a8n", true}, {"a1a8", true}, {"e1g1", false}, {"e5e6", false}, {"a1a2", false}} {
+		m, err := p.ParseUCIMove(tc.move)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if noisy(p, m) != tc.noisy {
+			t.Errorf("%s: noisy %v", tc.move, !tc.noisy)
+		}
+	}
+}
+
+// TestGenerateDeterministic: thread count and output format do not change
+// the positions; a finished run is not redone; other settings are refused.
+func TestGenerateDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testGenConfig(10)
+	cfg.Threads = 1
+	m1 := generate(t, cfg, filepath.Join(dir, "a.txt"))
+	cfg.Threads = 2
+	m2 := generate(t, cfg, filepath.Join(dir, "b.txt"))
+	a, _ := os.ReadFile(filepath.Join(dir, "a.txt"))
+	b, _ := os.ReadFile(filepath.Join(dir, "b.txt"))
+	if !bytes.Equal(a, b) || m1.SHA256 != m2.SHA256 {
+		t.Fatal("1 and 2 threads give different output")
+	}
+	if m1.Summary.Games != 10 || m1.Summary.Positions == 0 || int64(bytes.Count(a, []byte{'\n'})) != m1.Summary.Positions {
+		t.Fatalf("summary %+v for %d lines", m1.Summary, bytes.Count(a, []byte{'\n'}))
+	}
+	if _, err := os.Stat(PartsDir(filepath.Join(dir, "a.txt"))); !os.IsNotExist(err) {
+		t.Error("parts directory left behind")
+	}
+	// The binary output holds the same records.
+	generate(t, cfg, filepath.Join(dir, "c.bin"))
+	recs, _, err := readAll(t, filepath.Join(dir, "c.bin"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txt strings.Builder
+	for _, r := range recs {
+		txt.WriteString(r.Text() + "\n")
+	}
+	if txt.String() != string(a) {
+		t.Fatal("binary output differs from text output")
+	}
+	// Rerunning a finished run returns its manifest.
+	m3 := generate(t, cfg, filepath.Join(dir, "a.txt"))
+	if m3.SHA256 != m1.SHA256 {
+		t.Fatal("rerun changed the manifest")
+	}
+	cfg.Nodes++
+	if _, err := Generate(context.Background(), cfg, filepath.Join(dir, "a.txt"), GenOptions{}); err == nil {
+		t.Fatal("other settings accepted for a finished run")
+	}
+}
+
+// TestGeneratePositions: a position target stops at the first chunk that
+// reaches it.
+func TestGeneratePositions(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testGenConfig(0)
+	cfg.Positions = 700
+	m := generate(t, cfg, filepath.Join(dir, "p.txt"))
+	s := m.Summary
+	if s.Positions < 700 || s.Games%int64(cfg.ChunkGames) != 0 || s.Games < 2*int64(cfg.ChunkGames) {
+		t.Fatalf("%d positions in %d games", s.Positions, s.Games)
+	}
+	// One chunk less would not have reached the target.
+	cfg2 := testGenConfig(s.Games - int64(cfg.ChunkGames))
+	m2 := generate(t, cfg2, filepath.Join(dir, "q.txt"))
+	if m2.Summary.Positions >= 700 {
+		t.Fatalf("the run went on after %d positions", m2.Summary.Positions)
+	}
+}
+
+// TestShards: shards 1/2 and 2/2 play disjoint games that together are the
+// one-shard run's games.
+func TestShards(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testGenConfig(9)
+	full := generate(t, cfg, filepath.Join(dir, "full.txt"))
+	var parts []*GenManifest
+	var lines []string
+	played := map[uint64]int{}
+	for k := 1; k <= 2; k++ {
+		c := cfg
+		c.Shard, c.Shards = k, 2
+		out := filepath.Join(dir, fmt.Sprintf("s%d.txt", k))
+		parts = append(parts, generate(t, c, out))
+		b, _ := os.ReadFile(out)
+		lines = append(lines, strings.Split(strings.TrimSpace(string(b)), "\n")...)
+		r := &genRun{cfg: &c}
+		for j := int64(0); j < c.localGames(); j++ {
+			played[r.global(j)]++
+		}
+	}
+	for g := uint64(0); g < 9; g++ {
+		if played[g] != 1 {
+			t.Errorf("game %d played %d times", g, played[g])
+		}
+	}
+	if len(played) != 9 {
+		t.Errorf("shards played %d games, want 9", len(played))
+	}
+	sum := func(f func(*GenManifest) int64) int64 { return f(parts[0]) + f(parts[1]) }
+	if sum(func(m *GenManifest) int64 { return m.Summary.Games }) != full.Summary.Games ||
+		sum(func(m *GenManifest) int64 { return m.Summary.Positions }) != full.Summary.Positions ||
+		sum(func(m *GenManifest) int64 { return m.Summary.Plies }) != full.Summary.Plies {
+		t.Fatalf("shard counts %+v + %+v != %+v", parts[0].Summary, parts[1].Summary, full.Summary)
+	}
+	for _, key := range []string{"1.0", "0.5", "0.0"} {
+		if parts[0].Summary.GameResults[key]+parts[1].Summary.GameResults[key] != full.Summary.GameResults[key] ||
+			parts[0].Summary.PosResults[key]+parts[1].Summary.PosResults[key] != full.Summary.PosResults[key] {
+			t.Errorf("result %s counts differ", key)
+		}
+	}
+	for term, n := range full.Summary.Terminations {
+		if parts[0].Summary.Terminations[term]+parts[1].Summary.Terminations[term] != n {
+			t.Errorf("termination %s counts differ", term)
+		}
+	}
+	// The same positions, in another order.
+	b, _ := os.ReadFile(filepath.Join(dir, "full.txt"))
+	want := strings.Split(strings.TrimSpace(string(b)), "\n")
+	sort.Strings(want)
+	sort.Strings(lines)
+	if strings.Join(want, "\n") != strings.Join(lines, "\n") {
+		t.Fatal("the shards' positions are not the one-shard run's")
+	}
+}
+
+// TestKillAndResume kills a datagen child process (SIGKILL) twice at
+// different points and reruns it; the result must be byte-identical to an
+// uninterrupted run.
+func TestKillAndResume(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testGenConfig(24)
+	ref := generate(t, cfg, filepath.Join(dir, "ref.bin"))
+	refBytes, _ := os.ReadFile(filepath.Join(dir, "ref.bin"))
+
+	out := filepath.Join(dir, "killed.bin")
+	parts := PartsDir(out)
+	spec, _ := json.Marshal(struct {
+		Cfg GenConfig
+		Out string
+	}{cfg, out})
+	// Kill once early (some game files, no chunk yet, maybe) and once later.
+	for i, wantFiles := range []int{2, 9} {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "NNUELAB_DATAGEN_CHILD="+string(spec))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			n := countParts(parts)
+			if n >= wantFiles {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("kill %d: child made only %d parts in 60 s; stderr: %s", i+1, n, stderr.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+			t.Fatalf("kill %d: child was not killed (%v); it finished too early? stderr: %s", i+1, err, stderr.String())
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Fatalf("kill %d: output exists after a kill", i+1)
+		}
+		t.Logf("kill %d: parts after kill: %d", i+1, countParts(parts))
+	}
+	m := generate(t, cfg, out)
+	got, _ := os.ReadFile(out)
+	if !bytes.Equal(got, refBytes) || m.SHA256 != ref.SHA256 || m.Summary.Positions != ref.Summary.Positions {
+		t.Fatalf("resumed output (%d bytes, %d positions) differs from the uninterrupted run (%d bytes, %d positions)",
+			len(got), m.Summary.Positions, len(refBytes), ref.Summary.Positions)
+	}
+}
+
+// countParts counts game and chunk files (chunks count as ChunkGames=4
+// games).
+func countParts(dir string) int {
+	ents, _ := os.ReadDir(dir)
+	n := 0
+	for _, e := range ents {
+		switch {
+		case strings.HasPrefix(e.Name(), "g-"):
+			n++
+		case strings.HasPrefix(e.Name(), "c-"):
+			n += 4
+		}
+	}
+	return n
+}
