@@ -21,7 +21,7 @@ func init() {
 
 func runEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eval", "eval --arch ARCH [--net FILE] [--fen FEN | --epd FILE | -] [--json]", stderr)
-	archName := fs.String("arch", "classical", "architecture: a name from archs/ ("+strings.Join(arch.Builtin(), ", ")+"), a .toml path, or classical")
+	archName := fs.String("arch", "classical", "architecture: a name from archs/ ("+strings.Join(arch.Builtin(), ", ")+"), a .toml path, classical, or plugin:NAME")
 	netFile := fs.String("net", "", "network file (default: the architecture's shipped net)")
 	fen := fs.String("fen", "", "one position")
 	epd := fs.String("epd", "", "file of positions, one FEN/EPD per line ('-' = standard input)")
@@ -44,6 +44,12 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if *archName == eval.Classical {
 		ev, _ = eval.New(eval.Classical, "")
 		fmt.Fprintln(stderr, "# classical evaluation: raw and cp are centipawns, side to move")
+	} else if strings.HasPrefix(*archName, "plugin:") {
+		var err error
+		if ev, err = eval.New(*archName, *netFile); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "# %s: raw and cp are centipawns, side to move\n", *archName)
 	} else {
 		spec, err := arch.Load(*archName)
 		if err != nil {

@@ -313,6 +313,9 @@ func (e *Engine) setEvaluator(arch, file string) {
 		return
 	}
 	e.arch, e.evalFile = arch, file
+	if n, ok := ev.(eval.Notifier); ok {
+		n.SetNotify(func(msg string) { e.say("info string %s", msg) })
+	}
 	e.searcher.SetEvaluator(ev)
 	if arch == eval.Classical && file != "" {
 		e.say("info string the classical evaluation uses no network; EvalFile %s is kept for a network architecture", file)
