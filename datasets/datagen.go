@@ -490,7 +490,7 @@ func settingsText(cfg GenConfig) (string, error) {
 
 // writeFileAtomic writes data to path through a temp file and a rename.
 func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	tmp, err := createTemp(path)
 	if err != nil {
 		return err
 	}
@@ -963,7 +963,7 @@ func (r *genRun) play(parent context.Context) (int64, error) {
 func (r *genRun) mergeChunk(c int64) error {
 	lo, hi := r.chunkRange(c)
 	path := r.chunkFile(c)
-	tmp, err := os.CreateTemp(r.parts, "."+filepath.Base(path)+".tmp*")
+	tmp, err := createTemp(path)
 	if err != nil {
 		return err
 	}

@@ -387,3 +387,24 @@ func countParts(dir string) int {
 	}
 	return n
 }
+
+// BenchmarkPlayGame plays default-settings games (5000 nodes per move).
+func BenchmarkPlayGame(b *testing.B) {
+	cfg := DefaultGenConfig()
+	if mb := os.Getenv("DATAGEN_BENCH_HASH_MB"); mb != "" {
+		fmt.Sscan(mb, &cfg.HashMB)
+	}
+	pl, err := newPlayer(&cfg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	positions := 0
+	for i := 0; b.Loop(); i++ {
+		g, err := pl.play(context.Background(), uint64(i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		positions += len(g.Records)
+	}
+	b.ReportMetric(float64(positions)/b.Elapsed().Seconds(), "positions/s")
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -451,7 +452,7 @@ func Create(path string) (Writer, error) {
 
 // CreateFormat is Create with an explicit format.
 func CreateFormat(path string, format Format) (Writer, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	tmp, err := createTemp(path)
 	if err != nil {
 		return nil, err
 	}
@@ -479,6 +480,22 @@ func CreateFormat(path string, format Format) (Writer, error) {
 	}
 	return w, nil
 }
+
+// createTemp makes the temp file an atomic write of path goes through,
+// beside path, with the mode a plain new file gets (0644 less the umask).
+func createTemp(path string) (*os.File, error) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, fmt.Sprintf(".%s.tmp%d-%d", base, os.Getpid(), tempSeq.Add(1)))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if os.IsExist(err) && try < 100 {
+			continue
+		}
+		return f, err
+	}
+}
+
+var tempSeq atomic.Uint64
 
 // atomicFile is a temp file renamed into place when finished.
 type atomicFile struct {
@@ -674,4 +691,22 @@ func (p *packWriter) Close() error {
 func (p *packWriter) Abort() error {
 	p.zw.Close()
 	return p.af.abort()
+}
+
+// Copy writes every record of r to w and returns how many it wrote.
+func Copy(w Writer, r Reader) (int64, error) {
+	var n int64
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		if err := w.Write(rec); err != nil {
+			return n, err
+		}
+		n++
+	}
 }
