@@ -81,21 +81,22 @@ func head(a *acc, blackToMove bool) float32 {
 	return v
 }
 
-// session keeps the accumulator stack of a search.
+// session keeps the accumulator stack of a search, and the boards, so that
+// a delta that does not fit the position is an error rather than a silent
+// desynchronisation.
 type session struct {
-	stack []acc
-	black []bool
+	stack  []acc
+	boards sdk.BoardStack
 }
 
 func (s *session) NewGame(b *sdk.Board) error {
 	s.stack = append(s.stack[:0], refresh(b))
-	s.black = append(s.black[:0], b.BlackToMove)
-	return nil
+	return s.boards.NewGame(b)
 }
 
 func (s *session) Push(d *sdk.Delta) error {
-	if len(s.stack) == 0 {
-		return errors.New("push before new game")
+	if err := s.boards.Push(d); err != nil {
+		return err
 	}
 	a := s.stack[len(s.stack)-1]
 	for i := 0; i < d.NRemoved; i++ {
@@ -105,22 +106,21 @@ func (s *session) Push(d *sdk.Delta) error {
 		add(&a, &weights[d.Added[i].Piece][d.Added[i].Square])
 	}
 	s.stack = append(s.stack, a)
-	s.black = append(s.black, !s.black[len(s.black)-1])
 	return nil
 }
 
 func (s *session) Pop() error {
-	if len(s.stack) < 2 {
-		return errors.New("pop at the root")
+	if err := s.boards.Pop(); err != nil {
+		return err
 	}
 	s.stack = s.stack[:len(s.stack)-1]
-	s.black = s.black[:len(s.black)-1]
 	return nil
 }
 
 func (s *session) Eval() (float32, error) {
-	if len(s.stack) == 0 {
+	b := s.boards.Top()
+	if b == nil {
 		return 0, errors.New("eval before new game")
 	}
-	return head(&s.stack[len(s.stack)-1], s.black[len(s.black)-1]), nil
+	return head(&s.stack[len(s.stack)-1], b.BlackToMove), nil
 }

@@ -109,3 +109,12 @@ func (c *Client) ExitStatus() string {
 	}
 	return c.cmd.ProcessState.String()
 }
+
+// ForceKill kills the plugin process at once (for a plugin that hangs),
+// then cleans up as Kill does.
+func (c *Client) ForceKill() {
+	if c.cmd.Process != nil && !c.pc.Exited() {
+		_ = c.cmd.Process.Kill()
+	}
+	c.pc.Kill()
+}

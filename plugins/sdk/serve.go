@@ -84,7 +84,11 @@ func (s *BoardStack) Push(d *Delta) error {
 		return errors.New("push before new game")
 	}
 	s.boards = append(s.boards, s.boards[len(s.boards)-1])
-	return s.boards[len(s.boards)-1].Apply(d)
+	if err := s.boards[len(s.boards)-1].Apply(d); err != nil {
+		s.boards = s.boards[:len(s.boards)-1]
+		return err
+	}
+	return nil
 }
 
 // Pop implements Session.

@@ -40,10 +40,22 @@ func Dirs() []string {
 	return out
 }
 
-// Find returns the executable of the plugin called name: name itself when
-// it is a path (contains a separator), else the first executable file of
-// that name in Dirs.
-func Find(name string) (string, error) {
+// Find returns the executable of the evaluator plugin called name: name
+// itself when it is a path (contains a separator), else the first
+// executable file of that name in Dirs.
+func Find(name string) (string, error) { return findIn("", name) }
+
+// MetricsDir is the subdirectory of each plugin directory that holds metric
+// plugins (plugins/bin/metrics), kept apart so that they are not offered
+// as evaluators.
+const MetricsDir = "metrics"
+
+// FindMetric returns the executable of the metric plugin called name (a
+// path, or a file in the MetricsDir of one of Dirs). Start it with
+// sdk.Launch and call its Metric service.
+func FindMetric(name string) (string, error) { return findIn(MetricsDir, name) }
+
+func findIn(sub, name string) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("empty plugin name")
 	}
@@ -53,13 +65,15 @@ func Find(name string) (string, error) {
 		}
 		return name, nil
 	}
-	dirs := Dirs()
-	for _, d := range dirs {
+	var tried []string
+	for _, d := range Dirs() {
+		d = filepath.Join(d, sub)
+		tried = append(tried, d)
 		if p := filepath.Join(d, name); executable(p) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("plugin %q not found in %s (build plugins with `make plugins`, or set %s)", name, strings.Join(dirs, ", "), EnvDirs)
+	return "", fmt.Errorf("plugin %q not found in %s (build plugins with `make plugins`, or set %s)", name, strings.Join(tried, ", "), EnvDirs)
 }
 
 // Discover returns the plugins found in Dirs, name to path (the first

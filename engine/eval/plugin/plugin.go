@@ -217,8 +217,9 @@ func (e *Evaluator) evaluate(p *board.Position) (int, error) {
 			return 0, err
 		}
 		if s, err = openSession(c, e.opts.EvalTimeout); err != nil {
+			err = e.p.diagnose(c, err)
 			e.p.fail(c, err)
-			return 0, e.p.diagnose(c, err)
+			return 0, err
 		}
 		e.box.s = s
 		e.desc = c.desc
@@ -249,8 +250,9 @@ func (e *Evaluator) evaluate(p *board.Position) (int, error) {
 	}
 	resp, err := s.roundTrip(req)
 	if err != nil {
+		err = e.p.diagnose(s.c, err)
 		e.p.fail(s.c, err)
-		return 0, e.p.diagnose(s.c, err)
+		return 0, err
 	}
 	e.pending = e.pending[:0]
 	e.resync = false
@@ -313,8 +315,9 @@ func (e *Evaluator) EvaluateBatch(ctx context.Context, ps []*board.Position, dst
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			err = e.p.diagnose(c, err)
 			e.p.fail(c, err)
-			return e.p.diagnose(c, err)
+			return err
 		}
 		if len(resp.Scores) != n {
 			err := fmt.Errorf("plugin %s: %d scores for %d positions", e.p.name, len(resp.Scores), n)

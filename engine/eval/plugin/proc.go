@@ -180,7 +180,7 @@ func (p *proc) failedLocked(c *conn, err error) {
 	p.failures++
 	p.retryAt = time.Now().Add(backoff(p.failures))
 	p.lastErr = err
-	go c.client.Kill() // reaps an exited process; ends a hung one
+	go c.client.ForceKill() // reaps an exited process; ends a hung one
 }
 
 // exitError describes how c's process ended.
@@ -196,6 +196,9 @@ func (p *proc) exitError(c *conn) error {
 // died (go-plugin notices within moments), say so with its exit status and
 // last error output.
 func (p *proc) diagnose(c *conn, err error) error {
+	if errors.Is(err, errTimeout) {
+		return fmt.Errorf("plugin %s (pid %d): %w; killed it", p.name, c.client.Pid(), err)
+	}
 	for i := 0; i < 20 && !c.client.Exited(); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -220,9 +223,10 @@ func (c *conn) centipawns(score float32, blackToMove bool) (int, error) {
 
 // tail keeps the last lines a plugin wrote to its standard error.
 type tail struct {
-	mu    sync.Mutex
-	lines []string
-	part  strings.Builder
+	mu       sync.Mutex
+	headline string
+	lines    []string
+	part     strings.Builder
 }
 
 const tailLines = 5
@@ -237,23 +241,38 @@ func (t *tail) Write(b []byte) (int, error) {
 			}
 			continue
 		}
-		if s := strings.TrimSpace(t.part.String()); s != "" {
-			t.lines = append(t.lines, s)
-			if len(t.lines) > tailLines {
-				t.lines = t.lines[1:]
-			}
-		}
+		t.line(t.part.String())
 		t.part.Reset()
 	}
 	return len(b), nil
+}
+
+// line keeps one line: not go-plugin's own JSON log lines, and the first
+// line of a panic or fatal error apart from the rest.
+func (t *tail) line(s string) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "" || strings.HasPrefix(s, `{"@`):
+		return
+	case t.headline == "" && (strings.HasPrefix(s, "panic:") || strings.HasPrefix(s, "fatal error:")):
+		t.headline = s
+		return
+	}
+	t.lines = append(t.lines, s)
+	if len(t.lines) > tailLines {
+		t.lines = t.lines[1:]
+	}
 }
 
 // suffix returns "; stderr: ..." with the last lines, or "".
 func (t *tail) suffix() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.headline != "" {
+		return "; stderr: " + t.headline
+	}
 	lines := t.lines
-	if s := strings.TrimSpace(t.part.String()); s != "" {
+	if s := strings.TrimSpace(t.part.String()); s != "" && !strings.HasPrefix(s, `{"@`) {
 		lines = append(lines[:len(lines):len(lines)], s)
 	}
 	if len(lines) == 0 {

@@ -1,0 +1,97 @@
+// Package plugintest builds the example plugins of plugins/ for tests: the
+// Go ones with `go build`, the Node.js one as a launcher script (after `npm
+// ci` when its node_modules is missing).
+package plugintest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Evaluators are the example evaluator plugins, by name.
+var Evaluators = []string{"gofloat", "nodepst", "sfeval"}
+
+// Metrics are the example metric plugins.
+var Metrics = []string{"accuracy"}
+
+// RepoRoot returns the root of the nnuelab workspace (where go.work is).
+func RepoRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOWORK").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOWORK: %w", err)
+	}
+	w := strings.TrimSpace(string(out))
+	if w == "" || w == "off" {
+		return "", fmt.Errorf("not in the nnuelab workspace (go env GOWORK is %q)", w)
+	}
+	return filepath.Dir(w), nil
+}
+
+var npmMu sync.Mutex
+
+// Build builds every example plugin into dir as `make plugins` lays them
+// out: evaluators in dir, metrics in dir/metrics. The Go plugins are built
+// concurrently with `go build`; the Node.js plugin gets a launcher script.
+func Build(dir string) error {
+	root, err := RepoRoot()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "metrics"), 0o755); err != nil {
+		return err
+	}
+	targets := map[string]string{
+		filepath.Join(dir, "gofloat"):             "./plugins/gofloat",
+		filepath.Join(dir, "sfeval"):              "./plugins/sfeval",
+		filepath.Join(dir, "metrics", "accuracy"): "./plugins/accuracy",
+	}
+	// One go build of several main packages cannot name each output, so run
+	// them side by side (they share the build cache).
+	errs := make(chan error, len(targets)+1)
+	for out, pkg := range targets {
+		go func() {
+			cmd := exec.Command("go", "build", "-o", out, pkg)
+			cmd.Dir = root
+			if b, err := cmd.CombinedOutput(); err != nil {
+				errs <- fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	go func() { errs <- buildNode(root, dir) }()
+	var first error
+	for i := 0; i < len(targets)+1; i++ {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// buildNode installs the Node.js plugin's packages if needed (npm ci, from
+// package-lock.json) and writes its launcher.
+func buildNode(root, dir string) error {
+	src := filepath.Join(root, "plugins", "nodepst")
+	npmMu.Lock()
+	defer npmMu.Unlock()
+	if _, err := os.Stat(filepath.Join(src, "node_modules", "@grpc", "grpc-js")); err != nil {
+		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
+		cmd.Dir = src
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("npm ci in %s: %v\n%s", src, err, b)
+		}
+	}
+	return WriteNodeLauncher(filepath.Join(dir, "nodepst"), filepath.Join(src, "index.js"))
+}
+
+// WriteNodeLauncher writes an executable shell script at path that runs
+// the Node.js script with node.
+func WriteNodeLauncher(path, script string) error {
+	body := fmt.Sprintf("#!/bin/sh\nexec node %q \"$@\"\n", script)
+	return os.WriteFile(path, []byte(body), 0o755)
+}
