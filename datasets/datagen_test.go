@@ -29,8 +29,13 @@ func testGenConfig(games int64) GenConfig {
 	return c
 }
 
-// TestMain runs a datagen child process when the kill test asks for one.
+// TestMain runs a datagen child process when the kill test asks for one,
+// and a fake UCI engine for the labelling tests.
 func TestMain(m *testing.M) {
+	if os.Getenv("NNUELAB_FAKE_UCI") != "" {
+		fakeUCI()
+		os.Exit(0)
+	}
 	if spec := os.Getenv("NNUELAB_DATAGEN_CHILD"); spec != "" {
 		var child struct {
 			Cfg GenConfig

@@ -1,0 +1,472 @@
+package datasets
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/klauspost/compress/zstd"
+)
+
+// LabelConfig says how Label rescores a dataset. All fields but Processes,
+// Timeout and Progress decide the output.
+type LabelConfig struct {
+	// Engine is the UCI engine's path, Args its arguments, Options the
+	// "setoption" pairs sent after uci (for example Threads=1, Hash=16).
+	Engine  string      `toml:"engine"`
+	Args    []string    `toml:"engine_args"`
+	Options [][2]string `toml:"options"`
+	// EngineName is the engine's "id name", filled in by Label.
+	EngineName string `toml:"engine_name"`
+	// Nodes or Depth (or both) limit each search.
+	Nodes uint64 `toml:"nodes"`
+	Depth int    `toml:"depth"`
+	// ChunkRecords input records make one chunk: the unit of work, of
+	// resumption, and of engine state (ucinewgame starts every chunk, so
+	// the output does not depend on Processes).
+	ChunkRecords int `toml:"chunk_records"`
+	// Limit labels only the first Limit valid records (0: all).
+	Limit int64 `toml:"limit"`
+	// SkipBad skips malformed input entries.
+	SkipBad bool `toml:"skip_bad"`
+	// Inputs are the datasets to label, in order (filled in by Label).
+	Inputs []string `toml:"inputs"`
+
+	// Processes is the number of engine processes run at once.
+	Processes int `toml:"-"`
+	// Timeout bounds one search (default 60 s); an engine over it is
+	// killed and the run stops (rerun to continue).
+	Timeout time.Duration `toml:"-"`
+	// Command is recorded in the manifest.
+	Command string `toml:"-"`
+	// Progress, if not nil, receives positions done and positions per
+	// second about once a second.
+	Progress func(done int64, rate float64) `toml:"-"`
+}
+
+// LabelSummary counts what Label did.
+type LabelSummary struct {
+	Read     int64 `toml:"read"`      // valid input records considered
+	Labelled int64 `toml:"labelled"`  // records written
+	Mate     int64 `toml:"mate"`      // dropped: the engine reported a mate score
+	NoMove   int64 `toml:"no_move"`   // dropped: no legal move
+	BadInput int64 `toml:"bad_input"` // malformed entries skipped (SkipBad)
+}
+
+// LabelManifest is written beside the output as OUT.manifest.toml.
+type LabelManifest struct {
+	Command        string       `toml:"command"`
+	EngineRevision string       `toml:"nnuelab_revision"`
+	Output         string       `toml:"output"`
+	SHA256         string       `toml:"sha256"`
+	Bytes          int64        `toml:"bytes"`
+	Settings       LabelConfig  `toml:"settings"`
+	Summary        LabelSummary `toml:"summary"`
+}
+
+// Label rescores every position of the inputs with a UCI engine at fixed
+// nodes or depth, keeping each record's game result, and writes the records
+// (score from White's view) to out, with OUT.manifest.toml beside it.
+// Positions the engine scores as mate, or where it has no move, are dropped
+// and counted.
+//
+// Like Generate it is resumable: finished chunks are kept (atomically) in
+// PartsDir(out), a rerun of the same command skips them, and the final
+// output is the same whatever the interruptions and the process count.
+func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*LabelManifest, error) {
+	if cfg.Engine == "" {
+		return nil, errors.New("no engine given")
+	}
+	if cfg.Nodes == 0 && cfg.Depth <= 0 {
+		return nil, errors.New("set nodes or depth per position")
+	}
+	if cfg.Depth < 0 {
+		return nil, fmt.Errorf("depth %d", cfg.Depth)
+	}
+	if len(inputs) == 0 {
+		return nil, errors.New("no inputs")
+	}
+	if cfg.ChunkRecords <= 0 {
+		cfg.ChunkRecords = 1024
+	}
+	if cfg.Processes <= 0 {
+		cfg.Processes = 1
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = time.Minute
+	}
+	format, err := FormatOf(out)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Inputs = inputs
+	for _, in := range inputs {
+		if _, err := os.Stat(in); err != nil {
+			return nil, err
+		}
+	}
+	var goArgs []string
+	if cfg.Nodes > 0 {
+		goArgs = append(goArgs, "nodes", strconv.FormatUint(cfg.Nodes, 10))
+	}
+	if cfg.Depth > 0 {
+		goArgs = append(goArgs, "depth", strconv.Itoa(cfg.Depth))
+	}
+	// One engine now: for its name, and to fail early.
+	first, err := StartUCI(cfg.Engine, cfg.Args, cfg.Options, cfg.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	cfg.EngineName = first.Name
+	settings, err := labelSettingsText(cfg)
+	if err != nil {
+		first.Close()
+		return nil, err
+	}
+
+	parts := PartsDir(out)
+	if _, err := os.Stat(parts); os.IsNotExist(err) {
+		if _, err := os.Stat(out); err == nil {
+			first.Close()
+			var m LabelManifest
+			if _, err := toml.DecodeFile(ManifestPath(out), &m); err != nil {
+				return nil, fmt.Errorf("%s exists but its manifest cannot be read (%v); remove it to relabel", out, err)
+			}
+			if old, _ := labelSettingsText(m.Settings); old != settings {
+				return nil, fmt.Errorf("%s was labelled with other settings (see %s)", out, ManifestPath(out))
+			}
+			return &m, nil
+		}
+	}
+	if err := os.MkdirAll(parts, 0o755); err != nil {
+		first.Close()
+		return nil, err
+	}
+	settingsFile := filepath.Join(parts, "settings.toml")
+	if old, err := os.ReadFile(settingsFile); err == nil {
+		if string(old) != settings {
+			first.Close()
+			return nil, fmt.Errorf("%s holds a run with other settings (%s); use another output name or remove it", parts, settingsFile)
+		}
+	} else if err := writeFileAtomic(settingsFile, []byte(settings)); err != nil {
+		first.Close()
+		return nil, err
+	}
+	done := map[int64]bool{}
+	ents, err := os.ReadDir(parts)
+	if err != nil {
+		first.Close()
+		return nil, err
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") {
+			os.Remove(filepath.Join(parts, name))
+			continue
+		}
+		if c, ok := strings.CutPrefix(name, "c-"); ok {
+			if n, err := strconv.ParseInt(strings.TrimSuffix(c, ".txt.zst"), 10, 64); err == nil {
+				done[n] = true
+			}
+		}
+	}
+
+	lr := &labelRun{cfg: &cfg, parts: parts, goArgs: strings.Join(goArgs, " ")}
+	chunks, badInput, err := lr.run(ctx, inputs, done, first)
+	if err != nil {
+		return nil, err
+	}
+	return lr.merge(out, format, chunks, badInput)
+}
+
+func labelSettingsText(cfg LabelConfig) (string, error) {
+	var b bytes.Buffer
+	err := toml.NewEncoder(&b).Encode(cfg)
+	return b.String(), err
+}
+
+type labelRun struct {
+	cfg    *LabelConfig
+	parts  string
+	goArgs string
+}
+
+func (lr *labelRun) chunkFile(c int64) string {
+	return filepath.Join(lr.parts, fmt.Sprintf("c-%08d.txt.zst", c))
+}
+
+type labelChunk struct {
+	index int64
+	recs  []Record
+}
+
+// run labels the chunks not yet done and returns the number of chunks of
+// the output and the bad input entries skipped.
+func (lr *labelRun) run(parent context.Context, inputs []string, done map[int64]bool, first *UCIEngine) (int64, int64, error) {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	cfg := lr.cfg
+	jobs := make(chan labelChunk)
+	errs := make(chan error, cfg.Processes+1)
+	var total, badInput int64
+	var newDone int64
+	var mu sync.Mutex
+	start := time.Now()
+
+	var wg sync.WaitGroup
+	for i := 0; i < cfg.Processes; i++ {
+		var eng *UCIEngine
+		if i == 0 {
+			eng = first
+		}
+		wg.Add(1)
+		go func(eng *UCIEngine) {
+			defer wg.Done()
+			defer func() {
+				if eng != nil {
+					eng.Close()
+				}
+			}()
+			for ch := range jobs {
+				var err error
+				if eng == nil {
+					if eng, err = StartUCI(cfg.Engine, cfg.Args, cfg.Options, cfg.Timeout); err != nil {
+						errs <- err
+						cancel()
+						return
+					}
+				}
+				var text []byte
+				text, err = lr.label(ctx, eng, ch)
+				if err != nil && ctx.Err() == nil {
+					// One retry on a fresh process, then give up.
+					eng.Close()
+					if eng, err = StartUCI(cfg.Engine, cfg.Args, cfg.Options, cfg.Timeout); err == nil {
+						text, err = lr.label(ctx, eng, ch)
+					}
+				}
+				if err == nil {
+					err = writeFileAtomic(lr.chunkFile(ch.index), text)
+				}
+				if err != nil {
+					if ctx.Err() == nil {
+						errs <- err
+					}
+					cancel()
+					return
+				}
+				mu.Lock()
+				newDone += int64(len(ch.recs))
+				mu.Unlock()
+			}
+		}(eng)
+	}
+
+	// Progress.
+	stopProgress := make(chan struct{})
+	if cfg.Progress != nil {
+		go func() {
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					mu.Lock()
+					n := newDone
+					mu.Unlock()
+					cfg.Progress(n, float64(n)/time.Since(start).Seconds())
+				case <-stopProgress:
+					return
+				}
+			}
+		}()
+	}
+
+	// Read the inputs in order and hand out the chunks not done.
+	readErr := func() error {
+		defer close(jobs)
+		size := int64(cfg.ChunkRecords)
+		var cur labelChunk
+		send := func() bool {
+			if len(cur.recs) > 0 {
+				select {
+				case jobs <- cur:
+				case <-ctx.Done():
+					return false
+				}
+			}
+			cur = labelChunk{}
+			return true
+		}
+		for _, in := range inputs {
+			r, err := OpenWith(in, Options{SkipBad: cfg.SkipBad})
+			if err != nil {
+				return err
+			}
+			for cfg.Limit == 0 || total < cfg.Limit {
+				rec, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					r.Close()
+					return err
+				}
+				c := total / size
+				total++
+				if !done[c] {
+					cur.index = c
+					cur.recs = append(cur.recs, rec)
+				}
+				if total%size == 0 && !send() {
+					r.Close()
+					return ctx.Err()
+				}
+			}
+			badInput += r.Skipped()
+			r.Close()
+		}
+		if !send() {
+			return ctx.Err()
+		}
+		return nil
+	}()
+	if readErr != nil {
+		cancel()
+	}
+	wg.Wait()
+	close(stopProgress)
+	if cfg.Progress != nil {
+		cfg.Progress(newDone, float64(newDone)/time.Since(start).Seconds())
+	}
+	if err := parent.Err(); err != nil {
+		return 0, 0, err
+	}
+	select {
+	case err := <-errs:
+		return 0, 0, err
+	default:
+	}
+	if readErr != nil {
+		return 0, 0, readErr
+	}
+	chunks := (total + int64(cfg.ChunkRecords) - 1) / int64(cfg.ChunkRecords)
+	return chunks, badInput, nil
+}
+
+// label scores one chunk and returns its chunk file content: a header
+// comment with the counts, then the labelled records.
+func (lr *labelRun) label(ctx context.Context, eng *UCIEngine, ch labelChunk) ([]byte, error) {
+	if err := eng.NewGame(lr.cfg.Timeout); err != nil {
+		return nil, err
+	}
+	var body bytes.Buffer
+	var mate, noMove int64
+	first := ch.index*int64(lr.cfg.ChunkRecords) + 1
+	for i := range ch.recs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rec := ch.recs[i]
+		s, err := eng.Search(rec.FEN(), lr.goArgs, lr.cfg.Timeout)
+		if err != nil {
+			return nil, fmt.Errorf("input record %d: %w", first+int64(i), err)
+		}
+		switch {
+		case s.NoMove:
+			noMove++
+			continue
+		case s.Mate:
+			mate++
+			continue
+		}
+		cp := s.CP
+		if rec.SideToMove() != 0 {
+			cp = -cp
+		}
+		rec.Score = int16(max(MinScore, min(MaxScore, cp)))
+		body.WriteString(rec.Text())
+		body.WriteByte('\n')
+	}
+	var out bytes.Buffer
+	zw, err := zstd.NewWriter(&out)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(zw, "# chunk %d records %d mate %d nomove %d\n", ch.index, len(ch.recs), mate, noMove)
+	zw.Write(body.Bytes())
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// merge writes chunks 0..n-1 to out, then the manifest, and removes the
+// parts directory.
+func (lr *labelRun) merge(out string, format Format, chunks, badInput int64) (*LabelManifest, error) {
+	w, err := CreateFormat(out, format)
+	if err != nil {
+		return nil, err
+	}
+	sum := LabelSummary{BadInput: badInput}
+	for c := int64(0); c < chunks; c++ {
+		err := eachGameLine(lr.chunkFile(c), func(line []byte) error {
+			if len(line) == 0 {
+				return nil
+			}
+			if line[0] == '#' {
+				var idx, n, mate, noMove int64
+				if _, err := fmt.Sscanf(string(line), "# chunk %d records %d mate %d nomove %d", &idx, &n, &mate, &noMove); err != nil || idx != c {
+					return fmt.Errorf("bad chunk header %q", line)
+				}
+				sum.Read += n
+				sum.Mate += mate
+				sum.NoMove += noMove
+				return nil
+			}
+			rec, err := ParseText(string(line))
+			if err != nil {
+				return err
+			}
+			sum.Labelled++
+			return w.Write(rec)
+		})
+		if err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	m := &LabelManifest{
+		Command:        lr.cfg.Command,
+		EngineRevision: EngineRevision(),
+		Output:         filepath.Base(out),
+		Settings:       *lr.cfg,
+		Summary:        sum,
+	}
+	if m.SHA256, m.Bytes, err = sha256File(out); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := toml.NewEncoder(&b).Encode(m); err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(ManifestPath(out), b.Bytes()); err != nil {
+		return nil, err
+	}
+	if err := os.RemoveAll(lr.parts); err != nil {
+		return nil, err
+	}
+	return m, nil
+}

@@ -1,0 +1,314 @@
+package datasets
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nnuelab/nnuelab/engine/board"
+)
+
+// fakeUCI is a minimal UCI engine for tests: it scores a position by
+// material from the side to move's view, says "mate 3" for positions with a
+// queen count of 3 or more, has no move when the FEN's halfmove clock is 99,
+// and hangs on the FEN in $NNUELAB_FAKE_HANG. Every search is logged to
+// $NNUELAB_FAKE_LOG.
+func fakeUCI() {
+	var log *os.File
+	if p := os.Getenv("NNUELAB_FAKE_LOG"); p != "" {
+		log, _ = os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	}
+	hang := os.Getenv("NNUELAB_FAKE_HANG")
+	in := bufio.NewScanner(os.Stdin)
+	fen := ""
+	for in.Scan() {
+		l := in.Text()
+		switch {
+		case l == "uci":
+			fmt.Println("id name FakeEngine 1.0")
+			fmt.Println("uciok")
+		case l == "isready":
+			fmt.Println("readyok")
+		case l == "quit":
+			return
+		case strings.HasPrefix(l, "position fen "):
+			fen = strings.TrimPrefix(l, "position fen ")
+		case strings.HasPrefix(l, "go"):
+			if log != nil {
+				fmt.Fprintln(log, fen)
+			}
+			if fen == hang {
+				time.Sleep(time.Hour)
+			}
+			r, err := ParseFEN(fen)
+			if err != nil {
+				fmt.Println("info string bad fen")
+				fmt.Println("bestmove 0000")
+				continue
+			}
+			if r.HalfmoveClock() == 99 {
+				fmt.Println("info depth 0 score mate 0")
+				fmt.Println("bestmove (none)")
+				continue
+			}
+			val := map[byte]int{'P': 100, 'N': 300, 'B': 300, 'R': 500, 'Q': 900, 'p': -100, 'n': -300, 'b': -300, 'r': -500, 'q': -900}
+			board := strings.Fields(fen)[0]
+			cp, queens := 0, 0
+			for i := 0; i < len(board); i++ {
+				cp += val[board[i]]
+				if board[i] == 'Q' || board[i] == 'q' {
+					queens++
+				}
+			}
+			if strings.Fields(fen)[1] == "b" {
+				cp = -cp
+			}
+			fmt.Println("info depth 1 score cp 77 lowerbound nodes 10")
+			if queens >= 3 {
+				fmt.Println("info depth 2 score mate 3 nodes 20 pv e2e4")
+			} else {
+				fmt.Printf("info depth 2 seldepth 3 multipv 1 score cp %d nodes 20 pv e2e4\n", cp)
+			}
+			fmt.Println("info string done")
+			fmt.Println("bestmove e2e4")
+		}
+	}
+}
+
+func fakeEngine(t *testing.T, env ...string) LabelConfig {
+	t.Setenv("NNUELAB_FAKE_UCI", "1")
+	for i := 0; i+1 < len(env); i += 2 {
+		t.Setenv(env[i], env[i+1])
+	}
+	return LabelConfig{Engine: os.Args[0], Args: []string{"-test.run=^$"}, Nodes: 1, ChunkRecords: 50, Processes: 2, Timeout: 10 * time.Second}
+}
+
+// labelInput writes the first n sample records, two of them changed to be
+// dropped (a mate and a no-move position).
+func labelInput(t *testing.T, dir string, n int) (string, []Record) {
+	recs := sampleRecords(t)[:n]
+	var err error
+	recs[10], err = ParseText("3qk3/8/8/8/8/8/8/2QQK3 w - - 0 40 [1.0] 900")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs[20], err = ParseText("4k3/8/8/8/8/8/8/4K3 b - - 99 80 [0.5] 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "in.bin")
+	writeAll(t, path, recs)
+	return path, recs
+}
+
+func TestLabelFakeEngine(t *testing.T) {
+	dir := t.TempDir()
+	in, recs := labelInput(t, dir, 230)
+	cfg := fakeEngine(t)
+	out := filepath.Join(dir, "out.txt")
+	m, err := Label(context.Background(), []string{in}, out, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Summary
+	if s.Read != 230 || s.Labelled != 228 || s.Mate != 1 || s.NoMove != 1 || m.Settings.EngineName != "FakeEngine 1.0" {
+		t.Fatalf("summary %+v, engine %q", s, m.Settings.EngineName)
+	}
+	got, _, err := readAll(t, out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := 0
+	for i, r := range recs {
+		if i == 10 || i == 20 {
+			continue
+		}
+		g := got[j]
+		j++
+		if g.FEN() != r.FEN() || g.Result != r.Result {
+			t.Fatalf("record %d: %q, want the input's position and result %q", i+1, g.Text(), r.Text())
+		}
+		// The fake engine's score is material; from White's view it
+		// does not depend on the side to move.
+		want := 0
+		r.Pieces(func(p board.Piece, _ board.Square) {
+			want += [6]int{100, 300, 300, 500, 900, 0}[p.Type()] * (1 - 2*int(p.Color()))
+		})
+		if int(g.Score) != want {
+			t.Fatalf("record %d: score %d, want %d (White's view)", i+1, g.Score, want)
+		}
+	}
+	// Processes do not change the output; a finished run is not redone.
+	cfg.Processes = 1
+	out1 := filepath.Join(dir, "out1.txt")
+	if _, err := Label(context.Background(), []string{in}, out1, cfg); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(out)
+	b, _ := os.ReadFile(out1)
+	if string(a) != string(b) {
+		t.Fatal("1 and 2 processes give different output")
+	}
+	m2, err := Label(context.Background(), []string{in}, out, cfg)
+	if err != nil || m2.SHA256 != m.SHA256 {
+		t.Fatalf("rerun of a finished run: %v", err)
+	}
+	cfg.Nodes = 2
+	if _, err := Label(context.Background(), []string{in}, out, cfg); err == nil {
+		t.Fatal("other settings accepted for a finished run")
+	}
+}
+
+// TestLabelResume: an engine that hangs on one position is killed after
+// the timeout and the run stops with an error naming the record; the rerun
+// labels only what is missing and gives the uninterrupted output.
+func TestLabelResume(t *testing.T) {
+	dir := t.TempDir()
+	in, recs := labelInput(t, dir, 230)
+	log := filepath.Join(dir, "searches.log")
+	cfg := fakeEngine(t, "NNUELAB_FAKE_HANG", recs[129].FEN(), "NNUELAB_FAKE_LOG", log)
+	cfg.Timeout = 300 * time.Millisecond
+	cfg.Processes = 1
+	out := filepath.Join(dir, "out.bin")
+	_, err := Label(context.Background(), []string{in}, out, cfg)
+	if err == nil || !strings.Contains(err.Error(), "input record 130") || !strings.Contains(err.Error(), "timed out") {
+		t.Fatalf("want a timeout at input record 130, got %v", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatal("output written by a failed run")
+	}
+	os.Remove(log)
+	t.Setenv("NNUELAB_FAKE_HANG", "")
+	m, err := Label(context.Background(), []string{in}, out, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(log)
+	if n := strings.Count(string(b), "\n"); n != 230-100 {
+		t.Errorf("rerun searched %d positions, want the 130 of chunks 3..5", n)
+	}
+	ref := filepath.Join(dir, "ref.bin")
+	mr, err := Label(context.Background(), []string{in}, ref, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.SHA256 != mr.SHA256 || m.Summary != mr.Summary {
+		t.Fatalf("resumed output %s %+v differs from %s %+v", m.SHA256, m.Summary, mr.SHA256, mr.Summary)
+	}
+}
+
+func TestLabelErrors(t *testing.T) {
+	dir := t.TempDir()
+	in, _ := labelInput(t, dir, 30)
+	out := filepath.Join(dir, "o.bin")
+	tests := []struct {
+		name string
+		cfg  LabelConfig
+		ins  []string
+		want string
+	}{
+		{"no engine", LabelConfig{Nodes: 1}, []string{in}, "no engine"},
+		{"no limit", LabelConfig{Engine: "x"}, []string{in}, "nodes or depth"},
+		{"missing engine", LabelConfig{Engine: filepath.Join(dir, "nope"), Nodes: 1}, []string{in}, "nope"},
+		{"not an engine", LabelConfig{Engine: "/bin/true", Nodes: 1, Timeout: time.Second}, []string{in}, "exited"},
+		{"missing input", LabelConfig{Engine: "/bin/true", Nodes: 1}, []string{filepath.Join(dir, "x.txt")}, "x.txt"},
+	}
+	for _, tc := range tests {
+		if _, err := Label(context.Background(), tc.ins, out, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestLabelStockfish labels 300 positions of Stockfish 15.1's own self-play
+// data with Stockfish 15.1 at 2000 nodes: results and positions are kept,
+// and the new scores agree with the data's (5000-node) scores.
+func TestLabelStockfish(t *testing.T) {
+	const sf = "/usr/games/stockfish"
+	if _, err := exec.LookPath(sf); err != nil {
+		t.Fatalf("Stockfish 15.1 is needed at %s for this test (run 'make deps'): %v", sf, err)
+	}
+	dir := t.TempDir()
+	recs := sampleRecords(t)[:300]
+	in := filepath.Join(dir, "in.txt.zst")
+	writeAll(t, in, recs)
+	cfg := LabelConfig{Engine: sf, Options: [][2]string{{"Threads", "1"}, {"Hash", "16"}}, Nodes: 2000, ChunkRecords: 60, Processes: 2, Timeout: 30 * time.Second}
+	out := filepath.Join(dir, "sf.bin")
+	m, err := Label(context.Background(), []string{in}, out, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(m.Settings.EngineName, "Stockfish 15.1") {
+		t.Fatalf("engine %q, want Stockfish 15.1", m.Settings.EngineName)
+	}
+	got, _, err := readAll(t, out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Summary
+	if s.Read != 300 || s.Labelled+s.Mate+s.NoMove != 300 || int64(len(got)) != s.Labelled || s.Labelled < 280 {
+		t.Fatalf("summary %+v, %d records", s, len(got))
+	}
+	// Match records to inputs in order (dropped ones are skipped).
+	var xs, ys []float64
+	j := 0
+	signAgree, signTotal := 0, 0
+	for _, r := range recs {
+		if j == len(got) {
+			break
+		}
+		g := got[j]
+		if g.FEN() != r.FEN() {
+			continue // dropped (mate)
+		}
+		j++
+		if g.Result != r.Result {
+			t.Fatalf("%s: result %v, input %v", g.FEN(), g.Result, r.Result)
+		}
+		xs = append(xs, float64(r.Score))
+		ys = append(ys, float64(g.Score))
+		if math.Abs(float64(r.Score)) >= 150 {
+			signTotal++
+			if (r.Score > 0) == (g.Score > 0) {
+				signAgree++
+			}
+		}
+	}
+	if j != len(got) {
+		t.Fatalf("output records are not the inputs in order (%d of %d matched)", j, len(got))
+	}
+	corr := correlation(xs, ys)
+	t.Logf("%d positions: correlation with the data's scores %.3f; sign agrees on %d of %d with |score| >= 150", len(xs), corr, signAgree, signTotal)
+	if corr < 0.8 || float64(signAgree) < 0.9*float64(signTotal) {
+		t.Fatalf("Stockfish's new scores disagree with the data's: correlation %.3f, sign %d/%d (White's view lost?)", corr, signAgree, signTotal)
+	}
+	// Deterministic: one process gives the same file.
+	cfg.Processes = 1
+	m1, err := Label(context.Background(), []string{in}, filepath.Join(dir, "sf1.bin"), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m1.SHA256 != m.SHA256 {
+		t.Error("1 and 2 Stockfish processes give different output")
+	}
+}
+
+func correlation(x, y []float64) float64 {
+	n := float64(len(x))
+	var sx, sy, sxx, syy, sxy float64
+	for i := range x {
+		sx += x[i]
+		sy += y[i]
+		sxx += x[i] * x[i]
+		syy += y[i] * y[i]
+		sxy += x[i] * y[i]
+	}
+	return (n*sxy - sx*sy) / math.Sqrt((n*sxx-sx*sx)*(n*syy-sy*sy))
+}
