@@ -375,3 +375,25 @@ func BenchmarkSearchDepth10(b *testing.B) {
 	}
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 }
+
+// TestLMRTable pins the reduction table: bench node counts must not depend
+// on the platform's math.Log.
+const lmrChecksum = 26477593
+
+func TestLMRTable(t *testing.T) {
+	sum := 0
+	for d := range lmrTable {
+		for m := range lmrTable[d] {
+			sum += lmrTable[d][m] * (d + 1) * (m + 1)
+		}
+	}
+	tests := []struct{ d, m, want int }{{1, 1, 0}, {3, 3, 1}, {8, 8, 2}, {10, 20, 3}, {63, 63, 8}}
+	for _, tc := range tests {
+		if got := lmrTable[tc.d][tc.m]; got != tc.want {
+			t.Errorf("lmr(%d, %d) = %d, want %d", tc.d, tc.m, got, tc.want)
+		}
+	}
+	if sum != lmrChecksum {
+		t.Errorf("table checksum %d, want %d", sum, lmrChecksum)
+	}
+}
