@@ -249,6 +249,9 @@ func (b *Board) Pack(dst []byte) {
 	dst[38], dst[39] = 0, 0
 }
 
+// nibblePiece maps a packed nibble to its piece.
+var nibblePiece = [16]Piece{Empty, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, Empty, Empty, Empty}
+
 func nibble(p Piece) byte {
 	if p >= Empty {
 		return 0
@@ -262,16 +265,13 @@ func Unpack(src []byte) (Board, error) {
 	if len(src) < PackedSize {
 		return b, fmt.Errorf("packed position: %d bytes, want %d", len(src), PackedSize)
 	}
-	for i := 0; i < 32; i++ {
-		for j, v := range [2]byte{src[i] & 15, src[i] >> 4} {
-			if v > 12 {
-				return b, fmt.Errorf("packed position: square %d holds %d", 2*i+j, v)
-			}
-			b.Squares[2*i+j] = Piece(v) - 1
-			if v == 0 {
-				b.Squares[2*i+j] = Empty
-			}
+	for i, v := range src[:32] {
+		lo, hi := v&15, v>>4
+		if lo > 12 || hi > 12 {
+			return b, fmt.Errorf("packed position: byte %d holds %#x (a nibble above 12)", i, v)
 		}
+		b.Squares[2*i] = nibblePiece[lo]
+		b.Squares[2*i+1] = nibblePiece[hi]
 	}
 	if src[32]&0xe0 != 0 || src[33] > NoSquare {
 		return b, errors.New("packed position: bad flags or en passant square")

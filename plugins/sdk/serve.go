@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-plugin"
@@ -223,11 +224,17 @@ func (s *evaluatorServer) Describe(context.Context, *pluginpb.DescribeRequest) (
 	return s.impl.Describe(), nil
 }
 
+// boardPool recycles batch decoding buffers.
+var boardPool = sync.Pool{New: func() any { return new([]Board) }}
+
 func (s *evaluatorServer) EvaluateBatch(_ context.Context, req *pluginpb.BatchRequest) (*pluginpb.BatchResponse, error) {
-	boards, err := Boards(req.Fens, req.Packed, nil)
+	buf := boardPool.Get().(*[]Board)
+	defer boardPool.Put(buf)
+	boards, err := Boards(req.Fens, req.Packed, *buf)
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
+	*buf = boards
 	scores := make([]float32, len(boards))
 	if err := s.impl.EvaluateBatch(boards, scores); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
