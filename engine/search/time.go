@@ -10,7 +10,7 @@ import (
 const minThink = time.Millisecond
 
 // setTime computes the soft limit (checked after each iteration) and the
-// hard limit (checked every 256 nodes) of a search.
+// hard limit (checked every 64 nodes) of a search.
 //
 // On the clock, with left = remaining time minus the move overhead,
 // mtg = movestogo (at most 40, or 30 in sudden death) and
