@@ -314,7 +314,7 @@ func (s *Searcher) Search(ctx context.Context, p *board.Position, lim Limits, re
 			}
 			res.Best = s.pv[0][0]
 			s.rootBest = res.Best
-			pv = append(pv[:0], s.pv[0][:s.pvLen[0]]...)
+			pv = append([]board.Move(nil), s.pv[0][:s.pvLen[0]]...) // reports may keep it
 		}
 		if s.stopped {
 			break
