@@ -10,18 +10,37 @@ GO ?= go
 MODULES := $(shell $(GO) list -m -f '{{.Dir}}' 2>/dev/null)
 PATTERNS := $(foreach m,$(MODULES),$(m)/...)
 
-.PHONY: all build test deps vet fmt-check
+.PHONY: all build test deps vet fmt-check plugins npm-deps
+
+# The example plugins (plugins/README.md): Go evaluators into plugins/bin,
+# metric plugins into plugins/bin/metrics, and a launcher for the Node.js
+# plugin, whose packages npm installs from package-lock.json.
+PLUGIN_BIN := plugins/bin
+NODE_PLUGIN := plugins/nodepst
 
 all: build
 
 build:
 	$(GO) build -trimpath -o $(EXE) ./cmd/nnuelab
 
-deps:
+deps: npm-deps
 	@if [ ! -x /usr/games/stockfish ]; then \
 		echo "installing stockfish (Debian) for the tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish; \
 	fi
+
+npm-deps: $(NODE_PLUGIN)/node_modules/.package-lock.json
+
+$(NODE_PLUGIN)/node_modules/.package-lock.json: $(NODE_PLUGIN)/package-lock.json
+	cd $(NODE_PLUGIN) && npm ci --no-audit --no-fund
+
+plugins: npm-deps
+	mkdir -p $(PLUGIN_BIN)/metrics
+	$(GO) build -trimpath -o $(PLUGIN_BIN)/gofloat ./plugins/gofloat
+	$(GO) build -trimpath -o $(PLUGIN_BIN)/sfeval ./plugins/sfeval
+	$(GO) build -trimpath -o $(PLUGIN_BIN)/metrics/accuracy ./plugins/accuracy
+	printf '#!/bin/sh\nexec node "%s" "$$@"\n' "$(CURDIR)/$(NODE_PLUGIN)/index.js" > $(PLUGIN_BIN)/nodepst
+	chmod +x $(PLUGIN_BIN)/nodepst
 
 fmt-check:
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -33,3 +52,5 @@ test: deps fmt-check vet
 	$(GO) test -count=1 $(PATTERNS)
 	# The networks again on the pure-Go kernels: AVX2 and Go must agree.
 	$(GO) test -count=1 -tags purego ./engine/nnue/...
+	# The Node.js plugin's own unit tests (the protocol is tested from Go).
+	cd $(NODE_PLUGIN) && npm test
