@@ -1,0 +1,135 @@
+package train
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/nnuelab/nnuelab/datasets"
+)
+
+// Data is a training set in memory: 32-byte records (datasets.Record),
+// split into training and validation positions.
+type Data struct {
+	Train, Val []datasets.Record
+	// Files are the files read, with their SHA-256 (hex), in order.
+	Files []FileHash
+	// SHA256 identifies the training data: the SHA-256 of the one file, or
+	// of the files' "sha256  name" lines when there are several (validation
+	// files included).
+	SHA256 string
+}
+
+// FileHash is one data file and its SHA-256.
+type FileHash struct {
+	Path, SHA256 string
+}
+
+// maxLoad guards against exhausting memory (about 32 bytes per position).
+const maxLoad = 400_000_000
+
+// readRecords appends the records of path to dst (at most limit in all,
+// 0 = no limit) and returns the file's SHA-256. Bad entries are an error
+// naming the file and line (datasets' readers do that).
+func readRecords(path string, dst []datasets.Record, limit int) ([]datasets.Record, string, error) {
+	sum, err := fileSHA256(path)
+	if err != nil {
+		return nil, "", err
+	}
+	r, err := datasets.Open(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("data %s: %w", path, err)
+	}
+	defer r.Close()
+	for limit <= 0 || len(dst) < limit {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("data: %w", err)
+		}
+		if n := rec.PieceCount(); n > maxFeatures+2 || rec.King(0) > 63 || rec.King(1) > 63 {
+			return nil, "", fmt.Errorf("data %s: record %d (%s) has %d pieces or a missing king", path, len(dst)+1, rec.Text(), n)
+		}
+		if len(dst) >= maxLoad {
+			return nil, "", fmt.Errorf("data: more than %d positions; use --max-positions", maxLoad)
+		}
+		dst = append(dst, rec)
+	}
+	return dst, sum, nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("data: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("data %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// LoadData reads the training files (at most limit positions, 0 = all) and
+// splits off the validation positions: those of valFiles if given, else
+// the fraction valFraction of the positions chosen by board hash, so that
+// a position and its repetitions land on the same side, and the split is
+// the same for every architecture and seed.
+func LoadData(files, valFiles []string, valFraction float64, limit int) (*Data, error) {
+	if len(files) == 0 {
+		return nil, errors.New("no training data given")
+	}
+	if !(valFraction >= 0 && valFraction < 1) {
+		return nil, fmt.Errorf("validation fraction %g out of range [0, 1)", valFraction)
+	}
+	d := &Data{}
+	var all []datasets.Record
+	for _, f := range files {
+		var sum string
+		var err error
+		if all, sum, err = readRecords(f, all, limit); err != nil {
+			return nil, err
+		}
+		d.Files = append(d.Files, FileHash{f, sum})
+	}
+	if len(valFiles) > 0 {
+		d.Train = all
+		for _, f := range valFiles {
+			var sum string
+			var err error
+			if d.Val, sum, err = readRecords(f, d.Val, 0); err != nil {
+				return nil, err
+			}
+			d.Files = append(d.Files, FileHash{f, sum})
+		}
+	} else {
+		cut := uint64(valFraction * (1 << 32))
+		for _, r := range all {
+			if r.BoardHash()>>32 < cut {
+				d.Val = append(d.Val, r)
+			} else {
+				d.Train = append(d.Train, r)
+			}
+		}
+	}
+	if len(d.Train) == 0 {
+		return nil, errors.New("data: no training positions")
+	}
+	if len(d.Files) == 1 {
+		d.SHA256 = d.Files[0].SHA256
+	} else {
+		h := sha256.New()
+		for _, f := range d.Files {
+			fmt.Fprintf(h, "%s  %s\n", f.SHA256, filepath.Base(f.Path))
+		}
+		d.SHA256 = hex.EncodeToString(h.Sum(nil))
+	}
+	return d, nil
+}

@@ -1,0 +1,401 @@
+package train
+
+import (
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/nets/train/vec"
+)
+
+// The batch engine. One optimizer step runs in three phases:
+//
+//  1. Positions, in fixed chunks of chunkSize: features, forward, loss and
+//     backward through the head. Each chunk keeps its own head gradients,
+//     transformer-bias gradient and loss sum; the accumulator gradients go
+//     to one row per (position, perspective) slot.
+//  2. The transformer's weight gradient is gathered row by row: for each
+//     feature, the sum of the accumulator gradients of the slots where it
+//     is active, in slot order (a counting sort builds the lists). Only
+//     active rows are read; each row's Adam update follows at once.
+//  3. The chunk gradients are summed in chunk order and the head (and
+//     bias) parameters take their Adam step.
+//
+// Every sum has a fixed order that does not depend on which worker ran
+// what, so a run is deterministic for a seed, and even the same for any
+// thread count.
+
+// chunkSize is the number of positions per work item of phase 1.
+const chunkSize = 256
+
+// maxFeatures bounds the active features per perspective (32 pieces).
+const maxFeatures = 32
+
+type chunkGrads struct {
+	head [][]float32 // per head parameter
+	bias []float32   // transformer bias (nil without one)
+	loss float64
+}
+
+type engine struct {
+	m       *Model
+	loss    Loss
+	cpPer   float64
+	threads int
+
+	// per batch, by slot = 2*position + perspective (0 side to move)
+	feats  []int32
+	nfeat  []int32
+	dacc   []float32
+	chunks []*chunkGrads
+
+	// per worker
+	scratch []*evalScratch
+	rowBuf  [][]float32
+
+	// gather lists: feature f's slots are list[start[f]:end[f]]
+	start, end []int32
+	list       []int32
+
+	headGrad [][]float32
+	biasGrad []float32
+	tiedGrad [][]float32
+
+	// flops of the last step (see lastFlops)
+	flops float64
+}
+
+// lastFlops returns the float operations of the last step: the
+// transformer's row sums forward and gathers backward over the active
+// features, the head's passes and the optimizer's update.
+func (e *engine) lastFlops() float64 { return e.flops }
+
+func newEngine(m *Model, loss Loss, threads int) *engine {
+	if threads < 1 {
+		threads = runtime.NumCPU()
+	}
+	e := &engine{m: m, loss: loss, cpPer: cpPerUnit(m.Spec), threads: threads}
+	for w := 0; w < threads; w++ {
+		e.scratch = append(e.scratch, m.newEvalScratch())
+		e.rowBuf = append(e.rowBuf, make([]float32, m.width))
+	}
+	e.start = make([]int32, m.rows)
+	e.end = make([]int32, m.rows)
+	for _, p := range m.all[m.headStart:] {
+		e.headGrad = append(e.headGrad, make([]float32, len(p.Data)))
+	}
+	if m.ftBias != nil {
+		e.biasGrad = make([]float32, m.width)
+	}
+	if m.tied != nil {
+		for _, p := range m.tied.params {
+			e.tiedGrad = append(e.tiedGrad, make([]float32, len(p.Data)))
+		}
+	}
+	return e
+}
+
+// parallel runs fn(worker, i) for i in [0, n) on the engine's workers.
+func (e *engine) parallel(n int, fn func(w, i int)) {
+	workers := min(e.threads, n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			fn(0, i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				fn(w, i)
+			}
+		}(w)
+	}
+	wg.Wait()
+}
+
+// grow sizes the per-batch buffers for b positions.
+func (e *engine) grow(b int) {
+	slots := 2 * b
+	if len(e.nfeat) < slots {
+		e.feats = make([]int32, slots*maxFeatures)
+		e.nfeat = make([]int32, slots)
+		e.dacc = make([]float32, slots*e.m.width)
+	}
+	for len(e.chunks) < (b+chunkSize-1)/chunkSize {
+		c := &chunkGrads{}
+		for _, p := range e.m.all[e.m.headStart:] {
+			c.head = append(c.head, make([]float32, len(p.Data)))
+		}
+		if e.m.ftBias != nil {
+			c.bias = make([]float32, e.m.width)
+		}
+		e.chunks = append(e.chunks, c)
+	}
+}
+
+// targets returns score and wdl from the side to move's view.
+func targets(r *datasets.Record) (score, wdl float64) {
+	score, wdl = float64(r.Score), float64(r.Result.WDL())
+	if r.SideToMove() == board.Black {
+		score, wdl = -score, 1-wdl
+	}
+	return score, wdl
+}
+
+// forwardBackward is phase 1 for chunk c of batch.
+func (e *engine) forwardBackward(w, c int, batch []*datasets.Record) {
+	m, s, W := e.m, e.scratch[w], e.m.width
+	g := e.chunks[c]
+	for _, v := range g.head {
+		clear(v)
+	}
+	clear(g.bias)
+	g.loss = 0
+	inv := 1 / float64(len(batch))
+	hi := min((c+1)*chunkSize, len(batch))
+	for i := c * chunkSize; i < hi; i++ {
+		r := batch[i]
+		stm := r.SideToMove()
+		su, st := 2*i, 2*i+1
+		fu := m.features(r, stm, e.feats[su*maxFeatures:su*maxFeatures])
+		e.nfeat[su] = int32(len(fu))
+		vec.SumRows(s.us, m.bias(), m.matrix(), W, fu)
+		var them, dthem []float32
+		if m.both {
+			ft := m.features(r, stm.Other(), e.feats[st*maxFeatures:st*maxFeatures])
+			e.nfeat[st] = int32(len(ft))
+			vec.SumRows(s.them, m.bias(), m.matrix(), W, ft)
+			them, dthem = s.them, e.dacc[st*W:][:W]
+		} else {
+			e.nfeat[st] = 0
+		}
+		o := m.bucket(r.PieceCount())
+		out := m.head.forward(s.head, s.us, them, o)
+		score, wdl := targets(r)
+		l, d := e.loss.eval(out, e.cpPer, score, wdl)
+		g.loss += l
+		dus := e.dacc[su*W:][:W]
+		m.head.backward(s.head, s.us, them, o, float32(d*inv), g.head, dus, dthem)
+		if g.bias != nil {
+			vec.Add(g.bias, dus)
+			if dthem != nil {
+				vec.Add(g.bias, dthem)
+			}
+		}
+	}
+}
+
+// buildLists is the counting sort of the active (feature, slot) pairs by
+// feature, slots ascending within a feature.
+func (e *engine) buildLists(slots int) {
+	count := e.end
+	clear(count)
+	total := 0
+	for s := 0; s < slots; s++ {
+		for _, f := range e.feats[s*maxFeatures:][:e.nfeat[s]] {
+			count[f]++
+		}
+		total += int(e.nfeat[s])
+	}
+	var acc int32
+	for f, c := range count {
+		e.start[f] = acc
+		acc += c
+	}
+	if cap(e.list) < total {
+		e.list = make([]int32, total)
+	}
+	e.list = e.list[:total]
+	cursor := e.end // becomes each list's end
+	copy(cursor, e.start)
+	for s := 0; s < slots; s++ {
+		for _, f := range e.feats[s*maxFeatures:][:e.nfeat[s]] {
+			e.list[cursor[f]] = int32(s)
+			cursor[f]++
+		}
+	}
+}
+
+// rowsOf returns the slots where feature f is active, ascending.
+func (e *engine) rowsOf(f int) []int32 { return e.list[e.start[f]:e.end[f]] }
+
+// hyper is the optimizer state of one step.
+type hyper struct {
+	o    *Optim
+	lr   float64
+	step int // 1-based Adam step
+}
+
+func (h *hyper) adam(p *Param) vec.Adam {
+	wd := 0.0
+	if p.Decay {
+		wd = h.o.WeightDecay
+	}
+	lr := h.lr * float64(p.LRMult)
+	a := vec.AdamStep(h.step, lr, h.o.Beta1, h.o.Beta2, h.o.Eps*float64(p.LRMult), 0, true, p.Clip)
+	// Decay acts on the tensor's own scale: decoupled decay shrinks by
+	// lr*wd whatever the unit, L2 decay adds wd*p/unit^2 to the gradient
+	// (both are the textbook forms on the unit-free parameter).
+	if h.o.Kind == "adamw" {
+		a.Decay = float32(1 - h.lr*wd)
+	} else {
+		a.L2 = float32(wd / float64(p.LRMult*p.LRMult))
+	}
+	return a
+}
+
+// rowBlock is the number of transformer rows per work item of phase 2.
+const rowBlock = 64
+
+// step runs one optimizer step on batch and returns its mean loss.
+func (e *engine) step(batch []*datasets.Record, h *hyper) float64 {
+	m := e.m
+	e.grow(len(batch))
+	nChunks := (len(batch) + chunkSize - 1) / chunkSize
+	e.parallel(nChunks, func(w, c int) { e.forwardBackward(w, c, batch) })
+
+	// Phase 2: the transformer's rows.
+	e.buildLists(2 * len(batch))
+	W := m.width
+	e.flops = 2*float64(W)*float64(len(e.list)) + float64(len(batch))*m.head.flops() + m.flopsPerStep()
+	blocks := (m.rows + rowBlock - 1) / rowBlock
+	if m.tied == nil {
+		a := h.adam(m.ft)
+		e.parallel(blocks, func(w, b int) {
+			buf := e.rowBuf[w]
+			for f := b * rowBlock; f < min((b+1)*rowBlock, m.rows); f++ {
+				row := m.ft.Data[f*W:][:W]
+				mm, vv := m.ft.M[f*W:][:W], m.ft.V[f*W:][:W]
+				if slots := e.rowsOf(f); len(slots) > 0 {
+					vec.SumRows(buf, nil, e.dacc, W, slots)
+					vec.AdamUpdate(row, mm, vv, buf, &a)
+				} else {
+					vec.AdamUpdate(row, mm, vv, nil, &a)
+				}
+			}
+		})
+	} else {
+		t := m.tied
+		e.parallel(blocks, func(w, b int) {
+			for f := b * rowBlock; f < min((b+1)*rowBlock, m.rows); f++ {
+				vec.SumRows(t.grad[f*W:][:W], nil, e.dacc, W, e.rowsOf(f))
+			}
+		})
+		for _, g := range e.tiedGrad {
+			clear(g)
+		}
+		t.fold(e.tiedGrad)
+		for i, p := range t.params {
+			a := h.adam(p)
+			vec.AdamUpdate(p.Data, p.M, p.V, e.tiedGrad[i], &a)
+		}
+		t.build()
+	}
+
+	// Phase 3: chunk sums in chunk order, then the small tensors.
+	var loss float64
+	for c := 0; c < nChunks; c++ {
+		loss += e.chunks[c].loss
+	}
+	heads := m.all[m.headStart:]
+	e.parallel(len(heads)+1, func(_, k int) {
+		var dst []float32
+		var get func(c *chunkGrads) []float32
+		var p *Param
+		if k < len(heads) {
+			p, dst = heads[k], e.headGrad[k]
+			get = func(c *chunkGrads) []float32 { return c.head[k] }
+		} else if m.ftBias != nil {
+			p, dst = m.ftBias, e.biasGrad
+			get = func(c *chunkGrads) []float32 { return c.bias }
+		} else {
+			return
+		}
+		copy(dst, get(e.chunks[0]))
+		for c := 1; c < nChunks; c++ {
+			vec.Add(dst, get(e.chunks[c]))
+		}
+		a := h.adam(p)
+		vec.AdamUpdate(p.Data, p.M, p.V, dst, &a)
+	})
+	return loss / float64(len(batch))
+}
+
+// evalLoss returns the mean loss of the model on recs (forward only), summed
+// in chunk order.
+func (e *engine) evalLoss(recs []datasets.Record) float64 {
+	if len(recs) == 0 {
+		return math.NaN()
+	}
+	n := (len(recs) + chunkSize - 1) / chunkSize
+	sums := make([]float64, n)
+	e.parallel(n, func(w, c int) {
+		s := e.scratch[w]
+		for i := c * chunkSize; i < min((c+1)*chunkSize, len(recs)); i++ {
+			r := &recs[i]
+			out := e.m.evaluate(r, s)
+			score, wdl := targets(r)
+			l, _ := e.loss.eval(out, e.cpPer, score, wdl)
+			sums[c] += l
+		}
+	})
+	var total float64
+	for _, s := range sums {
+		total += s
+	}
+	return total / float64(len(recs))
+}
+
+// gradients returns the mean loss of batch and the gradient of every
+// parameter (aligned with m.all) without changing the model: the unfused
+// path that the gradient checks and the fused step are tested against.
+func (e *engine) gradients(batch []*datasets.Record) (float64, [][]float32) {
+	m := e.m
+	e.grow(len(batch))
+	nChunks := (len(batch) + chunkSize - 1) / chunkSize
+	e.parallel(nChunks, func(w, c int) { e.forwardBackward(w, c, batch) })
+	e.buildLists(2 * len(batch))
+	W := m.width
+	ft := make([]float32, m.rows*W)
+	for f := 0; f < m.rows; f++ {
+		vec.SumRows(ft[f*W:][:W], nil, e.dacc, W, e.rowsOf(f))
+	}
+	var out [][]float32
+	if m.tied == nil {
+		bias := make([]float32, W)
+		for c := 0; c < nChunks; c++ {
+			vec.Add(bias, e.chunks[c].bias)
+		}
+		out = append(out, ft, bias)
+	} else {
+		copy(m.tied.grad, ft)
+		for range m.tied.params {
+			out = append(out, make([]float32, 184*32))
+		}
+		m.tied.fold(out)
+	}
+	var loss float64
+	for k, p := range m.all[m.headStart:] {
+		g := make([]float32, len(p.Data))
+		for c := 0; c < nChunks; c++ {
+			vec.Add(g, e.chunks[c].head[k])
+		}
+		out = append(out, g)
+	}
+	for c := 0; c < nChunks; c++ {
+		loss += e.chunks[c].loss
+	}
+	return loss / float64(len(batch)), out
+}

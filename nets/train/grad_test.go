@@ -1,0 +1,285 @@
+package train
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/datasets"
+)
+
+// tinySpecs are small architectures covering every trainable layer kind:
+// the three linear activations, both input modes, king buckets with
+// mirroring, output buckets, the sf12 dense head and Rengar.
+var tinySpecs = map[string]string{
+	"screlu-768": `name = "t-screlu"
+[net]
+format = "nnuelab"
+[features]
+set = "chess768"
+[accumulator]
+width = 32
+[head]
+type = "linear"
+activation = "screlu"
+[quant]
+qa = 255
+qb = 64
+scale = 400
+`,
+	"screlu-leorik-buckets": `name = "t-leorik"
+[net]
+format = "leorik"
+[features]
+set = "leorik"
+[accumulator]
+width = 32
+[head]
+type = "linear"
+activation = "screlu"
+output_buckets = 8
+bucket_selector = "(pieces-2)/4"
+[quant]
+qa = 255
+qb = 64
+scale = 400
+[output]
+cp_num = 100
+cp_den = 306
+`,
+	"relu-koivisto16": `name = "t-koivisto"
+[net]
+format = "koivisto-int16"
+[features]
+set = "koivisto16"
+[accumulator]
+width = 32
+[head]
+type = "linear"
+activation = "relu"
+[quant]
+qa = 32
+qb = 128
+`,
+	"crelu-stm-only": `name = "t-crelu"
+[net]
+format = "nnuelab"
+[features]
+set = "chess768"
+plane_order = "own-second"
+[accumulator]
+width = 32
+[head]
+type = "linear"
+activation = "crelu"
+inputs = "stm"
+[quant]
+qa = 255
+qb = 64
+scale = 400
+`,
+	"sf12-pad": `name = "t-halfkp-pad"
+[net]
+format = "sf12"
+[features]
+set = "halfkp"
+king_buckets = [` + strings.TrimSuffix(strings.Repeat("0, ", 64), ", ") + `]
+[accumulator]
+width = 32
+[head]
+type = "sf12"
+layers = [8, 16, 1]
+[quant]
+qa = 127
+qb = 64
+weight_shift = 6
+output_divisor = 16
+[output]
+cp_num = 100
+cp_den = 208
+`,
+	"sf12": `name = "t-halfkp"
+[net]
+format = "sf12"
+[features]
+set = "halfkp"
+king_buckets = [` + strings.TrimSuffix(strings.Repeat("0, ", 64), ", ") + `]
+[accumulator]
+width = 32
+[head]
+type = "sf12"
+layers = [32, 32, 1]
+[quant]
+qa = 127
+qb = 64
+weight_shift = 6
+output_divisor = 16
+[output]
+cp_num = 100
+cp_den = 208
+`,
+}
+
+func tinySpec(t testing.TB, name string) *arch.Spec {
+	t.Helper()
+	if name == "rengar" {
+		s, err := arch.Load("rengar")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s, err := arch.Parse(name+".toml", []byte(tinySpecs[name]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var (
+	sampleOnce sync.Once
+	sample     []datasets.Record
+	sampleErr  error
+)
+
+// testRecords returns the first n positions of testdata/sample.txt.zst
+// (20,000 positions of Stockfish 15.1 self-play, every 56th line of
+// shared/data/sf151-selfplay.txt.zst).
+func testRecords(t testing.TB, n int) []datasets.Record {
+	t.Helper()
+	sampleOnce.Do(func() {
+		sample, _, sampleErr = readRecords("testdata/sample.txt.zst", nil, 0)
+	})
+	if sampleErr != nil {
+		t.Fatal(sampleErr)
+	}
+	if n > len(sample) {
+		t.Fatalf("sample has %d positions, %d wanted", len(sample), n)
+	}
+	return sample[:n]
+}
+
+func ptrs(recs []datasets.Record) []*datasets.Record {
+	out := make([]*datasets.Record, len(recs))
+	for i := range recs {
+		out[i] = &recs[i]
+	}
+	return out
+}
+
+// TestGradientCheck compares the analytic gradient of every parameter kind
+// with central finite differences of the loss, for every layer kind and
+// loss. Entries where a clamp's kink lies within the step (the two step
+// sizes disagree) are skipped; most must be checked.
+func TestGradientCheck(t *testing.T) {
+	type tc struct{ spec, loss string }
+	var cases []tc
+	for name := range tinySpecs {
+		cases = append(cases, tc{name, "mpe"})
+	}
+	cases = append(cases, tc{"rengar", "mpe"}, tc{"screlu-768", "mse"}, tc{"screlu-768", "result"},
+		tc{"sf12", "result"}, tc{"rengar", "result"}, tc{"relu-koivisto16", "mse"})
+	recs := testRecords(t, 24)
+	for _, c := range cases {
+		t.Run(c.spec+"/"+c.loss, func(t *testing.T) {
+			spec := tinySpec(t, c.spec)
+			m, err := NewModel(spec, 11)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A partly trained state: random small offsets everywhere, so
+			// that biases and tempo are not zero.
+			rng := rand.New(rand.NewPCG(5, 6))
+			for _, p := range m.all {
+				for i := range p.Data {
+					p.Data[i] += (2*rng.Float32() - 1) * 0.02 * p.LRMult
+				}
+			}
+			m.sync()
+			loss := Loss{Kind: c.loss, Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5}
+			e := newEngine(m, loss, 2)
+			_, grads := e.gradients(ptrs(recs))
+			f := func() float64 { return e.evalLoss(recs) }
+			checked, skipped := 0, 0
+			for k, p := range m.all {
+				idx := pickIndices(m, p, grads[k], rng)
+				for _, i := range idx {
+					// Finite differences at three step sizes. Agreement with
+					// any one passes; a real error shows as smooth numeric
+					// values (the steps agree with each other) that all
+					// disagree with the analytic one. Steps that disagree
+					// among themselves straddle a clamp's kink: skipped.
+					a := float64(grads[k][i])
+					var num []float64
+					for _, h := range []float64{1e-3, 3e-4, 1e-4} {
+						num = append(num, central(m, p, i, h*float64(p.LRMult), f))
+					}
+					scale := math.Abs(a)
+					for _, n := range num {
+						scale = math.Max(scale, math.Abs(n))
+					}
+					tol := 0.01*scale + 1e-9
+					agree := false
+					for _, n := range num {
+						agree = agree || math.Abs(a-n) <= tol
+					}
+					smooth := math.Abs(num[0]-num[1]) <= tol && math.Abs(num[1]-num[2]) <= tol
+					switch {
+					case agree:
+						checked++
+					case smooth:
+						checked++
+						t.Errorf("%s[%d]: analytic %.6g, numeric %.6g %.6g %.6g", p.Name, i, a, num[0], num[1], num[2])
+					default:
+						skipped++
+					}
+				}
+			}
+			t.Logf("%d entries checked, %d skipped at kinks", checked, skipped)
+			if checked < 4*skipped || checked < 20 {
+				t.Fatalf("only %d entries checked (%d skipped)", checked, skipped)
+			}
+		})
+	}
+}
+
+// pickIndices chooses up to 8 entries of p with a non-negligible gradient
+// and, for the transformer, one row that no position uses (its gradient
+// must be exactly zero).
+func pickIndices(m *Model, p *Param, g []float32, rng *rand.Rand) []int {
+	var nz []int
+	for i, v := range g {
+		if v != 0 {
+			nz = append(nz, i)
+		}
+	}
+	rng.Shuffle(len(nz), func(a, b int) { nz[a], nz[b] = nz[b], nz[a] })
+	if len(nz) > 8 {
+		nz = nz[:8]
+	}
+	for i, v := range g {
+		if v == 0 {
+			nz = append(nz, i)
+			break
+		}
+	}
+	return nz
+}
+
+// central is the central difference of f in p.Data[i] with step h.
+func central(m *Model, p *Param, i int, h float64, f func() float64) float64 {
+	old := p.Data[i]
+	p.Data[i] = old + float32(h)
+	m.sync()
+	up := f()
+	p.Data[i] = old - float32(h)
+	m.sync()
+	down := f()
+	p.Data[i] = old
+	m.sync()
+	hp := float64(old+float32(h)) - float64(old-float32(h)) // the step float32 really took
+	return (up - down) / hp
+}

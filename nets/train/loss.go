@@ -1,0 +1,85 @@
+package train
+
+import (
+	"fmt"
+	"math"
+)
+
+// Loss names the training objective.
+//
+// Every loss works on the logit z = s * cp of the network's output, cp
+// being the output in centipawns (internal units times cp_num/cp_den) from
+// the side to move's view, and s the sigmoid scale (2.5/400 by default, as
+// CudAD). With p = sigmoid(z):
+//
+//   - "mpe": |p - t|^power (power 2.5: CudAD's default), t the blended
+//     target lambda*sigmoid(s*score) + (1-lambda)*wdl, score and wdl turned
+//     to the side to move's view; lambda 0.5 is CudAD's (sigmoid + wdl)/2.
+//   - "mse": (p - t)^2 with the same target.
+//   - "result": Rengar's result loss on the game result alone:
+//     ln(1+exp(-z)) for a win, ln(1+exp(z)) for a loss, their mean for a
+//     draw. (Rengar's own logit is its y = cp/128, i.e. s = 1/128.)
+type Loss struct {
+	Kind   string  // "mpe", "mse" or "result"
+	Power  float64 // the mpe exponent
+	Scale  float64 // s, per centipawn
+	Lambda float64 // weight of the score in the target (1 = score only, 0 = result only)
+}
+
+// Validate checks the loss settings.
+func (l *Loss) Validate() error {
+	switch l.Kind {
+	case "mpe":
+		if !(l.Power >= 1 && l.Power <= 10) {
+			return fmt.Errorf("loss power %g out of range [1, 10]", l.Power)
+		}
+	case "mse", "result":
+	default:
+		return fmt.Errorf("unknown loss %q (mpe, mse, result)", l.Kind)
+	}
+	if !(l.Scale > 0 && l.Scale < 1) {
+		return fmt.Errorf("sigmoid scale %g out of range (0, 1)", l.Scale)
+	}
+	if !(l.Lambda >= 0 && l.Lambda <= 1) {
+		return fmt.Errorf("lambda %g out of range [0, 1]", l.Lambda)
+	}
+	return nil
+}
+
+func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+// softplus is ln(1+exp(x)) without overflow.
+func softplus(x float64) float64 {
+	if x > 30 {
+		return x
+	}
+	return math.Log1p(math.Exp(x))
+}
+
+// eval returns the loss of one position and its derivative by the
+// network's output, for output out (internal units; cpPer converts to
+// centipawns), score (centipawns) and wdl (0, 0.5, 1), both from the side
+// to move's view.
+func (l *Loss) eval(out float32, cpPer float64, score float64, wdl float64) (loss float64, dout float64) {
+	dz := l.Scale * cpPer
+	z := float64(out) * dz
+	if l.Kind == "result" {
+		loss = wdl*softplus(-z) + (1-wdl)*softplus(z)
+		return loss, (sigmoid(z) - wdl) * dz
+	}
+	p := sigmoid(z)
+	t := l.Lambda*sigmoid(l.Scale*score) + (1-l.Lambda)*wdl
+	e := p - t
+	var dp float64
+	if l.Kind == "mse" {
+		loss, dp = e*e, 2*e
+	} else {
+		a := math.Abs(e)
+		loss = math.Pow(a, l.Power)
+		dp = l.Power * math.Pow(a, l.Power-1)
+		if e < 0 {
+			dp = -dp
+		}
+	}
+	return loss, dp * p * (1 - p) * dz
+}

@@ -1,0 +1,320 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/nets/train/vec"
+)
+
+// Param is one trainable tensor. Data holds the values exactly as the float
+// net file stores them (the meaning nnue.FromFloat gives them); the
+// optimizer keeps its moments beside them.
+type Param struct {
+	Name  string
+	Shape []int
+	Data  []float32
+	// M and V are Adam's first and second moments.
+	M, V []float32
+	// LRMult multiplies the learning rate for this tensor: the size of the
+	// tensor's natural unit (see unitsFor), so that one learning rate suits
+	// every architecture and quantization.
+	LRMult float32
+	// Clip bounds |value| after every step: the range the architecture's
+	// quantization can represent (see clipBounds).
+	Clip float32
+	// Decay says whether weight decay applies (not to biases).
+	Decay bool
+}
+
+func newParam(name string, lrMult, clip float32, decay bool, shape ...int) *Param {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return &Param{Name: name, Shape: shape, Data: make([]float32, n), M: make([]float32, n), V: make([]float32, n),
+		LRMult: lrMult, Clip: clip, Decay: decay}
+}
+
+// uniform fills p with values drawn uniformly from [-lim, lim], clipped.
+func (p *Param) uniform(rng *rand.Rand, lim float32) {
+	for i := range p.Data {
+		p.Data[i] = min(max((2*rng.Float32()-1)*lim, -p.Clip), p.Clip)
+	}
+}
+
+// head is the part of a model after the accumulators. Implementations keep
+// per-worker state in the scratch value they create, so that one head
+// serves all workers.
+type head interface {
+	params() []*Param
+	newScratch() any
+	// forward returns the output in the design's internal units (the value
+	// the engine's integer head approximates before truncation).
+	forward(s any, us, them []float32, bucket int) float32
+	// backward follows forward on the same scratch: it adds the parameter
+	// gradients of dL/dout = dout into g (indexed like params()) and writes
+	// the accumulator gradients to dus and dthem (dthem is nil when the
+	// head reads only the side to move's accumulator).
+	backward(s any, us, them []float32, bucket int, dout float32, g [][]float32, dus, dthem []float32)
+	// flops is the float operations of one forward and backward pass.
+	flops() float64
+}
+
+// Model is a trainable float32 network of an architecture: a sparse
+// feature transformer (dual perspective, or side to move only) and a head.
+// Its tensors are those of nnue.FromFloat, so a trained model loads into
+// the engine unchanged.
+type Model struct {
+	Spec *arch.Spec
+	fs   *nnue.FeatureSet
+	// width is the accumulator width per perspective (128 for rengar's four
+	// subspaces of 32).
+	width int
+	// both is true when the head reads both perspectives.
+	both bool
+	// rows is the number of feature rows of the transformer matrix.
+	rows int
+	// ft and ftBias are the transformer's tensors (nil for rengar, whose
+	// matrix is built from the tied embeddings in tied).
+	ft, ftBias *Param
+	tied       *rengarTied
+	head       head
+	all        []*Param // every parameter: transformer first, then head
+	headStart  int      // index of the first head parameter in all
+}
+
+// matrix returns the transformer matrix used in the forward pass.
+func (m *Model) matrix() []float32 {
+	if m.tied != nil {
+		return m.tied.virt
+	}
+	return m.ft.Data
+}
+
+// bias returns the transformer bias, or nil.
+func (m *Model) bias() []float32 {
+	if m.ftBias == nil {
+		return nil
+	}
+	return m.ftBias.Data
+}
+
+// Params returns every trainable tensor, in file order.
+func (m *Model) Params() []*Param { return m.all }
+
+// refLogit is the sigmoid scale the tensor units are computed with: 2.5/400
+// per centipawn, CudAD's default.
+const refLogit = 2.5 / 400
+
+// cpPerUnit converts the design's internal units to centipawns.
+func cpPerUnit(spec *arch.Spec) float64 {
+	return float64(spec.Output.CPNum) / float64(spec.Output.CPDen)
+}
+
+// NewModel returns a model of spec with weights drawn from seed. Head
+// types linear, sf12 and rengar are trainable; sf15 is not (yet).
+func NewModel(spec *arch.Spec, seed uint64) (*Model, error) {
+	m := &Model{Spec: spec, fs: nnue.NewFeatureSet(&spec.Features), width: spec.Accumulator.Width, both: true}
+	m.rows = m.fs.Size()
+	rng := rand.New(rand.NewPCG(seed, 0x6e6e75656c6162))
+	q := spec.Quant
+	// The feature transformer's bound keeps the int16 accumulator (bias +
+	// up to 32 rows) from wrapping as well as each weight from overflowing.
+	ftClip := float32(math.Floor(32767.0/33) / float64(q.QA))
+	switch spec.Head.Type {
+	case "linear":
+		h, ftUnit, err := newLinearHead(spec)
+		if err != nil {
+			return nil, err
+		}
+		m.head = h
+		m.both = spec.Head.Inputs == "stm+opp"
+		m.ft = newParam("ft.weight", ftUnit, ftClip, true, m.rows, m.width)
+		m.ftBias = newParam("ft.bias", ftUnit, ftClip, false, m.width)
+		m.ft.uniform(rng, 0.1*ftUnit)
+	case "sf12":
+		h, err := newSF12Head(spec)
+		if err != nil {
+			return nil, err
+		}
+		m.head = h
+		m.ft = newParam("ft.weight", 1, ftClip, true, m.rows, m.width)
+		m.ftBias = newParam("ft.bias", 1, ftClip, false, m.width)
+		m.ft.uniform(rng, 0.1)
+		// Start with most of the clipped ReLU's inputs in its linear range.
+		for i := range m.ftBias.Data {
+			m.ftBias.Data[i] = 0.25
+		}
+	case "rengar":
+		if spec.Accumulator.Width != 32 || m.rows != 768 {
+			return nil, fmt.Errorf("arch %s: rengar needs width 32 and 768 features", spec.Name)
+		}
+		if q.QA&(q.QA-1) != 0 {
+			return nil, fmt.Errorf("arch %s: rengar needs quant.qa to be a power of two, got %d", spec.Name, q.QA)
+		}
+		m.width, m.both = 128, false
+		m.tied = newRengarTied(m.fs, ftClip)
+		m.head = newRengarHead(spec)
+	default:
+		return nil, fmt.Errorf("arch %s: training head type %q is not supported (linear, sf12, rengar are)", spec.Name, spec.Head.Type)
+	}
+	if m.ft != nil {
+		m.all = append(m.all, m.ft, m.ftBias)
+	} else {
+		m.all = append(m.all, m.tied.params...)
+	}
+	m.headStart = len(m.all)
+	m.all = append(m.all, m.head.params()...)
+	// Head and tied parameters draw their initial values in file order.
+	for _, p := range m.all[m.headStart:] {
+		initHeadParam(p, rng)
+	}
+	if m.tied != nil {
+		for _, p := range m.tied.params {
+			p.uniform(rng, 0.1)
+		}
+		m.tied.build()
+	}
+	return m, nil
+}
+
+// initHeadParam draws a head tensor: weights uniform in +-unit/sqrt(fan-in),
+// biases zero (the sf12 hidden biases a little positive, so that the
+// clipped ReLUs start in their linear range).
+func initHeadParam(p *Param, rng *rand.Rand) {
+	fanIn := p.Shape[len(p.Shape)-1]
+	switch {
+	case !p.Decay && (p.Name == "l1.bias" || p.Name == "l2.bias"):
+		for i := range p.Data {
+			p.Data[i] = 0.25
+		}
+	case !p.Decay:
+		// biases (and rengar's tempo) start at zero
+	default:
+		p.uniform(rng, p.LRMult/float32(math.Sqrt(float64(fanIn))))
+	}
+}
+
+// SetTensors replaces the model's weights with tensors of the same names
+// and shapes (a trained net or a checkpoint's values).
+func (m *Model) SetTensors(ts []nnue.Tensor) error {
+	by := map[string]*nnue.Tensor{}
+	for i := range ts {
+		by[ts[i].Name] = &ts[i]
+	}
+	for _, p := range m.all {
+		t, ok := by[p.Name]
+		if !ok {
+			return fmt.Errorf("tensor %q missing", p.Name)
+		}
+		if fmt.Sprint(t.Shape) != fmt.Sprint(p.Shape) || len(t.Data) != len(p.Data) {
+			return fmt.Errorf("tensor %q has shape %v, arch %s needs %v", p.Name, t.Shape, m.Spec.Name, p.Shape)
+		}
+		for i, v := range t.Data {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("tensor %q[%d] is %g", p.Name, i, v)
+			}
+		}
+		copy(p.Data, t.Data)
+	}
+	if m.tied != nil {
+		m.tied.build()
+	}
+	return nil
+}
+
+// Tensors returns the model's weights as nnue.FromFloat reads them (copies).
+func (m *Model) Tensors() []nnue.Tensor {
+	out := make([]nnue.Tensor, 0, len(m.all))
+	for _, p := range m.all {
+		out = append(out, nnue.Tensor{Name: p.Name, Shape: append([]int(nil), p.Shape...), Data: append([]float32(nil), p.Data...)})
+	}
+	return out
+}
+
+// NumParams returns the number of trainable values.
+func (m *Model) NumParams() int {
+	n := 0
+	for _, p := range m.all {
+		n += len(p.Data)
+	}
+	return n
+}
+
+// bucket returns the output bucket of a position with the given piece
+// count, as the engine selects it.
+func (m *Model) bucket(pieces int) int {
+	h := &m.Spec.Head
+	var b int
+	switch h.BucketSelector {
+	case "(pieces-1)/4":
+		b = (pieces - 1) / 4
+	case "(pieces-2)/4":
+		b = (pieces - 2) / 4
+	}
+	return min(max(b, 0), h.OutputBuckets-1)
+}
+
+// features appends the active features of perspective c in r to dst: the
+// engine's own indices (nnue.FeatureSet.Index), so a trained row means the
+// same to the engine.
+func (m *Model) features(r *datasets.Record, c board.Color, dst []int32) []int32 {
+	ksq := r.King(c)
+	r.Pieces(func(p board.Piece, s board.Square) {
+		if i := m.fs.Index(c, ksq, p, s); i >= 0 {
+			dst = append(dst, int32(i))
+		}
+	})
+	return dst
+}
+
+// evalScratch is what one evaluation needs.
+type evalScratch struct {
+	us, them []float32
+	feats    []int32
+	head     any
+}
+
+func (m *Model) newEvalScratch() *evalScratch {
+	return &evalScratch{us: make([]float32, m.width), them: make([]float32, m.width), feats: make([]int32, 0, 32), head: m.head.newScratch()}
+}
+
+// evaluate is the float forward pass of one position into s: the output in
+// internal units from the side to move's view.
+func (m *Model) evaluate(r *datasets.Record, s *evalScratch) float32 {
+	stm := r.SideToMove()
+	s.feats = m.features(r, stm, s.feats[:0])
+	vec.SumRows(s.us, m.bias(), m.matrix(), m.width, s.feats)
+	var them []float32
+	if m.both {
+		s.feats = m.features(r, stm.Other(), s.feats[:0])
+		vec.SumRows(s.them, m.bias(), m.matrix(), m.width, s.feats)
+		them = s.them
+	}
+	return m.head.forward(s.head, s.us, them, m.bucket(r.PieceCount()))
+}
+
+// Evaluate returns the model's float output for r in the design's internal
+// units from the side to move's view: what the engine's quantized network
+// computes up to rounding. It allocates; the trainer uses its own scratch.
+func (m *Model) Evaluate(r *datasets.Record) float32 {
+	return m.evaluate(r, m.newEvalScratch())
+}
+
+// flopsPerStep is the optimizer's work per step: about 12 operations per
+// parameter for Adam with clipping.
+func (m *Model) flopsPerStep() float64 { return 12 * float64(m.NumParams()) }
+
+// sync rebuilds what depends on the parameters outside the optimizer's
+// step (Rengar's expanded matrix) after the tensors were changed directly.
+func (m *Model) sync() {
+	if m.tied != nil {
+		m.tied.build()
+	}
+}

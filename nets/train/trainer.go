@@ -1,0 +1,394 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/nets"
+)
+
+// Config is a training run. Everything that shapes the result is here and
+// is recorded in the net's header and the checkpoint.
+type Config struct {
+	// Arch is an architecture name from archs/ or a .toml path;
+	// Overrides are "key=value" assignments on top (arch.Spec.Override).
+	Arch      string   `json:"arch"`
+	Overrides []string `json:"overrides,omitempty"`
+	// Data are the training files (text, text.zst or binary packs);
+	// ValData optional validation files, else ValFraction of the
+	// positions (by board hash) is held out.
+	Data        []string `json:"data"`
+	ValData     []string `json:"val_data,omitempty"`
+	ValFraction float64  `json:"val_fraction"`
+	// MaxPositions limits the positions read (0 = all).
+	MaxPositions int `json:"max_positions,omitempty"`
+	// Out is the float net written after every epoch (*.nnue.zst); the
+	// checkpoint, loss history and exports go beside it (see Paths).
+	Out  string `json:"out"`
+	Seed uint64 `json:"seed"`
+	// Threads is the number of workers (0 = all cores). The result does
+	// not depend on it.
+	Threads int `json:"-"`
+	Batch   int `json:"batch"`
+	// Epochs is the number of epochs of EpochSize positions (0 = the
+	// training set's size). Positions, when set, is the budget instead:
+	// Epochs becomes ceil(Positions/EpochSize).
+	Epochs    int   `json:"epochs"`
+	EpochSize int   `json:"epoch_size"`
+	Positions int64 `json:"positions,omitempty"`
+	Loss      Loss  `json:"loss"`
+	Optim     Optim `json:"optim"`
+	// Export writes the published format where the architecture has one:
+	// "auto" (beside Out), "none", or a path.
+	Export string `json:"-"`
+	// Command is the command line, recorded in the header.
+	Command string `json:"-"`
+}
+
+// DefaultConfig returns the defaults: AdamW (lr 0.001, betas 0.9/0.999,
+// weight decay 0.01) on a cosine schedule down to 1% of the rate, batch
+// 16384, 20 epochs of the training set, MPE loss with power 2.5, sigmoid
+// scale 2.5/400 and lambda 0.5 (CudAD), 2% held out for validation.
+func DefaultConfig() Config {
+	return Config{
+		ValFraction: 0.02, Seed: 1, Batch: 16384, Epochs: 20,
+		Loss:   Loss{Kind: "mpe", Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5},
+		Optim:  Optim{Kind: "adamw", LR: 0.001, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.01, Schedule: "cosine", MinLR: 1e-5, StepEpochs: 5, Gamma: 0.3},
+		Export: "auto",
+	}
+}
+
+// Validate checks the config.
+func (c *Config) Validate() error {
+	switch {
+	case c.Arch == "":
+		return errors.New("no architecture given")
+	case len(c.Data) == 0:
+		return errors.New("no training data given")
+	case c.Out == "":
+		return errors.New("no output path given")
+	case c.Batch < 1 || c.Batch > 1<<20:
+		return fmt.Errorf("batch size %d out of range 1..%d", c.Batch, 1<<20)
+	case c.Epochs < 1 && c.Positions <= 0:
+		return fmt.Errorf("epochs %d must be >= 1 (or give a position budget)", c.Epochs)
+	case c.EpochSize < 0 || c.Positions < 0 || c.MaxPositions < 0:
+		return errors.New("epoch size, position budget and max positions must be >= 0")
+	case c.Threads < 0 || c.Threads > 1024:
+		return fmt.Errorf("threads %d out of range 0..1024", c.Threads)
+	}
+	if err := c.Loss.Validate(); err != nil {
+		return err
+	}
+	return c.Optim.Validate()
+}
+
+// Paths are the files of a run, derived from Out: for Out =
+// "dir/NAME.nnue.zst", the checkpoint "dir/NAME.ckpt", the loss history
+// "dir/NAME.csv" and the export "dir/NAME.<ext>".
+type Paths struct {
+	Net, Checkpoint, History, Base string
+}
+
+// PathsFor returns the files of a run writing out.
+func PathsFor(out string) Paths {
+	base := out
+	for _, suf := range []string{".zst", ".nnue"} {
+		base = strings.TrimSuffix(base, suf)
+	}
+	return Paths{Net: out, Checkpoint: base + ".ckpt", History: base + ".csv", Base: base}
+}
+
+// Result summarizes a finished run.
+type Result struct {
+	Spec     *arch.Spec
+	Model    *Model
+	Data     *Data
+	Paths    Paths
+	History  []EpochStats
+	Exported string // the published-format file written, if any
+}
+
+// Options are how a run reports and where it starts.
+type Options struct {
+	// Log receives the progress line and one line per epoch (nil: none).
+	Log io.Writer
+	// Terminal redraws the progress line in place (\r) instead of
+	// printing a line every LogEvery.
+	Terminal bool
+	LogEvery time.Duration
+	// Resume continues from the checkpoint (an error if there is none).
+	Resume bool
+	// Data, if not nil, is used instead of reading cfg.Data (tests,
+	// benchmarks).
+	Data *Data
+	// StopAfter, if positive, stops after that many optimizer steps
+	// without finishing the epoch (throughput measurements).
+	StopAfter int
+}
+
+// LoadSpec loads the architecture of cfg with its overrides.
+func LoadSpec(cfg *Config) (*arch.Spec, error) {
+	spec, err := arch.Load(cfg.Arch)
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.Overrides) > 0 {
+		if spec, err = spec.Override(cfg.Overrides...); err != nil {
+			return nil, err
+		}
+	}
+	return spec, nil
+}
+
+// compareResume lists the differences between the checkpoint's config and
+// the requested one that a resume cannot honour (the epochs may grow).
+func compareResume(saved, now *Config) error {
+	a, _ := json.Marshal(saved)
+	b, _ := json.Marshal(now)
+	var ma, mb map[string]any
+	json.Unmarshal(a, &ma)
+	json.Unmarshal(b, &mb)
+	for _, k := range []string{"epochs", "positions"} {
+		delete(ma, k)
+		delete(mb, k)
+	}
+	var diffs []string
+	for k := range ma {
+		if fmt.Sprint(ma[k]) != fmt.Sprint(mb[k]) {
+			diffs = append(diffs, fmt.Sprintf("%s: checkpoint %v, now %v", k, ma[k], mb[k]))
+		}
+	}
+	for k := range mb {
+		if _, ok := ma[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s: checkpoint unset, now %v", k, mb[k]))
+		}
+	}
+	if len(diffs) > 0 {
+		sort.Strings(diffs)
+		return fmt.Errorf("the checkpoint was made with other settings (resume with the same flags, only --epochs/--positions may grow):\n  %s", strings.Join(diffs, "\n  "))
+	}
+	return nil
+}
+
+// Run trains a network as cfg says. Each epoch ends with the validation
+// loss, the float net, an atomic checkpoint and the CSV history, so that
+// an interrupted run (ctx cancelled, or killed) resumes with
+// Options.Resume from the last completed epoch and gives the same net as
+// an uninterrupted one.
+func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	spec, err := LoadSpec(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	paths := PathsFor(cfg.Out)
+	if dir := filepath.Dir(cfg.Out); dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("output folder %s does not exist", dir)
+		}
+	}
+	m, err := NewModel(spec, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	st := &state{}
+	if opt.Resume {
+		saved, s, _, err := loadCheckpoint(paths.Checkpoint, m)
+		if err != nil {
+			return nil, err
+		}
+		if err := compareResume(saved, &cfg); err != nil {
+			return nil, err
+		}
+		st = s
+	} else if _, err := os.Stat(paths.Checkpoint); err == nil {
+		return nil, fmt.Errorf("checkpoint %s exists: resume it (--resume) or remove it", paths.Checkpoint)
+	}
+	data := opt.Data
+	if data == nil {
+		logf(opt.Log, "reading %s ...\n", strings.Join(cfg.Data, ", "))
+		if data, err = LoadData(cfg.Data, cfg.ValData, cfg.ValFraction, cfg.MaxPositions); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Resume && st.Epoch > 0 {
+		// The checkpoint's data hash must match the data now.
+		f, _ := os.Open(paths.Checkpoint)
+		if f != nil {
+			h, _, herr := nets.ReadFloat(f)
+			f.Close()
+			if herr == nil && h.DatasetSHA256 != data.SHA256 {
+				return nil, fmt.Errorf("checkpoint %s was trained on data with SHA-256 %s; the data given now hashes to %s", paths.Checkpoint, h.DatasetSHA256, data.SHA256)
+			}
+		}
+	}
+	epochSize := cfg.EpochSize
+	if epochSize == 0 {
+		epochSize = len(data.Train)
+	}
+	epochs := cfg.Epochs
+	if cfg.Positions > 0 {
+		epochs = int((cfg.Positions + int64(epochSize) - 1) / int64(epochSize))
+	}
+	stepsPerEpoch := (epochSize + cfg.Batch - 1) / cfg.Batch
+	totalSteps := epochs * stepsPerEpoch
+	e := newEngine(m, cfg.Loss, cfg.Threads)
+	logf(opt.Log, "%s: %d parameters, %d training and %d validation positions, %d epochs of %d positions (%d steps of %d), %d threads, kernels %s\n",
+		spec.Name, m.NumParams(), len(data.Train), len(data.Val), epochs, epochSize, stepsPerEpoch, cfg.Batch, e.threads, kernelName())
+
+	stream := newStream(len(data.Train), cfg.Seed)
+	batch := make([]*datasets.Record, 0, cfg.Batch)
+	res := &Result{Spec: spec, Model: m, Data: data, Paths: paths}
+	prog := &progress{w: opt.Log, terminal: opt.Terminal, every: opt.LogEvery}
+	for epoch := st.Epoch; epoch < epochs; epoch++ {
+		start := time.Now()
+		var lossSum float64
+		var lossN int
+		var flops float64
+		var lr float64
+		posStart := int64(epoch) * int64(epochSize)
+		for s := 0; s < stepsPerEpoch; s++ {
+			if err := ctx.Err(); err != nil {
+				prog.clear()
+				return res, fmt.Errorf("interrupted in epoch %d (the checkpoint holds epoch %d): %w", epoch+1, st.Epoch, err)
+			}
+			if opt.StopAfter > 0 && st.Step >= opt.StopAfter {
+				prog.clear()
+				res.History = append(st.History, EpochStats{Epoch: epoch + 1, Step: st.Step, Positions: st.Positions,
+					TrainLoss: lossSum / float64(max(lossN, 1)), Seconds: time.Since(start).Seconds(),
+					PosPerSec: float64(st.Positions-posStart) / time.Since(start).Seconds(), GFLOPs: flops / time.Since(start).Seconds() / 1e9})
+				return res, nil
+			}
+			lo := int64(s) * int64(cfg.Batch)
+			hi := min(lo+int64(cfg.Batch), int64(epochSize))
+			batch = batch[:0]
+			for k := posStart + lo; k < posStart+hi; k++ {
+				batch = append(batch, &data.Train[stream.at(k)])
+			}
+			lr = cfg.Optim.rate(st.Step, epoch, totalSteps)
+			h := &hyper{o: &cfg.Optim, lr: lr, step: st.Step + 1}
+			l := e.step(batch, h)
+			if math.IsNaN(l) || math.IsInf(l, 0) {
+				return res, fmt.Errorf("epoch %d step %d: the loss is %g (learning rate too high?)", epoch+1, st.Step+1, l)
+			}
+			flops += e.lastFlops()
+			lossSum += l * float64(len(batch))
+			lossN += len(batch)
+			st.Step++
+			st.Positions += int64(len(batch))
+			el := time.Since(start).Seconds()
+			rate := float64(st.Positions-posStart) / el
+			left := float64(int64(epochs)*int64(epochSize)-(posStart+hi)) / rate
+			prog.update(fmt.Sprintf("epoch %d/%d %s %3.0f%% loss %.6f | %.0f pos/s | %.1f GFLOP/s | ETA %s",
+				epoch+1, epochs, bar(float64(hi)/float64(epochSize), 20), 100*float64(hi)/float64(epochSize),
+				lossSum/float64(lossN), rate, flops/el/1e9, fmtDuration(left)))
+		}
+		secs := time.Since(start).Seconds()
+		val := e.evalLoss(data.Val)
+		stats := EpochStats{Epoch: epoch + 1, Step: st.Step, Positions: st.Positions, LR: lr,
+			TrainLoss: lossSum / float64(lossN), ValLoss: val, Seconds: secs,
+			PosPerSec: float64(epochSize) / secs, GFLOPs: flops / secs / 1e9}
+		st.History = append(st.History, stats)
+		st.Epoch = epoch + 1
+		if err := writeNet(paths.Net, m, &cfg, data, st); err != nil {
+			return res, fmt.Errorf("writing net: %w", err)
+		}
+		if err := WriteHistory(paths.History, st.History); err != nil {
+			return res, fmt.Errorf("writing history: %w", err)
+		}
+		if err := saveCheckpoint(paths.Checkpoint, m, &cfg, data.SHA256, st); err != nil {
+			return res, fmt.Errorf("writing checkpoint: %w", err)
+		}
+		prog.clear()
+		logf(opt.Log, "epoch %d/%d: train loss %.6f, val loss %.6f, lr %.3g, %.0f pos/s, %.1f GFLOP/s, %.1f s; saved %s\n",
+			epoch+1, epochs, stats.TrainLoss, val, lr, stats.PosPerSec, stats.GFLOPs, secs, paths.Net)
+	}
+	res.History = st.History
+	if cfg.Export != "none" && ExportFormat(spec) != "" {
+		path := cfg.Export
+		if path == "auto" || path == "" {
+			path = paths.Base + "." + exportExt(spec)
+		}
+		if err := ExportFile(spec, m.Tensors(), path); err != nil {
+			return res, fmt.Errorf("export: %w", err)
+		}
+		res.Exported = path
+		logf(opt.Log, "exported %s (format %s)\n", path, spec.Net.Format)
+	}
+	return res, nil
+}
+
+// writeNet writes the float net with its header: architecture, its hash,
+// the data's hash and the training config and results.
+func writeNet(path string, m *Model, cfg *Config, data *Data, st *state) error {
+	cj, _ := json.Marshal(cfg)
+	last := st.History[len(st.History)-1]
+	var files []string
+	for _, f := range data.Files {
+		files = append(files, filepath.Base(f.Path)+" "+f.SHA256)
+	}
+	h := nets.Header{Arch: m.Spec.Name, ArchSHA256: ArchSHA256(m.Spec), DatasetSHA256: data.SHA256,
+		Created: time.Now().UTC().Format(time.RFC3339),
+		Training: map[string]string{
+			"trainer":    "nnuelab train",
+			"command":    cfg.Command,
+			"config":     string(cj),
+			"data":       strings.Join(files, "; "),
+			"epochs":     strconv.Itoa(st.Epoch),
+			"steps":      strconv.Itoa(st.Step),
+			"positions":  strconv.FormatInt(st.Positions, 10),
+			"train_loss": fmtF(last.TrainLoss),
+			"val_loss":   fmtF(last.ValLoss),
+		}}
+	return nets.WriteFloat(path, h, m.Tensors())
+}
+
+// stream maps a training-stream position k to a training record: pass
+// k/n visits the records in a permutation drawn from (seed, pass).
+type stream struct {
+	n    int
+	seed uint64
+	pass int64
+	perm []int32
+}
+
+func newStream(n int, seed uint64) *stream { return &stream{n: n, seed: seed, pass: -1} }
+
+func (s *stream) at(k int64) int32 {
+	if p := k / int64(s.n); p != s.pass {
+		s.pass = p
+		if s.perm == nil {
+			s.perm = make([]int32, s.n)
+		}
+		for i := range s.perm {
+			s.perm[i] = int32(i)
+		}
+		rng := rand.New(rand.NewPCG(s.seed, uint64(p)+0x5eed))
+		for i := s.n - 1; i > 0; i-- {
+			j := rng.IntN(i + 1)
+			s.perm[i], s.perm[j] = s.perm[j], s.perm[i]
+		}
+	}
+	return s.perm[k%int64(s.n)]
+}
+
+func logf(w io.Writer, format string, a ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format, a...)
+	}
+}
