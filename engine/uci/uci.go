@@ -48,9 +48,12 @@ type Engine struct {
 	chess960 bool
 	hashMB   int
 	overhead time.Duration
-	arch     string
-	evalFile string
-	debug    bool
+	// arch and evalFile are what the GUI asked for; activeArch and
+	// activeFile what the search evaluates with. They differ while a
+	// request cannot be met yet (Arch set before its EvalFile arrives).
+	arch, evalFile         string
+	activeArch, activeFile string
+	debug                  bool
 
 	tt       *search.TT
 	searcher *search.Searcher
@@ -77,13 +80,14 @@ func New(out io.Writer) (*Engine, error) {
 		return nil, err
 	}
 	return &Engine{
-		out:      bufio.NewWriter(out),
-		pos:      board.StartPosition(),
-		hashMB:   defaultHashMB,
-		overhead: defaultMoveOverhead * time.Millisecond,
-		arch:     eval.Classical,
-		tt:       tt,
-		searcher: search.New(ev, tt),
+		out:        bufio.NewWriter(out),
+		pos:        board.StartPosition(),
+		hashMB:     defaultHashMB,
+		overhead:   defaultMoveOverhead * time.Millisecond,
+		arch:       eval.Classical,
+		activeArch: eval.Classical,
+		tt:         tt,
+		searcher:   search.New(ev, tt),
 	}, nil
 }
 
@@ -307,12 +311,15 @@ func (e *Engine) cmdSetOption(args []string) {
 // setEvaluator switches to arch with network file; on error the current
 // evaluator stays.
 func (e *Engine) setEvaluator(arch, file string) {
+	// Remember the request even if it fails: GUIs send Arch and EvalFile in
+	// either order, and the pair may only be loadable after the second.
+	e.arch, e.evalFile = arch, file
 	ev, err := eval.New(arch, file)
 	if err != nil {
-		e.errorf("setoption: %v", err)
+		e.errorf("setoption: %v (still evaluating with %s)", err, e.activeArch)
 		return
 	}
-	e.arch, e.evalFile = arch, file
+	e.activeArch, e.activeFile = arch, file
 	if n, ok := ev.(eval.Notifier); ok {
 		n.SetNotify(func(msg string) { e.say("info string %s", msg) })
 	}
@@ -662,7 +669,7 @@ func (e *Engine) cmdBench(args []string) {
 		depth = d
 	}
 	e.outMu.Lock()
-	_, err := Bench(e.out, depth, e.arch, e.evalFile)
+	_, err := Bench(e.out, depth, e.activeArch, e.activeFile)
 	e.out.Flush()
 	e.outMu.Unlock()
 	if err != nil {
