@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -131,6 +132,15 @@ func plotStats(s datasets.Stats, title, path string) error {
 		p.Title.Text = name
 		p.X.Label.Text = xlabel
 		p.Y.Label.Text = "positions"
+		p.Y.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
+			ticks := plot.DefaultTicks{}.Ticks(min, max)
+			for i := range ticks {
+				if ticks[i].Label != "" {
+					ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
+				}
+			}
+			return ticks
+		})
 		h := &plotter.Histogram{Bins: bins, Width: width, FillColor: fill, LineStyle: plotter.DefaultLineStyle}
 		h.LineStyle.Width = vg.Points(0.5)
 		p.Add(h)
@@ -158,7 +168,7 @@ func plotStats(s datasets.Stats, title, path string) error {
 	if err != nil {
 		return err
 	}
-	pr, err := hist("game result", "0 = Black won, 1 = draw, 2 = White won", resultBins, 1)
+	pr, err := hist("game result", "White's view", resultBins, 1)
 	if err != nil {
 		return err
 	}
