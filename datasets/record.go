@@ -96,20 +96,22 @@ const (
 // Record is one training position: the board, side to move, castling rights,
 // en-passant square and clocks exactly as the FEN gave them, the score in
 // centipawns from White's point of view, and the game's result from White's
-// point of view. Its in-memory layout is the binary record's.
+// point of view. It takes 32 bytes of memory, as in the binary format.
 //
 // The zero Record is not a valid position; make Records with ParseText,
 // FromPosition or UnmarshalBinary.
 type Record struct {
 	occ      board.Bitboard
 	pieces   [16]byte // 4-bit piece codes of the occupied squares, ascending, low nibble first
-	flags    uint8
-	ep       uint8 // en-passant square as written in the FEN, 64 for none
-	halfmove uint8
 	fullmove uint16
 
 	// Score is the position's score in centipawns from White's view.
 	Score int16
+
+	flags    uint8
+	ep       uint8 // en-passant square as written in the FEN, 64 for none
+	halfmove uint8
+
 	// Result is the game's result from White's view.
 	Result Result
 }

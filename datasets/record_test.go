@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/nnuelab/nnuelab/engine/board"
 )
@@ -294,5 +295,13 @@ func TestPly(t *testing.T) {
 		if r.Ply() != tc.ply {
 			t.Errorf("%s: ply %d, want %d", tc.fen, r.Ply(), tc.ply)
 		}
+	}
+}
+
+// TestRecordSize keeps a Record at 32 bytes of memory: trainers hold
+// hundreds of millions.
+func TestRecordSize(t *testing.T) {
+	if s := unsafe.Sizeof(Record{}); s != RecordSize {
+		t.Fatalf("Record takes %d bytes, want %d", s, RecordSize)
 	}
 }
