@@ -265,12 +265,14 @@ func TestUCIPluginKilledMidSearch(t *testing.T) {
 				}
 			}
 
-			// The next search restarts the plugin (after the backoff).
+			// The next search restarts the plugin (after the backoff). A new
+			// game and position, so that the hash table cannot answer the
+			// whole search without an evaluation.
 			time.Sleep(500 * time.Millisecond)
 			mark = len(u.seen)
-			u.send("position startpos moves d2d4 d7d5", "go depth 4")
+			u.send("ucinewgame", "position startpos moves e2e4", "go depth 4")
 			best = u.expect(`^bestmove `, time.Minute)
-			checkBestmove(t, best, "d2d4", "d7d5")
+			checkBestmove(t, best, "e2e4")
 			for _, l := range u.since(mark) {
 				if strings.HasPrefix(l, "info string") {
 					t.Errorf("after the restart: %q", l)
