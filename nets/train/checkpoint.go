@@ -33,12 +33,16 @@ type EpochStats struct {
 	TrainLoss float64 `json:"train_loss"`
 	ValLoss   float64 `json:"val_loss"`
 	Seconds   float64 `json:"seconds"` // wall time of the epoch's steps
-	PosPerSec float64 `json:"pos_per_sec"`
-	GFLOPs    float64 `json:"gflops"` // achieved float operations per second / 1e9
+	// CPUSeconds is the process's CPU time over those steps (all
+	// threads): PosPerSec*Seconds/CPUSeconds is the rate per core-second,
+	// which other jobs on a shared machine do not lower.
+	CPUSeconds float64 `json:"cpu_seconds"`
+	PosPerSec  float64 `json:"pos_per_sec"`
+	GFLOPs     float64 `json:"gflops"` // achieved float operations per second / 1e9
 }
 
 // historyHeader is the CSV header of the loss history.
-var historyHeader = []string{"epoch", "step", "positions", "lr", "train_loss", "val_loss", "seconds", "pos_per_sec", "gflops"}
+var historyHeader = []string{"epoch", "step", "positions", "lr", "train_loss", "val_loss", "seconds", "cpu_seconds", "pos_per_sec", "gflops"}
 
 // WriteHistory writes the loss history as CSV to path atomically.
 func WriteHistory(path string, h []EpochStats) error {
@@ -52,7 +56,7 @@ func historyCSV(h []EpochStats) []byte {
 	w.Write(historyHeader)
 	for _, e := range h {
 		w.Write([]string{strconv.Itoa(e.Epoch), strconv.Itoa(e.Step), strconv.FormatInt(e.Positions, 10),
-			fmtF(e.LR), fmtF(e.TrainLoss), fmtF(e.ValLoss), fmtF(e.Seconds), fmtF(e.PosPerSec), fmtF(e.GFLOPs)})
+			fmtF(e.LR), fmtF(e.TrainLoss), fmtF(e.ValLoss), fmtF(e.Seconds), fmtF(e.CPUSeconds), fmtF(e.PosPerSec), fmtF(e.GFLOPs)})
 	}
 	w.Flush()
 	return buf.Bytes()
@@ -88,7 +92,7 @@ func parseHistory(path string, data []byte) ([]EpochStats, error) {
 		atof := func(s string) float64 { v, err := strconv.ParseFloat(s, 64); errs = append(errs, err); return v }
 		e.Epoch, e.Step = atoi(r[0]), atoi(r[1])
 		e.Positions = int64(atoi(r[2]))
-		e.LR, e.TrainLoss, e.ValLoss, e.Seconds, e.PosPerSec, e.GFLOPs = atof(r[3]), atof(r[4]), atof(r[5]), atof(r[6]), atof(r[7]), atof(r[8])
+		e.LR, e.TrainLoss, e.ValLoss, e.Seconds, e.CPUSeconds, e.PosPerSec, e.GFLOPs = atof(r[3]), atof(r[4]), atof(r[5]), atof(r[6]), atof(r[7]), atof(r[8]), atof(r[9])
 		for _, err := range errs {
 			if err != nil {
 				return nil, fmt.Errorf("%s line %d: %w", path, i+2, err)
@@ -113,7 +117,16 @@ func writeAtomic(path string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return renameReadable(tmp.Name(), path)
+}
+
+// renameReadable gives a finished temporary file the usual permissions
+// (os.CreateTemp makes it 0600) and moves it into place.
+func renameReadable(tmp, path string) error {
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // ArchSHA256 identifies an architecture: the SHA-256 of the validated spec
@@ -217,7 +230,7 @@ func writeFast(path string, h nets.Header, tensors []nnue.Tensor) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return renameReadable(tmp.Name(), path)
 }
 
 // loadCheckpoint reads a checkpoint for spec into m and returns its config
@@ -290,4 +303,26 @@ func loadCheckpoint(path string, m *Model) (*Config, *state, *nets.Header, error
 		}
 	}
 	return &cfg, st, h, nil
+}
+
+// CheckpointConfig returns the config a checkpoint was made with, so that
+// a resume needs no flags but the output path.
+func CheckpointConfig(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	defer f.Close()
+	h, _, err := nets.ReadFloat(bufio.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	if h.Training["kind"] != checkpointKind {
+		return nil, fmt.Errorf("checkpoint %s: not a training checkpoint", path)
+	}
+	var cfg Config
+	if err := json.Unmarshal([]byte(h.Training["config"]), &cfg); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: bad config: %w", path, err)
+	}
+	return &cfg, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	arch "github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/nets/train/vec"
 )
 
 // tinySpecs are small architectures covering every trainable layer kind:
@@ -283,3 +284,5 @@ func central(m *Model, p *Param, i int, h float64, f func() float64) float64 {
 	hp := float64(old+float32(h)) - float64(old-float32(h)) // the step float32 really took
 	return (up - down) / hp
 }
+
+func vecAdam(p *Param, g []float32, a *vec.Adam) { vec.AdamUpdate(p.Data, p.M, p.V, g, a) }

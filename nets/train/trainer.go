@@ -117,6 +117,7 @@ type Result struct {
 	Model    *Model
 	Data     *Data
 	Paths    Paths
+	Threads  int // worker threads used
 	History  []EpochStats
 	Exported string // the published-format file written, if any
 }
@@ -206,6 +207,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res := &Result{Spec: spec, Model: m, Paths: paths}
 	st := &state{}
 	if opt.Resume {
 		saved, s, _, err := loadCheckpoint(paths.Checkpoint, m)
@@ -237,6 +239,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 			}
 		}
 	}
+	res.Data = data
 	epochSize := cfg.EpochSize
 	if epochSize == 0 {
 		epochSize = len(data.Train)
@@ -248,15 +251,15 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	stepsPerEpoch := (epochSize + cfg.Batch - 1) / cfg.Batch
 	totalSteps := epochs * stepsPerEpoch
 	e := newEngine(m, cfg.Loss, cfg.Threads)
+	res.Threads = e.threads
 	logf(opt.Log, "%s: %d parameters, %d training and %d validation positions, %d epochs of %d positions (%d steps of %d), %d threads, kernels %s\n",
 		spec.Name, m.NumParams(), len(data.Train), len(data.Val), epochs, epochSize, stepsPerEpoch, cfg.Batch, e.threads, kernelName())
 
 	stream := newStream(len(data.Train), cfg.Seed)
 	batch := make([]*datasets.Record, 0, cfg.Batch)
-	res := &Result{Spec: spec, Model: m, Data: data, Paths: paths}
 	prog := &progress{w: opt.Log, terminal: opt.Terminal, every: opt.LogEvery}
 	for epoch := st.Epoch; epoch < epochs; epoch++ {
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuSeconds()
 		var lossSum float64
 		var lossN int
 		var flops float64
@@ -270,7 +273,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 			if opt.StopAfter > 0 && st.Step >= opt.StopAfter {
 				prog.clear()
 				res.History = append(st.History, EpochStats{Epoch: epoch + 1, Step: st.Step, Positions: st.Positions,
-					TrainLoss: lossSum / float64(max(lossN, 1)), Seconds: time.Since(start).Seconds(),
+					TrainLoss: lossSum / float64(max(lossN, 1)), Seconds: time.Since(start).Seconds(), CPUSeconds: cpuSeconds() - cpu0,
 					PosPerSec: float64(st.Positions-posStart) / time.Since(start).Seconds(), GFLOPs: flops / time.Since(start).Seconds() / 1e9})
 				return res, nil
 			}
@@ -298,10 +301,10 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 				epoch+1, epochs, bar(float64(hi)/float64(epochSize), 20), 100*float64(hi)/float64(epochSize),
 				lossSum/float64(lossN), rate, flops/el/1e9, fmtDuration(left)))
 		}
-		secs := time.Since(start).Seconds()
+		secs, cpu := time.Since(start).Seconds(), cpuSeconds()-cpu0
 		val := e.evalLoss(data.Val)
 		stats := EpochStats{Epoch: epoch + 1, Step: st.Step, Positions: st.Positions, LR: lr,
-			TrainLoss: lossSum / float64(lossN), ValLoss: val, Seconds: secs,
+			TrainLoss: lossSum / float64(lossN), ValLoss: val, Seconds: secs, CPUSeconds: cpu,
 			PosPerSec: float64(epochSize) / secs, GFLOPs: flops / secs / 1e9}
 		st.History = append(st.History, stats)
 		st.Epoch = epoch + 1
@@ -355,7 +358,10 @@ func writeNet(path string, m *Model, cfg *Config, data *Data, st *state) error {
 			"train_loss": fmtF(last.TrainLoss),
 			"val_loss":   fmtF(last.ValLoss),
 		}}
-	return nets.WriteFloat(path, h, m.Tensors())
+	if err := nets.WriteFloat(path, h, m.Tensors()); err != nil {
+		return err
+	}
+	return os.Chmod(path, 0o644) // WriteFloat's temporary file is 0600
 }
 
 // stream maps a training-stream position k to a training record: pass

@@ -1,0 +1,42 @@
+package train
+
+import (
+	"testing"
+
+	arch "github.com/nnuelab/nnuelab/archs"
+)
+
+// BenchmarkStep times one optimizer step of 4096 positions per
+// architecture on one thread and reports positions/s and the achieved
+// GFLOP/s (the operation count of engine.lastFlops).
+func BenchmarkStep(b *testing.B) {
+	recs := ptrs(testRecords(b, 4096))
+	for _, name := range []string{"chess768", "koivisto-5.13", "koivisto-7.4", "koivisto-16", "leorik-3.1", "leorik-3.2", "halfkp", "rengar"} {
+		b.Run(name, func(b *testing.B) {
+			spec, err := arch.Load(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m, err := NewModel(spec, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			e := newEngine(m, DefaultConfig().Loss, 1)
+			o := DefaultConfig().Optim
+			var flops float64
+			cpu0 := cpuSeconds()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				e.step(recs, &hyper{o: &o, lr: 1e-4, step: i + 1})
+				flops += e.lastFlops()
+			}
+			s := b.Elapsed().Seconds()
+			b.ReportMetric(float64(len(recs))*float64(b.N)/s, "pos/s")
+			b.ReportMetric(flops/s/1e9, "GFLOP/s")
+			if cpu := cpuSeconds() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(len(recs))*float64(b.N)/cpu, "pos/cpu-s")
+				b.ReportMetric(flops/cpu/1e9, "GFLOP/cpu-s")
+			}
+		})
+	}
+}

@@ -1,0 +1,109 @@
+package train
+
+import (
+	"math"
+	"testing"
+)
+
+func TestLossValues(t *testing.T) {
+	const s = 2.5 / 400
+	ln2 := math.Log(2)
+	for _, tc := range []struct {
+		name       string
+		loss       Loss
+		out, cpPer float64
+		score, wdl float64
+		want       float64
+	}{
+		{"mpe at p=0.5, t=0.75", Loss{"mpe", 2.5, s, 0.5}, 0, 1, 0, 1, math.Pow(0.25, 2.5)},
+		{"mpe score only", Loss{"mpe", 2.5, s, 1}, 0, 1, 400, 0, math.Pow(1/(1+math.Exp(-2.5))-0.5, 2.5)},
+		{"mpe result only", Loss{"mpe", 2.5, s, 0}, 0, 1, 400, 0, math.Pow(0.5, 2.5)},
+		{"mpe exact fit", Loss{"mpe", 2.5, s, 1}, 160, 1, 160, 0.5, 0},
+		{"mpe cp conversion", Loss{"mpe", 2.5, s, 1}, 306, 100.0 / 306, 100, 0.5, 0},
+		{"mse", Loss{"mse", 0, s, 0.5}, 0, 1, 0, 0, 0.0625},
+		{"result draw at 0", Loss{"result", 0, s, 0.5}, 0, 1, 0, 0.5, ln2},
+		{"result win", Loss{"result", 0, s, 0.5}, 160, 1, 0, 1, math.Log1p(math.Exp(-1))},
+		{"result loss", Loss{"result", 0, s, 0.5}, 160, 1, 0, 0, math.Log1p(math.Exp(1))},
+		{"result draw", Loss{"result", 0, s, 0.5}, 160, 1, 0, 0.5, (math.Log1p(math.Exp(-1)) + math.Log1p(math.Exp(1))) / 2},
+		{"result huge logit", Loss{"result", 0, s, 0.5}, 1e6, 1, 0, 0, 1e6 * s},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, d := tc.loss.eval(float32(tc.out), tc.cpPer, tc.score, tc.wdl)
+			if math.Abs(got-tc.want) > 1e-6*math.Max(1, tc.want) {
+				t.Fatalf("loss %g, want %g", got, tc.want)
+			}
+			// The derivative by the output, against a central difference.
+			h := math.Max(1e-2, math.Abs(tc.out)*1e-4)
+			hi, lo := float32(tc.out+h), float32(tc.out-h)
+			up, _ := tc.loss.eval(hi, tc.cpPer, tc.score, tc.wdl)
+			down, _ := tc.loss.eval(lo, tc.cpPer, tc.score, tc.wdl)
+			if num := (up - down) / float64(hi-lo); math.Abs(num-d) > 1e-4*math.Abs(d)+1e-9 {
+				t.Fatalf("derivative %g, numeric %g", d, num)
+			}
+		})
+	}
+}
+
+func TestSchedule(t *testing.T) {
+	for _, tc := range []struct {
+		name               string
+		o                  Optim
+		step, epoch, total int
+		want               float64
+	}{
+		{"constant", Optim{Schedule: "constant", LR: 0.01}, 500, 3, 1000, 0.01},
+		{"step epoch 0", Optim{Schedule: "step", LR: 0.01, StepEpochs: 2, Gamma: 0.5}, 0, 1, 100, 0.01},
+		{"step epoch 2", Optim{Schedule: "step", LR: 0.01, StepEpochs: 2, Gamma: 0.5}, 0, 2, 100, 0.005},
+		{"step epoch 5", Optim{Schedule: "step", LR: 0.01, StepEpochs: 2, Gamma: 0.5}, 0, 5, 100, 0.0025},
+		{"cosine start", Optim{Schedule: "cosine", LR: 0.01, MinLR: 0.001}, 0, 0, 100, 0.01},
+		{"cosine middle", Optim{Schedule: "cosine", LR: 0.01, MinLR: 0.001}, 50, 0, 100, 0.0055},
+		{"cosine end", Optim{Schedule: "cosine", LR: 0.01, MinLR: 0.001}, 100, 0, 100, 0.001},
+		{"warmup", Optim{Schedule: "constant", LR: 0.01, Warmup: 10}, 4, 0, 100, 0.005},
+		{"after warmup", Optim{Schedule: "constant", LR: 0.01, Warmup: 10}, 10, 0, 100, 0.01},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.o.rate(tc.step, tc.epoch, tc.total); math.Abs(got-tc.want) > 1e-12 {
+				t.Fatalf("rate %g, want %g", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestFusedStep checks that the optimizer step, which gathers each
+// transformer row's gradient and updates it at once, equals the plain
+// order: full gradients, then Adam on every tensor (bit for bit), and that
+// clipping holds.
+func TestFusedStep(t *testing.T) {
+	recs := ptrs(testRecords(t, 700))
+	for _, name := range []string{"screlu-leorik-buckets", "sf12", "rengar"} {
+		t.Run(name, func(t *testing.T) {
+			spec := tinySpec(t, name)
+			a, _ := NewModel(spec, 4)
+			b, _ := NewModel(spec, 4)
+			loss := Loss{Kind: "mpe", Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5}
+			o := DefaultConfig().Optim
+			ea, eb := newEngine(a, loss, 2), newEngine(b, loss, 1)
+			for step := 1; step <= 3; step++ {
+				h := &hyper{o: &o, lr: 0.05, step: step}
+				la := ea.step(recs, h)
+				lb, grads := eb.gradients(recs)
+				if la != lb {
+					t.Fatalf("step %d: loss %g vs %g", step, la, lb)
+				}
+				for k, p := range b.all {
+					ad := h.adam(p)
+					vecAdam(p, grads[k], &ad)
+				}
+				b.sync()
+				sameTensors(t, a, b)
+			}
+			for _, p := range a.all {
+				for i, v := range p.Data {
+					if v > p.Clip || v < -p.Clip {
+						t.Fatalf("%s[%d] = %g beyond its clip %g", p.Name, i, v, p.Clip)
+					}
+				}
+			}
+		})
+	}
+}
