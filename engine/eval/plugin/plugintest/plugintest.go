@@ -79,6 +79,12 @@ func buildNode(root, dir string) error {
 	src := filepath.Join(root, "plugins", "nodepst")
 	npmMu.Lock()
 	defer npmMu.Unlock()
+	// Test binaries of several packages may get here at once.
+	unlock, err := lockFile(filepath.Join(src, ".npm-ci.lock"))
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if _, err := os.Stat(filepath.Join(src, "node_modules", "@grpc", "grpc-js")); err != nil {
 		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
 		cmd.Dir = src
