@@ -544,10 +544,14 @@ func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*
 	}
 
 	parts := PartsDir(out)
-	if _, err := os.Stat(parts); os.IsNotExist(err) {
-		if _, err := os.Stat(out); err == nil {
-			return finishedRun(out, settings)
+	_, partsErr := os.Stat(parts)
+	if _, err := os.Stat(out); err == nil && (os.IsNotExist(partsErr) || outputComplete(out)) {
+		// Finished (a kill may have interrupted the removal of the parts).
+		m, err := finishedRun(out, settings)
+		if err == nil && partsErr == nil {
+			err = os.RemoveAll(parts)
 		}
+		return m, err
 	}
 	if err := os.MkdirAll(parts, 0o755); err != nil {
 		return nil, err
@@ -580,6 +584,19 @@ func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*
 		return nil, err
 	}
 	return run.merge(out, format, last, settings)
+}
+
+// outputComplete reports whether out and its manifest were both written:
+// the manifest's sha256 is out's.
+func outputComplete(out string) bool {
+	var m struct {
+		SHA256 string `toml:"sha256"`
+	}
+	if _, err := toml.DecodeFile(ManifestPath(out), &m); err != nil || m.SHA256 == "" {
+		return false
+	}
+	sum, _, err := sha256File(out)
+	return err == nil && sum == m.SHA256
 }
 
 // finishedRun returns the manifest of a finished run, checking that it was

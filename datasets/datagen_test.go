@@ -413,3 +413,23 @@ func BenchmarkPlayGame(b *testing.B) {
 	}
 	b.ReportMetric(float64(positions)/b.Elapsed().Seconds(), "positions/s")
 }
+
+// TestGenerateKilledWhileCleaningUp: a run killed while removing its parts
+// directory (output and manifest written) is finished on rerun without
+// playing again.
+func TestGenerateKilledWhileCleaningUp(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a.bin")
+	cfg := testGenConfig(4)
+	m := generate(t, cfg, out)
+	// A half-removed parts directory: no settings, one stray file.
+	os.MkdirAll(PartsDir(out), 0o755)
+	os.WriteFile(filepath.Join(PartsDir(out), "c-00000000.txt.zst"), []byte("junk"), 0o644)
+	m2 := generate(t, cfg, out)
+	if m2.SHA256 != m.SHA256 {
+		t.Fatal("output changed")
+	}
+	if _, err := os.Stat(PartsDir(out)); !os.IsNotExist(err) {
+		t.Fatal("parts directory not removed")
+	}
+}

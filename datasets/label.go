@@ -134,18 +134,23 @@ func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*
 	}
 
 	parts := PartsDir(out)
-	if _, err := os.Stat(parts); os.IsNotExist(err) {
-		if _, err := os.Stat(out); err == nil {
-			first.Close()
-			var m LabelManifest
-			if _, err := toml.DecodeFile(ManifestPath(out), &m); err != nil {
-				return nil, fmt.Errorf("%s exists but its manifest cannot be read (%v); remove it to relabel", out, err)
-			}
-			if old, _ := labelSettingsText(m.Settings); old != settings {
-				return nil, fmt.Errorf("%s was labelled with other settings (see %s)", out, ManifestPath(out))
-			}
-			return &m, nil
+	_, partsErr := os.Stat(parts)
+	if _, err := os.Stat(out); err == nil && (os.IsNotExist(partsErr) || outputComplete(out)) {
+		// Finished (a kill may have interrupted the removal of the parts).
+		first.Close()
+		var m LabelManifest
+		if _, err := toml.DecodeFile(ManifestPath(out), &m); err != nil {
+			return nil, fmt.Errorf("%s exists but its manifest cannot be read (%v); remove it to relabel", out, err)
 		}
+		if old, _ := labelSettingsText(m.Settings); old != settings {
+			return nil, fmt.Errorf("%s was labelled with other settings (see %s)", out, ManifestPath(out))
+		}
+		if partsErr == nil {
+			if err := os.RemoveAll(parts); err != nil {
+				return nil, err
+			}
+		}
+		return &m, nil
 	}
 	if err := os.MkdirAll(parts, 0o755); err != nil {
 		first.Close()
