@@ -32,6 +32,7 @@ const (
 	FormatBinary
 )
 
+// String names the format: "text", "text.zst" or "binary".
 func (f Format) String() string {
 	switch f {
 	case FormatText:
@@ -89,6 +90,7 @@ type EntryError struct {
 	Err  error
 }
 
+// Error says "FILE: line N: reason" or "FILE: record N: reason".
 func (e *EntryError) Error() string {
 	return fmt.Sprintf("%s: %s %d: %v", e.File, e.Unit, e.N, e.Err)
 }
