@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/nnuelab/nnuelab/datasets"
@@ -24,7 +25,7 @@ func runDatagen(args []string, stdout, stderr io.Writer) error {
 	fs.Int64Var(&d.Games, "games", 0, "games of the whole run over all shards (0: no limit)")
 	fs.Int64Var(&d.Positions, "positions", 0, "stop once this shard has ceil(N/shards) positions, at a chunk boundary (0: no limit)")
 	shard := fs.String("shard", "1/1", "play shard k of N: games with index k-1 mod N")
-	fs.IntVar(&d.Threads, "threads", d.Threads, "games played at once (does not change the output)")
+	fs.IntVar(&d.Threads, "threads", runtime.NumCPU(), "games played at once (does not change the output)")
 	fs.StringVar(&d.Arch, "arch", d.Arch, "evaluator: "+eval.Classical+", a name from archs/ or a .toml path")
 	fs.StringVar(&d.EvalFile, "evalfile", "", "network file for --arch (default: its shipped net)")
 	fs.Uint64Var(&d.Nodes, "nodes", d.Nodes, "nodes per move")

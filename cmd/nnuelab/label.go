@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"time"
 
@@ -43,7 +44,7 @@ func runLabel(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "output: .txt, .txt.zst or .bin; work in progress is kept in FILE.parts/")
 	nodes := fs.Uint64("nodes", 0, "nodes per position")
 	depth := fs.Int("depth", 0, "depth per position")
-	procs := fs.Int("processes", 2, "engine processes run at once (does not change the output)")
+	procs := fs.Int("processes", runtime.NumCPU(), "engine processes run at once (does not change the output)")
 	chunk := fs.Int("chunk", 1024, "records per chunk: unit of work and resumption; ucinewgame starts each")
 	limit := fs.Int64("limit", 0, "label only the first N records (0: all)")
 	timeout := fs.Duration("timeout", time.Minute, "longest one search may take before the engine is killed")
