@@ -74,6 +74,9 @@ func ReadHistory(path string) ([]EpochStats, error) {
 }
 
 func parseHistory(path string, data []byte) ([]EpochStats, error) {
+	if !bytes.HasPrefix(data, []byte(strings.Join(historyHeader, ",")+"\n")) {
+		return nil, fmt.Errorf("%s: not a loss history (expected the header %s)", path, strings.Join(historyHeader, ","))
+	}
 	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
