@@ -15,10 +15,10 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/nnuelab/nnuelab/bench/stats"
 	"os"
 	"os/exec"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -43,7 +43,7 @@ func main() {
 		o, s = append(o, a), append(s, b)
 		fmt.Fprintf(os.Stderr, "  run %d: nnuelab %.0f nps, stockfish %.0f nps\n", r+1, a, b)
 	}
-	mo, ms := median(o), median(s)
+	mo, ms := stats.Median(o), stats.Median(s)
 	fmt.Printf("nnuelab bench --arch %s: %.0f nps (median of %d)\n", *archName, mo, *runs)
 	fmt.Printf("stockfish bench 16 1 13 default depth NNUE: %.0f nps (median of %d)\n", ms, *runs)
 	fmt.Printf("ratio: %.2f\n", mo/ms)
@@ -71,15 +71,6 @@ func nps(cmd *exec.Cmd, input string) (float64, error) {
 		return 0, fmt.Errorf("%s printed no Nodes/second line", cmd.Path)
 	}
 	return strconv.ParseFloat(last, 64)
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func fail(err error) {

@@ -14,10 +14,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/nnuelab/nnuelab/bench/stats"
 	"io"
 	"os"
 	"os/exec"
-	"sort"
 	"strings"
 	"time"
 )
@@ -70,18 +70,9 @@ func main() {
 			sfNPS = append(sfNPS, float64(n2)/s2)
 			fmt.Fprintf(os.Stderr, "  %s run %d: nnuelab %.1f Mnps, stockfish %.1f Mnps\n", j.name, r+1, oursNPS[r]/1e6, sfNPS[r]/1e6)
 		}
-		mo, ms := median(oursNPS), median(sfNPS)
+		mo, ms := stats.Median(oursNPS), stats.Median(sfNPS)
 		fmt.Printf("%-9s %5d %12d %14.1f %14.1f %7.2f\n", j.name, j.depth, nodes, mo/1e6, ms/1e6, mo/ms)
 	}
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func runOurs(bin string, j job) (uint64, float64, error) {
