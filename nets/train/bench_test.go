@@ -6,11 +6,13 @@ import (
 	arch "github.com/nnuelab/nnuelab/archs"
 )
 
-// BenchmarkStep times one optimizer step of 4096 positions per
-// architecture on one thread and reports positions/s and the achieved
-// GFLOP/s (the operation count of engine.lastFlops).
+// BenchmarkStep times one optimizer step of 16384 positions (the default
+// batch) per architecture on one thread and reports positions/s and the
+// achieved GFLOP/s (the operation count of engine.lastFlops), per second of
+// wall time and per CPU-second (other jobs on a shared machine lower the
+// first, not the second).
 func BenchmarkStep(b *testing.B) {
-	recs := ptrs(testRecords(b, 4096))
+	recs := ptrs(testRecords(b, 16384))
 	for _, name := range []string{"chess768", "koivisto-5.13", "koivisto-7.4", "koivisto-16", "leorik-3.1", "leorik-3.2", "halfkp", "rengar"} {
 		b.Run(name, func(b *testing.B) {
 			spec, err := arch.Load(name)

@@ -46,7 +46,13 @@ type engine struct {
 	cpPer   float64
 	threads int
 
-	// per batch, by slot = 2*position + perspective (0 side to move)
+	// sub is the number of positions per sub-batch (see accumulate).
+	sub int
+	// the transformer's gradient, dense; touched marks the rows written
+	ftGrad  []float32
+	touched []bool
+
+	// per sub-batch, by slot = 2*position + perspective (0 side to move)
 	feats  []int32
 	nfeat  []int32
 	dacc   []float32
@@ -59,6 +65,7 @@ type engine struct {
 	// gather lists: feature f's slots are list[start[f]:end[f]]
 	start, end []int32
 	list       []int32
+	ccount     []int32 // per chunk and feature: counts, then write cursors
 
 	headGrad [][]float32
 	biasGrad []float32
@@ -84,6 +91,11 @@ func newEngine(m *Model, loss Loss, threads int) *engine {
 	}
 	e.start = make([]int32, m.rows)
 	e.end = make([]int32, m.rows)
+	e.touched = make([]bool, m.rows)
+	if m.tied == nil {
+		e.ftGrad = make([]float32, m.rows*m.width)
+	}
+	e.sub = subBatch(m.width)
 	for _, p := range m.all[m.headStart:] {
 		e.headGrad = append(e.headGrad, make([]float32, len(p.Data)))
 	}
@@ -96,6 +108,17 @@ func newEngine(m *Model, loss Loss, threads int) *engine {
 		}
 	}
 	return e
+}
+
+// subBatchBytes is the size the accumulator gradients of a sub-batch aim
+// at: well inside one core's L2 cache.
+var subBatchBytes = 1 << 20
+
+// subBatch returns the sub-batch size for accumulators of width w: a
+// multiple of chunkSize, so that chunks never straddle two sub-batches.
+func subBatch(w int) int {
+	n := subBatchBytes / (2 * 4 * w) / chunkSize * chunkSize
+	return max(n, chunkSize)
 }
 
 // parallel runs fn(worker, i) for i in [0, n) on the engine's workers.
@@ -125,9 +148,9 @@ func (e *engine) parallel(n int, fn func(w, i int)) {
 	wg.Wait()
 }
 
-// grow sizes the per-batch buffers for b positions.
-func (e *engine) grow(b int) {
-	slots := 2 * b
+// grow sizes the buffers for sub-batches of sub positions in batches of b.
+func (e *engine) grow(sub, b int) {
+	slots := 2 * sub
 	if len(e.nfeat) < slots {
 		e.feats = make([]int32, slots*maxFeatures)
 		e.nfeat = make([]int32, slots)
@@ -154,8 +177,9 @@ func targets(r *datasets.Record) (score, wdl float64) {
 	return score, wdl
 }
 
-// forwardBackward is phase 1 for chunk c of batch.
-func (e *engine) forwardBackward(w, c int, batch []*datasets.Record) {
+// forwardBackward is phase 1 for chunk c of batch, in the sub-batch that
+// starts at position base (slots are numbered from there).
+func (e *engine) forwardBackward(w, c int, batch []*datasets.Record, base int) {
 	m, s, W := e.m, e.scratch[w], e.m.width
 	g := e.chunks[c]
 	for _, v := range g.head {
@@ -168,7 +192,7 @@ func (e *engine) forwardBackward(w, c int, batch []*datasets.Record) {
 	for i := c * chunkSize; i < hi; i++ {
 		r := batch[i]
 		stm := r.SideToMove()
-		su, st := 2*i, 2*i+1
+		su, st := 2*(i-base), 2*(i-base)+1
 		fu := m.features(r, stm, e.feats[su*maxFeatures:su*maxFeatures])
 		e.nfeat[su] = int32(len(fu))
 		vec.SumRows(s.us, m.bias(), m.matrix(), W, fu)
@@ -198,34 +222,67 @@ func (e *engine) forwardBackward(w, c int, batch []*datasets.Record) {
 }
 
 // buildLists is the counting sort of the active (feature, slot) pairs by
-// feature, slots ascending within a feature.
+// feature, slots ascending within a feature. It runs in parallel over the
+// chunks of phase 1 (whose slots are consecutive): per-chunk counts, per
+// feature totals and chunk offsets, then each chunk writes its slots at its
+// offsets. The lists are exactly those of a serial sort.
 func (e *engine) buildLists(slots int) {
-	count := e.end
-	clear(count)
-	total := 0
-	for s := 0; s < slots; s++ {
-		for _, f := range e.feats[s*maxFeatures:][:e.nfeat[s]] {
-			count[f]++
+	rows := e.m.rows
+	per := 2 * chunkSize
+	nChunks := (slots + per - 1) / per
+	if len(e.ccount) < nChunks*rows {
+		e.ccount = make([]int32, nChunks*rows)
+	}
+	cnt := func(c int) []int32 { return e.ccount[c*rows:][:rows] }
+	e.parallel(nChunks, func(_, c int) {
+		k := cnt(c)
+		clear(k)
+		for s := c * per; s < min((c+1)*per, slots); s++ {
+			for _, f := range e.feats[s*maxFeatures:][:e.nfeat[s]] {
+				k[f]++
+			}
 		}
-		total += int(e.nfeat[s])
+	})
+	blocks := (rows + rowBlock - 1) / rowBlock
+	e.parallel(blocks, func(_, b int) {
+		for f := b * rowBlock; f < min((b+1)*rowBlock, rows); f++ {
+			var t int32
+			for c := 0; c < nChunks; c++ {
+				t += e.ccount[c*rows+f]
+			}
+			e.end[f] = t
+		}
+	})
+	var total int32
+	for f := 0; f < rows; f++ {
+		e.start[f] = total
+		total += e.end[f]
+		e.end[f] = total
 	}
-	var acc int32
-	for f, c := range count {
-		e.start[f] = acc
-		acc += c
-	}
-	if cap(e.list) < total {
+	if cap(e.list) < int(total) {
 		e.list = make([]int32, total)
 	}
 	e.list = e.list[:total]
-	cursor := e.end // becomes each list's end
-	copy(cursor, e.start)
-	for s := 0; s < slots; s++ {
-		for _, f := range e.feats[s*maxFeatures:][:e.nfeat[s]] {
-			e.list[cursor[f]] = int32(s)
-			cursor[f]++
+	// Each chunk's count becomes its write cursor for the feature.
+	e.parallel(blocks, func(_, b int) {
+		for f := b * rowBlock; f < min((b+1)*rowBlock, rows); f++ {
+			off := e.start[f]
+			for c := 0; c < nChunks; c++ {
+				n := e.ccount[c*rows+f]
+				e.ccount[c*rows+f] = off
+				off += n
+			}
 		}
-	}
+	})
+	e.parallel(nChunks, func(_, c int) {
+		cur := cnt(c)
+		for s := c * per; s < min((c+1)*per, slots); s++ {
+			for _, f := range e.feats[s*maxFeatures:][:e.nfeat[s]] {
+				e.list[cur[f]] = int32(s)
+				cur[f]++
+			}
+		}
+	})
 }
 
 // rowsOf returns the slots where feature f is active, ascending.
@@ -259,28 +316,65 @@ func (h *hyper) adam(p *Param) vec.Adam {
 // rowBlock is the number of transformer rows per work item of phase 2.
 const rowBlock = 64
 
+// accumulate runs phases 1 and 2 of a batch in sub-batches of e.sub
+// positions: the accumulator gradients of a sub-batch stay in cache while
+// they are gathered into the transformer's dense gradient (e.ftGrad, or
+// Rengar's matrix gradient), rows marked in e.touched. Sub-batches and the
+// slots within each are summed in order, so the result does not depend on
+// the threads.
+func (e *engine) accumulate(batch []*datasets.Record) {
+	m := e.m
+	W := m.width
+	e.grow(min(len(batch), e.sub), len(batch))
+	grad := e.ftGrad
+	if m.tied != nil {
+		grad = m.tied.grad
+	}
+	blocks := (m.rows + rowBlock - 1) / rowBlock
+	var active int
+	for s0 := 0; s0 < len(batch); s0 += e.sub {
+		s1 := min(s0+e.sub, len(batch))
+		c0, c1 := s0/chunkSize, (s1+chunkSize-1)/chunkSize
+		e.parallel(c1-c0, func(w, c int) { e.forwardBackward(w, c0+c, batch, s0) })
+		e.buildLists(2 * (s1 - s0))
+		active += len(e.list)
+		e.parallel(blocks, func(_, b int) {
+			for f := b * rowBlock; f < min((b+1)*rowBlock, m.rows); f++ {
+				slots := e.rowsOf(f)
+				if len(slots) == 0 {
+					continue
+				}
+				g := grad[f*W:][:W]
+				if e.touched[f] {
+					vec.SumRows(g, g, e.dacc, W, slots)
+				} else {
+					vec.SumRows(g, nil, e.dacc, W, slots)
+					e.touched[f] = true
+				}
+			}
+		})
+	}
+	e.flops = 2*float64(W)*float64(active) + float64(len(batch))*m.head.flops() + m.flopsPerStep()
+}
+
 // step runs one optimizer step on batch and returns its mean loss.
 func (e *engine) step(batch []*datasets.Record, h *hyper) float64 {
 	m := e.m
-	e.grow(len(batch))
-	nChunks := (len(batch) + chunkSize - 1) / chunkSize
-	e.parallel(nChunks, func(w, c int) { e.forwardBackward(w, c, batch) })
-
-	// Phase 2: the transformer's rows.
-	e.buildLists(2 * len(batch))
 	W := m.width
-	e.flops = 2*float64(W)*float64(len(e.list)) + float64(len(batch))*m.head.flops() + m.flopsPerStep()
+	e.accumulate(batch)
+	nChunks := (len(batch) + chunkSize - 1) / chunkSize
 	blocks := (m.rows + rowBlock - 1) / rowBlock
 	if m.tied == nil {
+		// Adam on every row (a row no position used still moves with its
+		// momentum), the gradient of the used ones.
 		a := h.adam(m.ft)
-		e.parallel(blocks, func(w, b int) {
-			buf := e.rowBuf[w]
+		e.parallel(blocks, func(_, b int) {
 			for f := b * rowBlock; f < min((b+1)*rowBlock, m.rows); f++ {
 				row := m.ft.Data[f*W:][:W]
 				mm, vv := m.ft.M[f*W:][:W], m.ft.V[f*W:][:W]
-				if slots := e.rowsOf(f); len(slots) > 0 {
-					vec.SumRows(buf, nil, e.dacc, W, slots)
-					vec.AdamUpdate(row, mm, vv, buf, &a)
+				if e.touched[f] {
+					vec.AdamUpdate(row, mm, vv, e.ftGrad[f*W:][:W], &a)
+					e.touched[f] = false
 				} else {
 					vec.AdamUpdate(row, mm, vv, nil, &a)
 				}
@@ -288,11 +382,12 @@ func (e *engine) step(batch []*datasets.Record, h *hyper) float64 {
 		})
 	} else {
 		t := m.tied
-		e.parallel(blocks, func(w, b int) {
-			for f := b * rowBlock; f < min((b+1)*rowBlock, m.rows); f++ {
-				vec.SumRows(t.grad[f*W:][:W], nil, e.dacc, W, e.rowsOf(f))
+		for f, ok := range e.touched {
+			if !ok {
+				clear(t.grad[f*W:][:W])
 			}
-		})
+			e.touched[f] = false
+		}
 		for _, g := range e.tiedGrad {
 			clear(g)
 		}
@@ -363,14 +458,19 @@ func (e *engine) evalLoss(recs []datasets.Record) float64 {
 // path that the gradient checks and the fused step are tested against.
 func (e *engine) gradients(batch []*datasets.Record) (float64, [][]float32) {
 	m := e.m
-	e.grow(len(batch))
-	nChunks := (len(batch) + chunkSize - 1) / chunkSize
-	e.parallel(nChunks, func(w, c int) { e.forwardBackward(w, c, batch) })
-	e.buildLists(2 * len(batch))
 	W := m.width
+	e.accumulate(batch)
+	nChunks := (len(batch) + chunkSize - 1) / chunkSize
+	src := e.ftGrad
+	if m.tied != nil {
+		src = m.tied.grad
+	}
 	ft := make([]float32, m.rows*W)
-	for f := 0; f < m.rows; f++ {
-		vec.SumRows(ft[f*W:][:W], nil, e.dacc, W, e.rowsOf(f))
+	for f, ok := range e.touched {
+		if ok {
+			copy(ft[f*W:][:W], src[f*W:][:W])
+		}
+		e.touched[f] = false
 	}
 	var out [][]float32
 	if m.tied == nil {

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -286,3 +287,24 @@ func central(m *Model, p *Param, i int, h float64, f func() float64) float64 {
 }
 
 func vecAdam(p *Param, g []float32, a *vec.Adam) { vec.AdamUpdate(p.Data, p.M, p.V, g, a) }
+
+// TestBuildLists compares the parallel counting sort with a plain one.
+func TestBuildLists(t *testing.T) {
+	recs := ptrs(testRecords(t, 1500))
+	for _, threads := range []int{1, 2, 5} {
+		m, _ := NewModel(tinySpec(t, "screlu-leorik-buckets"), 1)
+		e := newEngine(m, Loss{Kind: "mpe", Power: 2.5, Scale: 0.01, Lambda: 0.5}, threads)
+		e.gradients(recs) // fills the feature lists and builds the gather lists
+		want := map[int][]int32{}
+		for s := 0; s < 2*len(recs); s++ {
+			for _, f := range e.feats[s*maxFeatures:][:e.nfeat[s]] {
+				want[int(f)] = append(want[int(f)], int32(s))
+			}
+		}
+		for f := 0; f < m.rows; f++ {
+			if got := e.rowsOf(f); fmt.Sprint(got) != fmt.Sprint(want[f]) && !(len(got) == 0 && len(want[f]) == 0) {
+				t.Fatalf("threads %d feature %d: %v, want %v", threads, f, got, want[f])
+			}
+		}
+	}
+}
