@@ -1,20 +1,26 @@
 package train
 
 import (
+	"strconv"
 	"testing"
 
 	arch "github.com/nnuelab/nnuelab/archs"
 )
 
 // BenchmarkStep times one optimizer step of 16384 positions (the default
-// batch) per architecture on one thread and reports positions/s and the
+// batch) per architecture on one or two threads and reports positions/s and the
 // achieved GFLOP/s (the operation count of engine.lastFlops), per second of
 // wall time and per CPU-second (other jobs on a shared machine lower the
 // first, not the second).
 func BenchmarkStep(b *testing.B) {
 	recs := ptrs(testRecords(b, 16384))
-	for _, name := range []string{"chess768", "koivisto-5.13", "koivisto-7.4", "koivisto-16", "leorik-3.1", "leorik-3.2", "halfkp", "rengar"} {
-		b.Run(name, func(b *testing.B) {
+	for _, bc := range []struct {
+		name    string
+		threads int
+	}{{"chess768", 1}, {"chess768", 2}, {"koivisto-5.13", 1}, {"koivisto-7.4", 1}, {"koivisto-16", 1}, {"leorik-3.1", 1},
+		{"leorik-3.2", 1}, {"leorik-3.2", 2}, {"halfkp", 1}, {"halfkp", 2}, {"rengar", 1}} {
+		name := bc.name
+		b.Run(name+"/threads="+strconv.Itoa(bc.threads), func(b *testing.B) {
 			spec, err := arch.Load(name)
 			if err != nil {
 				b.Fatal(err)
@@ -23,7 +29,7 @@ func BenchmarkStep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			e := newEngine(m, DefaultConfig().Loss, 1)
+			e := newEngine(m, DefaultConfig().Loss, bc.threads)
 			o := DefaultConfig().Optim
 			var flops float64
 			cpu0 := cpuSeconds()
