@@ -135,8 +135,9 @@ type Options struct {
 	// Data, if not nil, is used instead of reading cfg.Data (tests,
 	// benchmarks).
 	Data *Data
-	// StopAfter, if positive, stops after that many optimizer steps
-	// without finishing the epoch (throughput measurements).
+	// StopAfter, if positive, stops after that many optimizer steps and
+	// writes nothing (throughput measurements): the one history entry
+	// times all steps of the run.
 	StopAfter int
 }
 
@@ -218,7 +219,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 			return nil, err
 		}
 		st = s
-	} else if _, err := os.Stat(paths.Checkpoint); err == nil {
+	} else if _, err := os.Stat(paths.Checkpoint); err == nil && opt.StopAfter == 0 {
 		return nil, fmt.Errorf("checkpoint %s exists: resume it (--resume) or remove it", paths.Checkpoint)
 	}
 	data := opt.Data
@@ -258,6 +259,17 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	stream := newStream(len(data.Train), cfg.Seed)
 	batch := make([]*datasets.Record, 0, cfg.Batch)
 	prog := &progress{w: opt.Log, terminal: opt.Terminal, every: opt.LogEvery}
+	// A measurement (StopAfter) times the steps from the start of the run
+	// and writes nothing.
+	runStart, runCPU, runPos, runFlops := time.Now(), cpuSeconds(), st.Positions, 0.0
+	measured := func(epoch int, loss float64) *Result {
+		prog.clear()
+		secs := time.Since(runStart).Seconds()
+		res.History = append(st.History, EpochStats{Epoch: epoch + 1, Step: st.Step, Positions: st.Positions,
+			TrainLoss: loss, ValLoss: math.NaN(), Seconds: secs, CPUSeconds: cpuSeconds() - runCPU,
+			PosPerSec: float64(st.Positions-runPos) / secs, GFLOPs: runFlops / secs / 1e9})
+		return res
+	}
 	for epoch := st.Epoch; epoch < epochs; epoch++ {
 		start, cpu0 := time.Now(), cpuSeconds()
 		var lossSum float64
@@ -271,11 +283,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 				return res, fmt.Errorf("interrupted in epoch %d (the checkpoint holds epoch %d): %w", epoch+1, st.Epoch, err)
 			}
 			if opt.StopAfter > 0 && st.Step >= opt.StopAfter {
-				prog.clear()
-				res.History = append(st.History, EpochStats{Epoch: epoch + 1, Step: st.Step, Positions: st.Positions,
-					TrainLoss: lossSum / float64(max(lossN, 1)), Seconds: time.Since(start).Seconds(), CPUSeconds: cpuSeconds() - cpu0,
-					PosPerSec: float64(st.Positions-posStart) / time.Since(start).Seconds(), GFLOPs: flops / time.Since(start).Seconds() / 1e9})
-				return res, nil
+				return measured(epoch, lossSum/float64(max(lossN, 1))), nil
 			}
 			lo := int64(s) * int64(cfg.Batch)
 			hi := min(lo+int64(cfg.Batch), int64(epochSize))
@@ -290,6 +298,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 				return res, fmt.Errorf("epoch %d step %d: the loss is %g (learning rate too high?)", epoch+1, st.Step+1, l)
 			}
 			flops += e.lastFlops()
+			runFlops += e.lastFlops()
 			lossSum += l * float64(len(batch))
 			lossN += len(batch)
 			st.Step++
@@ -300,6 +309,12 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 			prog.update(fmt.Sprintf("epoch %d/%d %s %3.0f%% loss %.6f | %.0f pos/s | %.1f GFLOP/s | ETA %s",
 				epoch+1, epochs, bar(float64(hi)/float64(epochSize), 20), 100*float64(hi)/float64(epochSize),
 				lossSum/float64(lossN), rate, flops/el/1e9, fmtDuration(left)))
+		}
+		if opt.StopAfter > 0 {
+			if epoch == epochs-1 {
+				return measured(epoch, lossSum/float64(max(lossN, 1))), nil
+			}
+			continue
 		}
 		secs, cpu := time.Since(start).Seconds(), cpuSeconds()-cpu0
 		val := e.evalLoss(data.Val)

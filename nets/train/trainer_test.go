@@ -319,3 +319,22 @@ func TestLoadDataSplit(t *testing.T) {
 	}
 	_ = datasets.RecordSize
 }
+
+// TestMeasure runs a throughput measurement over an epoch boundary: it
+// counts every step and writes no file.
+func TestMeasure(t *testing.T) {
+	dir := t.TempDir()
+	cfg := tinyConfig(t, dir, "screlu-768")
+	cfg.Batch = 100
+	res, err := Run(context.Background(), cfg, Options{Data: testData(t, 800), StopAfter: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.History[len(res.History)-1]
+	if h.Step != 10 || h.Positions != 1000 || h.PosPerSec <= 0 || h.Seconds <= 0 {
+		t.Fatalf("measurement %+v", h)
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 1 { // the TOML only
+		t.Fatalf("a measurement wrote files: %v", files)
+	}
+}
