@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/nnuelab/nnuelab/engine/eval"
+	"github.com/nnuelab/nnuelab/engine/uci"
+	experiment "github.com/nnuelab/nnuelab/experiments"
+)
+
+func init() {
+	register(command{"experiment", "run architecture experiments from a manifest: tables, plots, Elo (local or Slurm)", runExperiment})
+}
+
+const experimentUsage = `Usage: nnuelab experiment <run|report|task|engine> ...
+
+  run FILE [flags]      plan the manifest, run what has no result yet (a killed
+                        run resumes), merge results, write the report
+  report FILE [flags]   rewrite the report from the results, without running
+  task --out DIR ID...  run tasks of a plan (what executors start; internal)
+  engine --arch FILE [--net FILE]
+                        a UCI engine preset to a variant (what matches start)
+
+Run 'nnuelab experiment run --help' for the run flags. Manifests: experiments/*.toml,
+schema in docs/experiments.md.
+`
+
+func runExperiment(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, experimentUsage)
+		return fmt.Errorf("missing subcommand")
+	}
+	sub, rest := args[0], args[1:]
+	switch sub {
+	case "run":
+		return experimentRun(rest, stdout, stderr)
+	case "report":
+		return experimentReport(rest, stdout, stderr)
+	case "task":
+		return experimentTask(rest, stderr)
+	case "engine":
+		return experimentEngine(rest, stdout, stderr)
+	case "-h", "--help", "-help", "help":
+		fmt.Fprint(stderr, experimentUsage)
+		return flag.ErrHelp
+	}
+	fmt.Fprint(stderr, experimentUsage)
+	return fmt.Errorf("unknown subcommand %q", sub)
+}
+
+// parseInterleaved parses flags that may come before or after the
+// positional arguments (nnuelab experiment run FILE --dry-run).
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+func experimentRun(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("experiment run", "experiment run FILE [--dry-run] [--executor local|slurm] [--out DIR] [flags]", stderr)
+	dry := fs.Bool("dry-run", false, "print the plan (variants, nets, tasks and their state) and a cost estimate; run nothing")
+	executor := fs.String("executor", "local", "where tasks run: local (processes on this machine) or slurm (sbatch --array)")
+	out := fs.String("out", "", "results folder (default experiments/results/NAME)")
+	cache := fs.String("cache", filepath.Join("experiments", "cache"), "trained-net cache, shared by experiments (content-addressed)")
+	reportDir := fs.String("report-dir", filepath.Join("docs", "reports"), "where NAME.md and its plots go")
+	noReport := fs.Bool("no-report", false, "skip the report")
+	jobs := fs.Int("jobs", 0, "local executor: cores to fill (default all)")
+	retries := fs.Int("retries", -1, "times a failed task is run again (default: local 0, slurm 2)")
+	poll := fs.Duration("poll", 5*time.Second, "slurm executor: squeue interval")
+	var sbatch multiFlag
+	fs.Var(&sbatch, "sbatch", "slurm executor: extra sbatch argument, repeatable (--sbatch=--partition=cpu --sbatch=--time=2:00:00)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return fmt.Errorf("expected one manifest FILE, got %d arguments", len(pos))
+	}
+	var ex experiment.Executor
+	switch *executor {
+	case "local":
+		l := &experiment.Local{Jobs: *jobs}
+		if *retries > 0 {
+			l.Retries = *retries
+		}
+		ex = l
+	case "slurm":
+		s := experiment.NewSlurm(sbatch)
+		s.Poll, s.Log = *poll, stderr
+		if *retries >= 0 {
+			s.Retries = *retries
+		}
+		ex = s
+	default:
+		return fmt.Errorf("--executor must be local or slurm, got %q", *executor)
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	_, err = experiment.Run(ctx, pos[0], experiment.RunOptions{
+		PlanOptions: experiment.PlanOptions{Out: *out, Cache: *cache, Binary: bin,
+			Command: "nnuelab experiment run " + filepath.ToSlash(pos[0])},
+		Executor: ex, DryRun: *dry, ReportDir: *reportDir, NoReport: *noReport,
+		Stdout: stdout, Log: stderr, Terminal: isTerminal(stderr), Jobs: *jobs,
+	})
+	return err
+}
+
+func experimentReport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("experiment report", "experiment report FILE [--out DIR] [--report-dir DIR]", stderr)
+	out := fs.String("out", "", "results folder (default experiments/results/NAME)")
+	reportDir := fs.String("report-dir", filepath.Join("docs", "reports"), "where NAME.md and its plots go")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return fmt.Errorf("expected one manifest FILE, got %d arguments", len(pos))
+	}
+	m, err := experiment.Load(pos[0])
+	if err != nil {
+		return err
+	}
+	p, err := experiment.NewPlan(m, experiment.PlanOptions{Out: *out, Command: "nnuelab experiment run " + filepath.ToSlash(pos[0])})
+	if err != nil {
+		return err
+	}
+	recs, err := experiment.ReadResults(experiment.ResultsPath(p.Out))
+	if err != nil {
+		return fmt.Errorf("no results to report (run `nnuelab experiment run %s` first): %w", pos[0], err)
+	}
+	path, err := experiment.WriteReport(p, recs, *reportDir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, path)
+	return nil
+}
+
+func experimentTask(args []string, stderr io.Writer) error {
+	fs := newFlagSet("experiment task", "experiment task --out DIR ID...", stderr)
+	out := fs.String("out", "", "results folder holding plan.json")
+	ids, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if *out == "" || len(ids) == 0 {
+		fs.Usage()
+		return fmt.Errorf("give --out DIR and at least one task ID")
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	for _, id := range ids {
+		if err := experiment.RunTask(ctx, *out, id, stderr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// switchWriter sends output to a buffer until it is switched to the real
+// writer (the engine's set-up replies must not reach the GUI before "uci").
+type switchWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *switchWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func (s *switchWriter) set(w io.Writer) {
+	s.mu.Lock()
+	s.w = w
+	s.mu.Unlock()
+}
+
+func experimentEngine(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("experiment engine", "experiment engine --arch FILE [--net FILE]", stderr)
+	archFile := fs.String("arch", "", "architecture: a name from archs/ or a .toml file (a variant's, from the results folder)")
+	net := fs.String("net", "", "network file (default: the architecture's shipped net)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *archFile == "" || fs.NArg() != 0 {
+		fs.Usage()
+		return fmt.Errorf("give --arch (and no other arguments)")
+	}
+	// Fail before the handshake when the variant cannot load, so that the
+	// match reports the reason.
+	if _, err := eval.New(*archFile, *net); err != nil {
+		return err
+	}
+	var setup bytes.Buffer
+	w := &switchWriter{w: &setup}
+	e, err := uci.New(w)
+	if err != nil {
+		return err
+	}
+	if *net != "" {
+		e.Execute("setoption name EvalFile value " + *net)
+	}
+	e.Execute("setoption name Arch value " + *archFile)
+	if strings.Contains(setup.String(), "still evaluating with") {
+		return fmt.Errorf("setting up the engine: %s", strings.TrimSpace(setup.String()))
+	}
+	w.set(stdout)
+	return e.Run(os.Stdin)
+}

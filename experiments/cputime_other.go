@@ -1,0 +1,14 @@
+//go:build !linux
+
+package experiment
+
+import "time"
+
+// threadClock names the clock threadCPU reads, for the results.
+const threadClock = "wall time"
+
+var clockStart = time.Now()
+
+// threadCPU returns the monotonic wall time: this OS has no per-thread CPU
+// clock in x/sys, so speed measurements include waits for a core.
+func threadCPU() time.Duration { return time.Since(clockStart) }

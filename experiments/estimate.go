@@ -1,0 +1,326 @@
+package experiment
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/bench/match"
+)
+
+// Cost model of the dry run. The constants are rough measurements of
+// nnuelab on one core of a 2020s x86 machine (AVX2); the estimate is meant
+// to tell minutes from days, not to schedule a cluster to the second.
+const (
+	estNPS          = 500_000 // search nodes per CPU second (512-wide nets)
+	estBenchNodesD8 = 220_000 // `nnuelab bench 8` nodes; about x2 per ply
+	estEvalSec      = 2e-6    // one evaluation from scratch, 512 wide
+	estFloatEvalSec = 60e-6   // one float-model evaluation (allocates)
+	estStartSec     = 0.3     // process start and net load
+	estTrainFLOPS   = 1.5e9   // trainer float ops per CPU second
+	estGamePlies    = 120     // plies of an average test game
+	estBytesPerPos  = 10.0    // zstd text; 62 for plain text, 32 for packs
+	estActive       = 32      // active features per perspective
+	estHeadShare    = 0.7     // share of a clock a side uses in a game
+	estTrainPasses  = 6       // forward + backward + update, per weight touched
+	estWidthRef     = 512.0
+)
+
+// widthFactor scales costs by the accumulator width of a variant.
+func widthFactor(p *Plan, name string) float64 {
+	v := p.Variant(name)
+	if v == nil {
+		return 1
+	}
+	spec, err := arch.Parse("variant", []byte(v.Spec))
+	if err != nil {
+		return 1
+	}
+	return math.Max(0.25, float64(spec.Accumulator.Width)/estWidthRef)
+}
+
+// EstimateTask returns the rough CPU seconds a task takes.
+func EstimateTask(p *Plan, t *Task) float64 {
+	m := p.Manifest
+	switch t.Kind {
+	case KindMeasure:
+		wf := widthFactor(p, t.Variant)
+		n := float64(m.Positions.Limit)
+		if n == 0 {
+			n = 3000
+		}
+		s := estStartSec
+		if m.Has(MetricAgreement) {
+			s += n * estEvalSec * wf
+		}
+		if m.Has(MetricQuantError) {
+			s += n * estFloatEvalSec * wf
+		}
+		if m.Has(MetricValLoss) {
+			vn := float64(p.valLimit())
+			if vn == 0 {
+				vn = 10000
+			}
+			s += vn * estEvalSec * wf * 2
+		}
+		if m.Has(MetricHistoryShares) {
+			s += float64(m.Speed.Positions*m.Speed.Nodes) / estNPS * wf
+		}
+		return s
+	case KindSpeed:
+		var s float64
+		trace := float64(m.Speed.Positions * m.Speed.Nodes)
+		if m.Has(MetricEvalSpeed) {
+			s += trace / estNPS * widthFactor(p, p.BaseVariant().Name)
+		}
+		for _, v := range p.Variants {
+			wf := widthFactor(p, v.Name)
+			per := 0.0
+			if m.Has(MetricEvalSpeed) {
+				per += trace * estEvalSec / 4 * wf
+			}
+			if m.Has(MetricBenchNPS) {
+				per += estStartSec + estBenchNodesD8*math.Pow(2, float64(m.Speed.BenchDepth-8))/estNPS*wf
+			}
+			s += per * float64(m.Speed.Rounds+1)
+		}
+		return s
+	case KindElo:
+		return float64(t.Games) * gameSeconds(m.Elo) * widthFactor(p, t.Variant)
+	case KindTrain:
+		return trainSeconds(t.Train)
+	}
+	return 0
+}
+
+// gameSeconds estimates one game's CPU seconds (one engine thinks at a
+// time, so CPU and wall time are alike).
+func gameSeconds(e *EloSpec) float64 {
+	per := math.Inf(1)
+	if e.TC != "" {
+		if tc, err := match.ParseTimeControl(e.TC); err == nil {
+			clock := tc.Base.Seconds() + tc.Increment.Seconds()*float64(estGamePlies/2)
+			if tc.Moves > 0 {
+				// Repeating periods: the base comes back every tc.Moves moves.
+				clock += tc.Base.Seconds() * math.Floor(float64(estGamePlies/2)/float64(tc.Moves))
+			}
+			if tc.Enabled() {
+				per = 2 * clock * estHeadShare / float64(estGamePlies)
+			}
+		}
+	}
+	if e.Nodes > 0 {
+		per = math.Min(per, float64(e.Nodes)/estNPS)
+	}
+	if e.Depth > 0 {
+		per = math.Min(per, estBenchNodesD8*math.Pow(2, float64(e.Depth-8))/50/estNPS)
+	}
+	if math.IsInf(per, 1) {
+		per = 1
+	}
+	return estGamePlies*per + 2*estStartSec
+}
+
+// trainSeconds estimates a training run from the data size and schedule.
+func trainSeconds(j *TrainJob) float64 {
+	cfg := j.Config
+	var positions float64
+	for _, f := range cfg.Data {
+		st, err := os.Stat(f)
+		if err != nil {
+			continue
+		}
+		per := estBytesPerPos
+		if !strings.HasSuffix(f, ".zst") {
+			per = 62
+		}
+		positions += float64(st.Size()) / per
+	}
+	if cfg.MaxPositions > 0 {
+		positions = math.Min(positions, float64(cfg.MaxPositions))
+	}
+	total := positions * float64(cfg.Epochs)
+	if cfg.EpochSize > 0 {
+		total = float64(cfg.EpochSize) * float64(cfg.Epochs)
+	}
+	if cfg.Positions > 0 {
+		total = float64(cfg.Positions)
+	}
+	spec, err := arch.Load(cfg.Arch)
+	width := estWidthRef
+	if err == nil {
+		if s2, err := spec.Override(cfg.Overrides...); err == nil {
+			width = float64(s2.Accumulator.Width)
+		}
+	}
+	flops := total * 2 * estActive * width * estTrainPasses
+	return flops / estTrainFLOPS
+}
+
+// Describe prints the plan of a dry run: variants, nets, tasks with their
+// state, and the cost estimate for an executor with jobs cores.
+func Describe(w io.Writer, p *Plan, executor string, jobs int) {
+	m := p.Manifest
+	fmt.Fprintf(w, "experiment %s", m.Name)
+	if m.Title != "" {
+		fmt.Fprintf(w, ": %s", m.Title)
+	}
+	fmt.Fprintln(w)
+	if m.Claim != "" {
+		fmt.Fprintf(w, "claim      %s\n", m.Claim)
+	}
+	fmt.Fprintf(w, "manifest   %s (sha256 %s)\n", m.File, p.ManifestSHA256[:12])
+	fmt.Fprintf(w, "results    %s\n", p.Out)
+	fmt.Fprintf(w, "metrics    %s\n", strings.Join(m.Metrics, ", "))
+	fmt.Fprintf(w, "positions  %s (sha256 %s)\n", p.Positions, p.PositionsSHA256[:12])
+	if len(m.Seeds) > 1 || m.Train != nil {
+		fmt.Fprintf(w, "seeds      %v\n", m.Seeds)
+	}
+	if m.Train != nil {
+		fmt.Fprintf(w, "training   %s; data sha256 %s; cache %s\n", strings.Join(m.Data.Train, ", "), p.DataSHA256[:12], p.Cache)
+	}
+	if e := m.Elo; e != nil {
+		limit := []string{}
+		if e.TC != "" {
+			limit = append(limit, "tc="+e.TC)
+		}
+		if e.Nodes > 0 {
+			limit = append(limit, fmt.Sprintf("nodes=%d", e.Nodes))
+		}
+		if e.Depth > 0 {
+			limit = append(limit, fmt.Sprintf("depth=%d", e.Depth))
+		}
+		test := fmt.Sprintf("%d games", e.Games)
+		if e.SPRT != nil {
+			test = fmt.Sprintf("SPRT [%g, %g] (%s), at most %d games", e.SPRT.Elo0, e.SPRT.Elo1, e.SPRT.Model, e.MaxGames)
+		}
+		fmt.Fprintf(w, "elo        %s per variant vs %s, %s, openings %s\n", test, p.BaseVariant().Name, strings.Join(limit, " "), filepath.Base(p.Openings))
+	}
+	fmt.Fprintln(w, "\nvariants:")
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  name\tarch\toverrides\tnet")
+	for _, v := range p.Variants {
+		ref := v.Nets[0]
+		net := ref.Kind
+		switch ref.Kind {
+		case "file":
+			net = "file " + ref.Path
+		case "trained":
+			net = fmt.Sprintf("trained (%d seed(s)), cache key %s", len(v.Nets), ref.SHA256[:12])
+		case "shipped", "stockfish":
+			net = ref.Kind + " " + ref.SHA256[:12]
+		}
+		name := v.Name
+		if v.Base {
+			name += " (base)"
+		}
+		ov := strings.Join(v.Overrides, " ")
+		if ov == "" {
+			ov = "-"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", name, v.Arch, ov, net)
+	}
+	tw.Flush()
+
+	type sum struct {
+		n, todo int
+		cpu     float64
+	}
+	kinds := []string{KindTrain, KindMeasure, KindSpeed, KindElo}
+	sums := map[string]*sum{}
+	for _, k := range kinds {
+		sums[k] = &sum{}
+	}
+	fmt.Fprintf(w, "\ntasks (%d):\n", len(p.Tasks))
+	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  id\tkind\tcpus\test. CPU\tstate")
+	var todoCPU, total float64
+	for _, t := range p.Tasks {
+		est := EstimateTask(p, t)
+		state := "to run"
+		if _, ok := ReadResult(p.Out, t); ok {
+			state = "done"
+		} else if t.Kind == KindTrain && cached(t) {
+			state = "net in cache"
+		}
+		s := sums[t.Kind]
+		s.n++
+		s.cpu += est
+		total += est
+		if state == "to run" {
+			s.todo++
+			todoCPU += est
+		}
+		cpus := fmt.Sprint(t.CPUs)
+		if t.Exclusive || t.CPUs == 0 {
+			cpus = "all"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", t.ID, t.Kind, cpus, dur(est), state)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\ncost estimate (rough):")
+	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  kind\ttasks\tto run\tCPU time")
+	for _, k := range kinds {
+		if s := sums[k]; s.n > 0 {
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\n", k, s.n, s.todo, dur(s.cpu))
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "  total %s of CPU time, %s still to run", dur(total), dur(todoCPU))
+	if executor == "local" {
+		fmt.Fprintf(w, "; about %s of wall time on %d core(s)", dur(wallEstimate(p, jobs)), jobs)
+	} else {
+		fmt.Fprintf(w, "; on Slurm, one array element per task")
+	}
+	fmt.Fprintln(w)
+}
+
+// wallEstimate is the remaining work spread over jobs cores, with
+// exclusive tasks on the whole machine.
+func wallEstimate(p *Plan, jobs int) float64 {
+	var shared, alone float64
+	for _, t := range p.Tasks {
+		if _, ok := ReadResult(p.Out, t); ok {
+			continue
+		}
+		if t.Kind == KindTrain && cached(t) {
+			continue
+		}
+		est := EstimateTask(p, t)
+		switch {
+		case t.Exclusive:
+			alone += est
+		case t.CPUs <= 0:
+			alone += est / float64(jobs)
+		default:
+			shared += est
+		}
+	}
+	return shared/float64(jobs) + alone
+}
+
+func cached(t *Task) bool {
+	if t.Train == nil {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(t.Train.Dir, "done.json"))
+	return err == nil
+}
+
+func dur(sec float64) string {
+	d := time.Duration(sec * float64(time.Second))
+	switch {
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	case d < 10*time.Hour:
+		return d.Round(time.Second).String()
+	}
+	return fmt.Sprintf("%.1fh", d.Hours())
+}

@@ -1,0 +1,813 @@
+package experiment
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/bench/match"
+)
+
+// Metric names a manifest may list.
+const (
+	MetricValLoss       = "val_loss"       // loss of the engine's net on validation positions
+	MetricQuantError    = "quant_error"    // float vs quantized output, cp
+	MetricAgreement     = "agreement"      // against Stockfish 15.1's NNUE evaluation
+	MetricEvalSpeed     = "eval_speed"     // incremental evaluations per second, ratio to base
+	MetricBenchNPS      = "bench_nps"      // `nnuelab bench` nodes per second, ratio to base
+	MetricHistoryShares = "history_shares" // accumulator updates by distance, refreshes
+	MetricElo           = "elo"            // `nnuelab match` against the base
+)
+
+// Metrics returns every metric name, in report order.
+func Metrics() []string {
+	return []string{MetricAgreement, MetricQuantError, MetricValLoss, MetricHistoryShares, MetricEvalSpeed, MetricBenchNPS, MetricElo}
+}
+
+// Manifest is a parsed and validated experiment file. Paths in it are
+// resolved against the manifest's folder.
+type Manifest struct {
+	// Name identifies the experiment (results folder, report file); it
+	// defaults to the file name without .toml.
+	Name string `toml:"name" json:"name"`
+	// Title, Description, Claim and Source are the report's heading, its
+	// introduction, the published claim under test and where it was
+	// published.
+	Title       string `toml:"title" json:"title,omitempty"`
+	Description string `toml:"description" json:"description,omitempty"`
+	Claim       string `toml:"claim" json:"claim,omitempty"`
+	Source      string `toml:"source" json:"source,omitempty"`
+	// Seeds are the training seeds (one net per variant and seed); the
+	// first also seeds the opening order. Default [1].
+	Seeds    []uint64 `toml:"-" json:"seeds"`
+	RawSeeds []int64  `toml:"seeds" json:"-"` // as decoded: TOML integers are signed
+	// Metrics lists what to measure (see Metrics()).
+	Metrics []string `toml:"metrics" json:"metrics"`
+
+	// Base is the reference every ratio and Elo is measured against.
+	Base VariantSpec `toml:"base" json:"base"`
+	// Variants are the alternatives, explicit ones first, then the grid's.
+	Variants []VariantSpec `toml:"variant" json:"variants"`
+	// Grid maps arch keys to lists of values; their cartesian product
+	// adds one variant per combination (overrides of the base).
+	Grid map[string]any `toml:"grid" json:"-"`
+
+	Positions PositionsSpec `toml:"positions" json:"positions"`
+	Speed     SpeedSpec     `toml:"speed" json:"speed"`
+	Loss      LossSpec      `toml:"loss" json:"loss"`
+	Data      *DataSpec     `toml:"data" json:"data,omitempty"`
+	Train     *TrainSpec    `toml:"train" json:"train,omitempty"`
+	Elo       *EloSpec      `toml:"elo" json:"elo,omitempty"`
+
+	// File is the manifest's path as given, Dir its folder (absolute).
+	File string `toml:"-" json:"file"`
+	Dir  string `toml:"-" json:"dir"`
+}
+
+// VariantSpec is one architecture variant: an arch (the base's unless
+// given) with overrides of its keys, and optionally its own net file.
+type VariantSpec struct {
+	// Name is the variant's identifier in file names and results
+	// (letters, digits and ._=+- ); Label its name in the report.
+	Name  string `toml:"name" json:"name"`
+	Label string `toml:"label" json:"label,omitempty"`
+	// Arch is an architecture name from archs/ or a .toml path.
+	Arch string `toml:"arch" json:"arch,omitempty"`
+	// Overrides are "key=value" assignments of arch keys (TOML values),
+	// e.g. "features.mirror=\"none\"", "history=2", "quant.qa=64".
+	Overrides []string `toml:"overrides" json:"overrides,omitempty"`
+	// Net is a network file; empty: the variant's trained net with a
+	// [train] section, else the architecture's shipped net. A variant that
+	// names no arch is the base plus its overrides and uses the base's net.
+	Net string `toml:"net" json:"net,omitempty"`
+}
+
+// PositionsSpec is the position set of the agreement and quantization
+// metrics.
+type PositionsSpec struct {
+	// File is an EPD/FEN file; empty means the built-in 3,000 positions
+	// (experiments/data/positions.epd, sampled from Stockfish 15.1
+	// self-play), whose Stockfish 15.1 evaluations are built in too.
+	File string `toml:"file" json:"file,omitempty"`
+	// Limit uses only the first Limit positions (0 = all).
+	Limit int `toml:"limit" json:"limit,omitempty"`
+}
+
+// SpeedSpec shapes the search-driven metrics (history shares, evaluations/s,
+// bench nps).
+type SpeedSpec struct {
+	// Positions is how many positions of the position set are searched
+	// (spread evenly over it), Nodes the node budget of each search.
+	Positions int `toml:"positions" json:"positions"`
+	Nodes     int `toml:"nodes" json:"nodes"`
+	// Rounds of interleaved timing; the ratio reported is the median of
+	// the per-round ratios, with their range.
+	Rounds int `toml:"rounds" json:"rounds"`
+	// BenchDepth is the depth of `nnuelab bench` for bench_nps.
+	BenchDepth int `toml:"bench_depth" json:"bench_depth"`
+}
+
+// LossSpec is the loss of val_loss and of training (nets/train's Loss).
+type LossSpec struct {
+	Kind   string  `toml:"kind" json:"kind"`     // mpe, mse or result
+	Power  float64 `toml:"power" json:"power"`   // mpe exponent
+	Scale  float64 `toml:"scale" json:"scale"`   // sigmoid scale per cp
+	Lambda float64 `toml:"lambda" json:"lambda"` // weight of the score in the target
+}
+
+// DataSpec names the training and validation data.
+type DataSpec struct {
+	Train      []string `toml:"train" json:"train,omitempty"`
+	Validation []string `toml:"validation" json:"validation,omitempty"`
+	// ValFraction is held out of Train (by board hash) when no Validation
+	// is given, for the trainer's validation loss.
+	ValFraction float64 `toml:"val_fraction" json:"val_fraction"`
+	// MaxPositions limits the training positions read (0 = all).
+	MaxPositions int `toml:"max_positions" json:"max_positions,omitempty"`
+	// ValLimit limits the positions val_loss reads (0 = all).
+	ValLimit int `toml:"val_limit" json:"val_limit,omitempty"`
+}
+
+// TrainSpec is the training schedule (nets/train's Config).
+type TrainSpec struct {
+	Epochs      int     `toml:"epochs" json:"epochs"`
+	EpochSize   int     `toml:"epoch_size" json:"epoch_size,omitempty"`
+	Positions   int64   `toml:"positions" json:"positions,omitempty"`
+	Batch       int     `toml:"batch" json:"batch"`
+	Threads     int     `toml:"threads" json:"-"`
+	Optimizer   string  `toml:"optimizer" json:"optimizer"`
+	LR          float64 `toml:"lr" json:"lr"`
+	MinLR       float64 `toml:"min_lr" json:"min_lr"`
+	WeightDecay float64 `toml:"weight_decay" json:"weight_decay"`
+	Schedule    string  `toml:"schedule" json:"schedule"`
+	StepEpochs  int     `toml:"step_epochs" json:"step_epochs,omitempty"`
+	Gamma       float64 `toml:"gamma" json:"gamma,omitempty"`
+	Warmup      int     `toml:"warmup" json:"warmup,omitempty"`
+}
+
+// EloSpec is the Elo test of every variant against the base.
+type EloSpec struct {
+	// Games is a fixed number of games (even), played in chunks of Chunk
+	// games, one task each. With SPRT, MaxGames bounds the test instead.
+	Games    int       `toml:"games" json:"games,omitempty"`
+	SPRT     *SPRTSpec `toml:"sprt" json:"sprt,omitempty"`
+	MaxGames int       `toml:"max_games" json:"max_games,omitempty"`
+	Chunk    int       `toml:"chunk" json:"chunk"`
+	// TC is a clock ("10+0.1"); Nodes or Depth fix the search instead (or
+	// as well).
+	TC    string `toml:"tc" json:"tc,omitempty"`
+	Nodes int    `toml:"nodes" json:"nodes,omitempty"`
+	Depth int    `toml:"depth" json:"depth,omitempty"`
+	// Openings is an EPD or PGN book; empty means the built-in
+	// unbalanced-8ply book. Order is "sequential" (each chunk starts where
+	// the previous ends) or "random".
+	Openings string `toml:"openings" json:"openings,omitempty"`
+	Order    string `toml:"order" json:"order"`
+	// Concurrency is the games one task plays at once; Hash the engines'
+	// hash in MB.
+	Concurrency int `toml:"concurrency" json:"concurrency"`
+	Hash        int `toml:"hash" json:"hash"`
+	MaxMoves    int `toml:"maxmoves" json:"maxmoves,omitempty"`
+	// Adjudicate applies fishtest-style adjudication (draw after move 40
+	// when both scores stay within 10 cp for 8 moves; resign at 600 cp for
+	// 3 moves). Default true.
+	Adjudicate bool `toml:"adjudicate" json:"adjudicate"`
+}
+
+// SPRTSpec are the bounds of a sequential test.
+type SPRTSpec struct {
+	Elo0  float64 `toml:"elo0" json:"elo0"`
+	Elo1  float64 `toml:"elo1" json:"elo1"`
+	Alpha float64 `toml:"alpha" json:"alpha"`
+	Beta  float64 `toml:"beta" json:"beta"`
+	Model string  `toml:"model" json:"model"`
+}
+
+// Error is a problem in a manifest: the file, the key and the reason.
+type Error struct {
+	File   string
+	Key    string
+	Reason string
+}
+
+func (e *Error) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("%s: %s", e.File, e.Reason)
+	}
+	return fmt.Sprintf("%s: key %q: %s", e.File, e.Key, e.Reason)
+}
+
+// Load reads and validates the manifest at path.
+func Load(path string) (*Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("experiment manifest: %w", err)
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, dir, data)
+}
+
+// maxVariants bounds a manifest's variants (explicit and grid).
+const maxVariants = 1000
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._=+-]*$`)
+
+// Parse decodes and validates a manifest; file names it in errors and dir
+// is the folder relative paths resolve against.
+func Parse(file, dir string, data []byte) (*Manifest, error) {
+	var m Manifest
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&m)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &Error{File: file, Reason: fmt.Sprintf("line %d: %s", pe.Position.Line, pe.Message)}
+		}
+		return nil, &Error{File: file, Reason: err.Error()}
+	}
+	// The decoder matches keys to fields without regard to case; a
+	// manifest's keys are lower case, so "Metrics" is a typo, not a key.
+	for _, k := range md.Keys() {
+		for _, part := range k {
+			if part != strings.ToLower(part) && (len(k) == 0 || k[0] != "grid") {
+				return nil, &Error{File: file, Key: k.String(), Reason: "unknown key (keys are lower case)"}
+			}
+		}
+	}
+	for _, k := range md.Undecoded() {
+		// The grid's keys are arch keys, checked when it is expanded.
+		if len(k) > 0 && k[0] == "grid" {
+			continue
+		}
+		return nil, &Error{File: file, Key: k.String(), Reason: "unknown key"}
+	}
+	m.File, m.Dir = file, dir
+	if err := m.defaults(md); err != nil {
+		err.File = file
+		return nil, err
+	}
+	if err := m.validate(); err != nil {
+		err.File = file
+		return nil, err
+	}
+	return &m, nil
+}
+
+func (m *Manifest) defaults(md toml.MetaData) *Error {
+	if m.Name == "" {
+		base := filepath.Base(m.File)
+		m.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	for _, s := range m.RawSeeds {
+		if s < 0 {
+			return &Error{Key: "seeds", Reason: fmt.Sprintf("seed %d is negative", s)}
+		}
+		m.Seeds = append(m.Seeds, uint64(s))
+	}
+	if !md.IsDefined("seeds") {
+		m.Seeds = []uint64{1}
+	}
+	if m.Base.Name == "" {
+		m.Base.Name = "base"
+	}
+	sp := &m.Speed
+	if !md.IsDefined("speed", "positions") {
+		sp.Positions = 8
+	}
+	if !md.IsDefined("speed", "nodes") {
+		sp.Nodes = 10000
+	}
+	if !md.IsDefined("speed", "rounds") {
+		sp.Rounds = 5
+	}
+	if !md.IsDefined("speed", "bench_depth") {
+		sp.BenchDepth = 9
+	}
+	l := &m.Loss
+	if !md.IsDefined("loss", "kind") {
+		l.Kind = "mpe"
+	}
+	if !md.IsDefined("loss", "power") {
+		l.Power = 2.5
+	}
+	if !md.IsDefined("loss", "scale") {
+		l.Scale = 2.5 / 400
+	}
+	if !md.IsDefined("loss", "lambda") {
+		l.Lambda = 0.5
+	}
+	if d := m.Data; d != nil && !md.IsDefined("data", "val_fraction") {
+		d.ValFraction = 0.02
+	}
+	if t := m.Train; t != nil {
+		def := map[string]func(){
+			"epochs":       func() { t.Epochs = 20 },
+			"batch":        func() { t.Batch = 16384 },
+			"optimizer":    func() { t.Optimizer = "adamw" },
+			"lr":           func() { t.LR = 0.001 },
+			"min_lr":       func() { t.MinLR = -1 }, // 1% of lr, filled in below
+			"weight_decay": func() { t.WeightDecay = 0.01 },
+			"schedule":     func() { t.Schedule = "cosine" },
+		}
+		for k, f := range def {
+			if !md.IsDefined("train", k) {
+				f()
+			}
+		}
+		if t.MinLR < 0 {
+			t.MinLR = t.LR / 100
+		}
+	}
+	if e := m.Elo; e != nil {
+		if !md.IsDefined("elo", "chunk") {
+			e.Chunk = 100
+		}
+		if !md.IsDefined("elo", "order") {
+			e.Order = "sequential"
+		}
+		if !md.IsDefined("elo", "concurrency") {
+			e.Concurrency = 1
+		}
+		if !md.IsDefined("elo", "hash") {
+			e.Hash = 16
+		}
+		if !md.IsDefined("elo", "adjudicate") {
+			e.Adjudicate = true
+		}
+		if s := e.SPRT; s != nil {
+			if !md.IsDefined("elo", "sprt", "alpha") {
+				s.Alpha = 0.05
+			}
+			if !md.IsDefined("elo", "sprt", "beta") {
+				s.Beta = 0.05
+			}
+			if !md.IsDefined("elo", "sprt", "model") {
+				s.Model = "normalized"
+			}
+		}
+	}
+	return nil
+}
+
+func (m *Manifest) validate() *Error {
+	bad := func(key, format string, a ...any) *Error {
+		return &Error{Key: key, Reason: fmt.Sprintf(format, a...)}
+	}
+	if !nameRE.MatchString(m.Name) {
+		return bad("name", "%q: use letters, digits and ._=+- (it names files)", m.Name)
+	}
+	seen := map[uint64]bool{}
+	for _, s := range m.Seeds {
+		if seen[s] {
+			return bad("seeds", "seed %d given twice", s)
+		}
+		seen[s] = true
+	}
+	if len(m.Seeds) == 0 {
+		return bad("seeds", "needs at least one seed")
+	}
+	if len(m.Metrics) == 0 {
+		return bad("metrics", "lists nothing to measure (choose from %s)", strings.Join(Metrics(), ", "))
+	}
+	have := map[string]bool{}
+	for _, x := range m.Metrics {
+		if !contains(Metrics(), x) {
+			return bad("metrics", "unknown metric %q (choose from %s)", x, strings.Join(Metrics(), ", "))
+		}
+		if have[x] {
+			return bad("metrics", "metric %q listed twice", x)
+		}
+		have[x] = true
+	}
+
+	// Variants: the base, the explicit ones, then the grid's.
+	if m.Base.Arch == "" {
+		return bad("base.arch", "missing: name an architecture from archs/ (%s) or a .toml path", strings.Join(arch.Builtin(), ", "))
+	}
+	if err := m.checkVariant("base", &m.Base, nil); err != nil {
+		return err
+	}
+	grid, err := m.expandGrid()
+	if err != nil {
+		return err
+	}
+	m.Variants = append(m.Variants, grid...)
+	if len(m.Variants) > maxVariants {
+		return bad("variant", "%d variants; at most %d", len(m.Variants), maxVariants)
+	}
+	m.Grid = nil
+	names := map[string]string{m.Base.Name: "base.name"}
+	for i := range m.Variants {
+		key := fmt.Sprintf("variant[%d]", i)
+		v := &m.Variants[i]
+		if err := m.checkVariant(key, v, &m.Base); err != nil {
+			return err
+		}
+		if prev, dup := names[v.Name]; dup {
+			return bad(key+".name", "%q is also the name of %s", v.Name, prev)
+		}
+		names[v.Name] = key + ".name"
+	}
+	if (have[MetricElo] || have[MetricEvalSpeed] || have[MetricBenchNPS]) && len(m.Variants) == 0 {
+		return bad("variant", "ratios and Elo compare variants with the base; give at least one [[variant]] or a [grid]")
+	}
+
+	if m.Positions.Limit < 0 {
+		return bad("positions.limit", "must be >= 0, got %d", m.Positions.Limit)
+	}
+	sp := m.Speed
+	switch {
+	case sp.Positions < 1 || sp.Positions > 3000:
+		return bad("speed.positions", "must be 1..3000, got %d", sp.Positions)
+	case sp.Nodes < 100 || sp.Nodes > 100_000_000:
+		return bad("speed.nodes", "must be 100..100000000, got %d", sp.Nodes)
+	case sp.Rounds < 1 || sp.Rounds > 1000:
+		return bad("speed.rounds", "must be 1..1000, got %d", sp.Rounds)
+	case sp.BenchDepth < 1 || sp.BenchDepth > 64:
+		return bad("speed.bench_depth", "must be 1..64, got %d", sp.BenchDepth)
+	}
+	if e := m.checkLoss(); e != nil {
+		return e
+	}
+	if e := m.checkTraining(); e != nil {
+		return e
+	}
+	if have[MetricElo] && m.Elo == nil {
+		return bad("elo", "metric \"elo\" needs an [elo] section (games or sprt, tc or nodes)")
+	}
+	if m.Elo != nil {
+		if !have[MetricElo] {
+			return bad("elo", "an [elo] section without \"elo\" in metrics")
+		}
+		if e := m.checkElo(); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// checkVariant fills a variant's defaults and checks that its arch and
+// overrides make a valid architecture.
+func (m *Manifest) checkVariant(key string, v *VariantSpec, base *VariantSpec) *Error {
+	if v.Name == "" {
+		switch {
+		case len(v.Overrides) > 0:
+			v.Name = sanitizeName(strings.Join(v.Overrides, ","))
+		case v.Arch != "":
+			v.Name = sanitizeName(v.Arch)
+		default:
+			return &Error{Key: key + ".name", Reason: "missing (a variant needs a name, overrides or an arch)"}
+		}
+	}
+	if !nameRE.MatchString(v.Name) || len(v.Name) > 100 {
+		return &Error{Key: key + ".name", Reason: fmt.Sprintf("%q: use up to 100 letters, digits and ._=+- (it names files)", v.Name)}
+	}
+	if v.Label == "" {
+		v.Label = v.Name
+	}
+	if v.Arch == "" && base != nil {
+		// No arch of its own: the base plus the variant's overrides, on the
+		// base's net.
+		v.Arch = base.Arch
+		v.Overrides = append(append([]string(nil), base.Overrides...), v.Overrides...)
+		if v.Net == "" {
+			v.Net = base.Net
+		}
+	}
+	if _, err := m.Spec(v); err != nil {
+		return &Error{Key: key, Reason: err.Error()}
+	}
+	return nil
+}
+
+// Spec returns the architecture of a variant: its arch with the overrides
+// applied.
+func (m *Manifest) Spec(v *VariantSpec) (*arch.Spec, error) {
+	spec, err := arch.Load(m.archRef(v.Arch))
+	if err != nil {
+		return nil, err
+	}
+	if len(v.Overrides) == 0 {
+		return spec, nil
+	}
+	for _, o := range v.Overrides {
+		if _, _, ok := strings.Cut(o, "="); !ok {
+			return nil, fmt.Errorf("override %q must be key=value", o)
+		}
+	}
+	return spec.Override(v.Overrides...)
+}
+
+// archRef resolves an arch given as a path against the manifest's folder.
+func (m *Manifest) archRef(a string) string {
+	if strings.HasSuffix(a, ".toml") || strings.ContainsRune(a, '/') || strings.ContainsRune(a, filepath.Separator) {
+		return m.Path(a)
+	}
+	return a
+}
+
+// Path resolves a path of the manifest against its folder.
+func (m *Manifest) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(m.Dir, p)
+}
+
+func sanitizeName(s string) string {
+	s = strings.NewReplacer("\"", "", "'", "", " ", "").Replace(s)
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune("._=+-", r):
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	out := strings.TrimLeft(b.String(), "._=+-")
+	if len(out) > 100 {
+		out = out[:100]
+	}
+	return out
+}
+
+// expandGrid turns [grid] into variants: one per combination of values,
+// keys in sorted order.
+func (m *Manifest) expandGrid() ([]VariantSpec, *Error) {
+	if len(m.Grid) == 0 {
+		return nil, nil
+	}
+	flat := map[string][]string{}
+	var walk func(prefix string, v any) *Error
+	walk = func(prefix string, v any) *Error {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, sub := range x {
+				if err := walk(prefix+k+".", sub); err != nil {
+					return err
+				}
+			}
+			return nil
+		case []any:
+			key := strings.TrimSuffix(prefix, ".")
+			if len(x) == 0 {
+				return &Error{Key: "grid." + key, Reason: "needs at least one value"}
+			}
+			for _, e := range x {
+				lit, err := tomlLiteral(e)
+				if err != nil {
+					return &Error{Key: "grid." + key, Reason: err.Error()}
+				}
+				flat[key] = append(flat[key], lit)
+			}
+			return nil
+		default:
+			return &Error{Key: "grid." + strings.TrimSuffix(prefix, "."), Reason: "must be a list of values, e.g. [1, 2, 4]"}
+		}
+	}
+	if err := walk("", m.Grid); err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(flat))
+	n := 1
+	for k, vals := range flat {
+		keys = append(keys, k)
+		n *= len(vals)
+		if n > maxVariants {
+			return nil, &Error{Key: "grid", Reason: fmt.Sprintf("more than %d combinations", maxVariants)}
+		}
+	}
+	sort.Strings(keys)
+	var out []VariantSpec
+	idx := make([]int, len(keys))
+	for {
+		var ov, nm []string
+		for i, k := range keys {
+			val := flat[k][idx[i]]
+			ov = append(ov, k+"="+val)
+			short := k[strings.LastIndex(k, ".")+1:]
+			nm = append(nm, short+"="+val)
+		}
+		out = append(out, VariantSpec{
+			Name:      sanitizeName(strings.Join(nm, ",")),
+			Label:     strings.Join(nm, ", "),
+			Overrides: ov,
+		})
+		i := len(keys) - 1
+		for ; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < len(flat[keys[i]]) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			break
+		}
+	}
+	// The base's arch and net, its overrides under the grid's (as for
+	// explicit variants without an arch).
+	for i := range out {
+		out[i].Arch = m.Base.Arch
+		out[i].Overrides = append(append([]string(nil), m.Base.Overrides...), out[i].Overrides...)
+		out[i].Net = m.Base.Net
+	}
+	return out, nil
+}
+
+// tomlLiteral writes a decoded TOML value back as TOML.
+func tomlLiteral(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return "", fmt.Errorf("value %v is not a usable number", x)
+		}
+		s := strconv.FormatFloat(x, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".eE") {
+			s += ".0"
+		}
+		return s, nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			s, err := tomlLiteral(e)
+			if err != nil {
+				return "", err
+			}
+			parts[i] = s
+		}
+		return "[" + strings.Join(parts, ", ") + "]", nil
+	}
+	return "", fmt.Errorf("unsupported value %v (%T): use numbers, strings, booleans or lists of them", v, v)
+}
+
+func (m *Manifest) checkLoss() *Error {
+	l := m.Loss
+	if !contains([]string{"mpe", "mse", "result"}, l.Kind) {
+		return &Error{Key: "loss.kind", Reason: fmt.Sprintf("%q is not one of mpe, mse, result", l.Kind)}
+	}
+	if !(l.Power > 0 && l.Power <= 10) {
+		return &Error{Key: "loss.power", Reason: fmt.Sprintf("must be in (0, 10], got %v", l.Power)}
+	}
+	if !(l.Scale > 0 && l.Scale < 1) {
+		return &Error{Key: "loss.scale", Reason: fmt.Sprintf("must be in (0, 1) per centipawn, got %v", l.Scale)}
+	}
+	if !(l.Lambda >= 0 && l.Lambda <= 1) {
+		return &Error{Key: "loss.lambda", Reason: fmt.Sprintf("must be in [0, 1], got %v", l.Lambda)}
+	}
+	return nil
+}
+
+func (m *Manifest) checkTraining() *Error {
+	d, t := m.Data, m.Train
+	if d != nil {
+		if !(d.ValFraction >= 0 && d.ValFraction < 1) {
+			return &Error{Key: "data.val_fraction", Reason: fmt.Sprintf("must be in [0, 1), got %v", d.ValFraction)}
+		}
+		if d.MaxPositions < 0 {
+			return &Error{Key: "data.max_positions", Reason: "must be >= 0"}
+		}
+		if d.ValLimit < 0 {
+			return &Error{Key: "data.val_limit", Reason: "must be >= 0"}
+		}
+		for i, f := range append(append([]string(nil), d.Train...), d.Validation...) {
+			if strings.TrimSpace(f) == "" {
+				return &Error{Key: "data", Reason: fmt.Sprintf("file %d is an empty path", i)}
+			}
+		}
+	}
+	if t == nil {
+		return nil
+	}
+	if d == nil || len(d.Train) == 0 {
+		return &Error{Key: "train", Reason: "training needs [data] train = [files]"}
+	}
+	switch {
+	case t.Epochs < 1 && t.Positions == 0:
+		return &Error{Key: "train.epochs", Reason: fmt.Sprintf("must be >= 1, got %d", t.Epochs)}
+	case t.EpochSize < 0:
+		return &Error{Key: "train.epoch_size", Reason: "must be >= 0 (0 = the training set's size)"}
+	case t.Positions < 0:
+		return &Error{Key: "train.positions", Reason: "must be >= 0"}
+	case t.Batch < 1 || t.Batch > 1<<22:
+		return &Error{Key: "train.batch", Reason: fmt.Sprintf("must be 1..%d, got %d", 1<<22, t.Batch)}
+	case t.Threads < 0:
+		return &Error{Key: "train.threads", Reason: "must be >= 0 (0 = all cores)"}
+	case !contains([]string{"adamw", "adam"}, t.Optimizer):
+		return &Error{Key: "train.optimizer", Reason: fmt.Sprintf("%q is not one of adamw, adam", t.Optimizer)}
+	case !(t.LR > 0 && t.LR < 10):
+		return &Error{Key: "train.lr", Reason: fmt.Sprintf("must be in (0, 10), got %v", t.LR)}
+	case !(t.MinLR >= 0 && t.MinLR <= t.LR):
+		return &Error{Key: "train.min_lr", Reason: fmt.Sprintf("must be in [0, lr], got %v", t.MinLR)}
+	case !(t.WeightDecay >= 0 && t.WeightDecay < 1):
+		return &Error{Key: "train.weight_decay", Reason: fmt.Sprintf("must be in [0, 1), got %v", t.WeightDecay)}
+	case !contains([]string{"constant", "step", "cosine"}, t.Schedule):
+		return &Error{Key: "train.schedule", Reason: fmt.Sprintf("%q is not one of constant, step, cosine", t.Schedule)}
+	case t.Schedule == "step" && t.StepEpochs < 1:
+		return &Error{Key: "train.step_epochs", Reason: "a step schedule needs step_epochs >= 1"}
+	case t.Schedule == "step" && !(t.Gamma > 0 && t.Gamma <= 1):
+		return &Error{Key: "train.gamma", Reason: fmt.Sprintf("a step schedule needs gamma in (0, 1], got %v", t.Gamma)}
+	case t.Warmup < 0:
+		return &Error{Key: "train.warmup", Reason: "must be >= 0"}
+	}
+	return nil
+}
+
+func (m *Manifest) checkElo() *Error {
+	e := m.Elo
+	bad := func(key, format string, a ...any) *Error {
+		return &Error{Key: "elo." + key, Reason: fmt.Sprintf(format, a...)}
+	}
+	if e.SPRT == nil {
+		if e.Games < 2 || e.Games%2 != 0 {
+			return bad("games", "must be an even number >= 2 (or give [elo.sprt]), got %d", e.Games)
+		}
+		if e.MaxGames != 0 {
+			return bad("max_games", "bounds an SPRT; with a fixed number of games use games")
+		}
+	} else {
+		if e.Games != 0 {
+			return bad("games", "give games (fixed) or [elo.sprt] (sequential), not both")
+		}
+		if e.MaxGames < 2 || e.MaxGames%2 != 0 {
+			return bad("max_games", "an SPRT needs an even max_games >= 2, got %d", e.MaxGames)
+		}
+		s := e.SPRT
+		if !contains([]string{"normalized", "logistic"}, s.Model) {
+			return bad("sprt.model", "%q is not one of normalized, logistic", s.Model)
+		}
+		if !(s.Elo1 > s.Elo0) {
+			return bad("sprt.elo1", "must be above elo0 (%v), got %v", s.Elo0, s.Elo1)
+		}
+		if !(s.Alpha > 0 && s.Alpha < 0.5) || !(s.Beta > 0 && s.Beta < 0.5) {
+			return bad("sprt.alpha", "alpha and beta must be in (0, 0.5)")
+		}
+	}
+	if e.Chunk < 2 || e.Chunk%2 != 0 {
+		return bad("chunk", "must be an even number >= 2, got %d", e.Chunk)
+	}
+	if e.TC == "" && e.Nodes == 0 && e.Depth == 0 {
+		return bad("tc", "give a time control (tc = \"10+0.1\"), nodes or depth")
+	}
+	if e.TC != "" {
+		if _, err := match.ParseTimeControl(e.TC); err != nil {
+			return bad("tc", "%v", err)
+		}
+	}
+	if e.Nodes < 0 || e.Depth < 0 || e.Depth > 100 {
+		return bad("nodes", "nodes must be >= 0 and depth 0..100")
+	}
+	if !contains([]string{"sequential", "random"}, e.Order) {
+		return bad("order", "%q is not one of sequential, random", e.Order)
+	}
+	if e.Concurrency < 1 || e.Concurrency > 256 {
+		return bad("concurrency", "must be 1..256, got %d", e.Concurrency)
+	}
+	if e.Hash < 1 || e.Hash > 32768 {
+		return bad("hash", "must be 1..32768 MB, got %d", e.Hash)
+	}
+	if e.MaxMoves < 0 {
+		return bad("maxmoves", "must be >= 0")
+	}
+	return nil
+}
+
+// Has reports whether the manifest lists metric x.
+func (m *Manifest) Has(x string) bool { return contains(m.Metrics, x) }
+
+// All returns the base followed by the variants.
+func (m *Manifest) All() []*VariantSpec {
+	out := []*VariantSpec{&m.Base}
+	for i := range m.Variants {
+		out = append(out, &m.Variants[i])
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

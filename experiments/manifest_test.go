@@ -1,0 +1,209 @@
+package experiment
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const minimal = `
+metrics = ["agreement"]
+[base]
+arch = "koivisto-7.4"
+`
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, toml string
+		key        string // the key the error must name ("" = none)
+		reason     string // a part of the reason
+	}{
+		{"syntax", "metrics = [", "", "line 1"},
+		{"unknown top key", "colour = 1\n" + minimal, "colour", "unknown key"},
+		{"key case", "Metrics = [\"agreement\"]\n[base]\narch = \"koivisto-7.4\"\n", "Metrics", "lower case"},
+		{"table case", "metrics = [\"agreement\"]\n[BASE]\narch = \"koivisto-7.4\"\n", "BASE", "lower case"},
+		{"unknown key in base", minimal + "colour = 1\n", "base.colour", "unknown key"},
+		{"unknown base key", "metrics = [\"agreement\"]\n[base]\narch = \"koivisto-7.4\"\nnett = \"x\"\n", "base.nett", "unknown key"},
+		{"unknown variant key", minimal + "[[variant]]\noverride = [\"history=1\"]\n", "variant.override", "unknown key"},
+		{"wrong type", "metrics = \"agreement\"\n[base]\narch = \"koivisto-7.4\"\n", "", "metrics"},
+		{"no metrics", "[base]\narch = \"koivisto-7.4\"\n", "metrics", "nothing to measure"},
+		{"unknown metric", "metrics = [\"speed\"]\n[base]\narch = \"koivisto-7.4\"\n", "metrics", `unknown metric "speed"`},
+		{"metric twice", "metrics = [\"agreement\", \"agreement\"]\n[base]\narch = \"koivisto-7.4\"\n", "metrics", "twice"},
+		{"no base arch", "metrics = [\"agreement\"]\n[base]\n", "base.arch", "missing"},
+		{"unknown arch", "metrics = [\"agreement\"]\n[base]\narch = \"koivisto-99\"\n", "base", "unknown architecture"},
+		{"bad override key", minimal + "[[variant]]\noverrides = [\"histroy=1\"]\n", "variant[0]", "unknown key"},
+		{"bad override value", minimal + "[[variant]]\noverrides = [\"history=-1\"]\n", "variant[0]", "history"},
+		{"override without =", minimal + "[[variant]]\nname = \"x\"\noverrides = [\"history\"]\n", "variant[0]", "key=value"},
+		{"bad name", "name = \"a b\"\n" + minimal, "name", "letters"},
+		{"duplicate variant", minimal + "[[variant]]\nname = \"base\"\noverrides = [\"history=1\"]\n", "variant[0].name", "also the name"},
+		{"seed twice", "seeds = [1, 1]\n" + minimal, "seeds", "twice"},
+		{"negative seed", "seeds = [-1]\n" + minimal, "seeds", "negative"},
+		{"no seeds", "seeds = []\n" + minimal, "seeds", "at least one"},
+		{"speed needs variants", "metrics = [\"eval_speed\"]\n[base]\narch = \"koivisto-7.4\"\n", "variant", "at least one"},
+		{"speed rounds", minimal + "[speed]\nrounds = 0\n", "speed.rounds", "1..1000"},
+		{"speed nodes", minimal + "[speed]\nnodes = 5\n", "speed.nodes", "100.."},
+		{"loss kind", minimal + "[loss]\nkind = \"l1\"\n", "loss.kind", "not one of"},
+		{"loss scale", minimal + "[loss]\nscale = 2.0\n", "loss.scale", "(0, 1)"},
+		{"grid not a list", minimal + "[grid]\nhistory = 2\n", "grid.history", "list"},
+		{"grid empty", minimal + "[grid]\nhistory = []\n", "grid.history", "at least one"},
+		{"grid bad key", minimal + "[grid]\nhistroy = [1, 2]\n", "variant[0]", "unknown key"},
+		{"elo without section", "metrics = [\"elo\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n", "elo", "needs an [elo] section"},
+		{"elo section without metric", minimal + "[elo]\ngames = 2\nnodes = 100\n", "elo", "without"},
+		{"elo odd games", "metrics = [\"elo\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n[elo]\ngames = 3\nnodes = 100\n", "elo.games", "even"},
+		{"elo no limit", "metrics = [\"elo\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n[elo]\ngames = 2\n", "elo.tc", "time control"},
+		{"elo bad tc", "metrics = [\"elo\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n[elo]\ngames = 2\ntc = \"fast\"\n", "elo.tc", ""},
+		{"elo games and sprt", "metrics = [\"elo\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n[elo]\ngames = 2\ntc = \"1+0.01\"\n[elo.sprt]\nelo0 = 0\nelo1 = 5\n", "elo.games", "not both"},
+		{"sprt bounds", "metrics = [\"elo\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n[elo]\nmax_games = 100\ntc = \"1+0.01\"\n[elo.sprt]\nelo0 = 5\nelo1 = 0\n", "elo.sprt.elo1", "above elo0"},
+		{"sprt model", "metrics = [\"elo\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n[elo]\nmax_games = 100\ntc = \"1+0.01\"\n[elo.sprt]\nelo0 = 0\nelo1 = 5\nmodel = \"bayes\"\n", "elo.sprt.model", "not one of"},
+		{"train without data", minimal + "[train]\nepochs = 1\n", "train", "needs [data]"},
+		{"train bad optimizer", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\noptimizer = \"sgd\"\n", "train.optimizer", "not one of"},
+		{"train step without gamma", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\nschedule = \"step\"\nstep_epochs = 2\n", "train.gamma", "gamma"},
+		{"val fraction", minimal + "[data]\ntrain = [\"x.txt\"]\nval_fraction = 1.5\n", "data.val_fraction", "[0, 1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("m.toml", t.TempDir(), []byte(tc.toml))
+			if err == nil {
+				t.Fatalf("no error for\n%s", tc.toml)
+			}
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v is not an *Error", err)
+			}
+			if e.File != "m.toml" || !strings.HasPrefix(err.Error(), "m.toml: ") {
+				t.Errorf("error %q does not name the file", err)
+			}
+			if e.Key != tc.key {
+				t.Errorf("error %q names key %q, want %q", err, e.Key, tc.key)
+			}
+			if !strings.Contains(e.Reason, tc.reason) {
+				t.Errorf("error %q: reason lacks %q", err, tc.reason)
+			}
+		})
+	}
+}
+
+func TestParseDefaultsAndVariants(t *testing.T) {
+	dir := t.TempDir()
+	m, err := Parse(filepath.Join(dir, "abl.toml"), dir, []byte(`
+metrics = ["agreement", "eval_speed"]
+[base]
+arch = "koivisto-7.4"
+overrides = ["refresh_cache=true"]
+net = "k.net"
+[[variant]]
+label = "H=1"
+overrides = ["history=1"]
+[[variant]]
+name = "leo"
+arch = "leorik-3.1"
+[grid]
+history = [2, 4]
+"quant.qa" = [64]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Name != "abl" || !reflect.DeepEqual(m.Seeds, []uint64{1}) || m.Base.Name != "base" {
+		t.Errorf("defaults: name %q seeds %v base %q", m.Name, m.Seeds, m.Base.Name)
+	}
+	if m.Speed != (SpeedSpec{Positions: 8, Nodes: 10000, Rounds: 5, BenchDepth: 9}) {
+		t.Errorf("speed defaults %+v", m.Speed)
+	}
+	if m.Loss != (LossSpec{Kind: "mpe", Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5}) {
+		t.Errorf("loss defaults %+v", m.Loss)
+	}
+	want := []VariantSpec{
+		// No arch: the base's arch, overrides and net under its own
+		// (the name comes from its own overrides).
+		{Name: "history=1", Label: "H=1", Arch: "koivisto-7.4", Overrides: []string{"refresh_cache=true", "history=1"}, Net: "k.net"},
+		// Its own arch: nothing inherited.
+		{Name: "leo", Label: "leo", Arch: "leorik-3.1"},
+		// The grid: sorted keys, one variant per combination.
+		{Name: "history=2_qa=64", Label: "history=2, qa=64", Arch: "koivisto-7.4", Overrides: []string{"refresh_cache=true", "history=2", "quant.qa=64"}, Net: "k.net"},
+		{Name: "history=4_qa=64", Label: "history=4, qa=64", Arch: "koivisto-7.4", Overrides: []string{"refresh_cache=true", "history=4", "quant.qa=64"}, Net: "k.net"},
+	}
+	if !reflect.DeepEqual(m.Variants, want) {
+		t.Errorf("variants\n got %+v\nwant %+v", m.Variants, want)
+	}
+	if got := m.Path("k.net"); got != filepath.Join(dir, "k.net") {
+		t.Errorf("Path = %q", got)
+	}
+	spec, err := m.Spec(&m.Variants[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.History != 2 || spec.Quant.QA != 64 || !spec.RefreshCache || spec.Name != "koivisto-7.4" {
+		t.Errorf("grid variant spec: history %d qa %d cache %v name %s", spec.History, spec.Quant.QA, spec.RefreshCache, spec.Name)
+	}
+}
+
+func TestTOMLLiteral(t *testing.T) {
+	for _, tc := range []struct {
+		in   any
+		want string
+	}{
+		{int64(4), "4"}, {2.0, "2.0"}, {0.25, "0.25"}, {"none", `"none"`}, {true, "true"},
+		{[]any{int64(0), int64(1)}, "[0, 1]"},
+	} {
+		got, err := tomlLiteral(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("tomlLiteral(%#v) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	if _, err := tomlLiteral(map[string]any{}); err == nil {
+		t.Error("a table is not a grid value")
+	}
+}
+
+// TestShippedManifests parses every manifest in this folder.
+func TestShippedManifests(t *testing.T) {
+	files, err := filepath.Glob("*.toml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no manifests: %v", err)
+	}
+	for _, f := range files {
+		m, err := Load(f)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if m.Title == "" || m.Claim == "" || m.Source == "" {
+			t.Errorf("%s: a shipped manifest needs a title, the claim and its source", f)
+		}
+	}
+}
+
+// FuzzParse feeds the parser arbitrary bytes: it must return a manifest or
+// an *Error naming the file, never panic. Interesting inputs found are kept
+// in testdata/fuzz/FuzzParse.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(minimal))
+	f.Add([]byte(minimal + "[grid]\nhistory = [1, 2]\n\"quant.qa\" = [64, 128]\n"))
+	f.Add([]byte("metrics = [\"elo\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n[elo]\nmax_games = 10\ntc = \"1+0.01\"\n[elo.sprt]\nelo0 = 0\nelo1 = 5\n"))
+	f.Add([]byte("seeds = [1, 2]\n" + minimal + "[data]\ntrain = [\"a\"]\n[train]\nepochs = 1\n"))
+	if data, err := os.ReadFile("quickstart.toml"); err == nil {
+		f.Add(data)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := Parse("fuzz.toml", dir, data)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), "fuzz.toml: ") {
+				t.Fatalf("error %q is not a manifest error naming the file", err)
+			}
+			return
+		}
+		if m.Name == "" || len(m.Metrics) == 0 || m.Base.Arch == "" {
+			t.Fatalf("accepted manifest without name, metrics or base: %+v", m)
+		}
+		for _, v := range m.All() {
+			if _, err := m.Spec(v); err != nil {
+				t.Fatalf("accepted variant %s whose spec fails: %v", v.Name, err)
+			}
+		}
+	})
+}

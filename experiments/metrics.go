@@ -1,0 +1,538 @@
+package experiment
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"sort"
+	"time"
+
+	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/engine/search"
+	"github.com/nnuelab/nnuelab/nets"
+	"github.com/nnuelab/nnuelab/nets/train"
+)
+
+// Agreement compares a net's evaluations with Stockfish 15.1's NNUE
+// evaluation of the same positions (both in centipawns, side to move).
+type Agreement struct {
+	N int `json:"n"`
+	// Scale is the least-squares factor a in sf ≈ a·cp (fitted through
+	// the origin), which absorbs the nets' different centipawn scales.
+	Scale float64 `json:"scale"`
+	// MAE is mean |sf − a·cp| (cp), MAEUnscaled mean |sf − cp|.
+	MAE         float64 `json:"mae_cp"`
+	MAEUnscaled float64 `json:"mae_unscaled_cp"`
+	// Sign is the share of positions where both agree on the sign
+	// (0 counting as its own sign); Corr the Pearson correlation.
+	Sign float64 `json:"sign"`
+	Corr float64 `json:"corr"`
+}
+
+// agreement computes Agreement of cp against the reference sf.
+func agreement(cp, sf []float64) Agreement {
+	var sxy, sxx float64
+	for i := range cp {
+		sxy += cp[i] * sf[i]
+		sxx += cp[i] * cp[i]
+	}
+	a := Agreement{N: len(cp), Scale: 1}
+	if sxx > 0 {
+		a.Scale = sxy / sxx
+	}
+	var mae, raw, sign float64
+	for i := range cp {
+		mae += math.Abs(sf[i] - a.Scale*cp[i])
+		raw += math.Abs(sf[i] - cp[i])
+		if sgn(cp[i]) == sgn(sf[i]) {
+			sign++
+		}
+	}
+	n := float64(len(cp))
+	a.MAE, a.MAEUnscaled, a.Sign = mae/n, raw/n, sign/n
+	a.Corr = pearson(cp, sf)
+	return a
+}
+
+func sgn(x float64) int {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
+}
+
+func pearson(x, y []float64) float64 {
+	n := float64(len(x))
+	var mx, my float64
+	for i := range x {
+		mx += x[i]
+		my += y[i]
+	}
+	mx, my = mx/n, my/n
+	var sxy, sxx, syy float64
+	for i := range x {
+		dx, dy := x[i]-mx, y[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return 0
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// netCP is the network's output for p in centipawns, side to move, without
+// the truncation of Network.Centipawns (a quantization error below one
+// centipawn stays visible).
+func netCP(n *nnue.Network, p *board.Position) float64 {
+	raw := n.Evaluate(p, nil)
+	return float64(raw) * float64(n.Spec.Output.CPNum) / float64(n.Spec.Output.CPDen)
+}
+
+// stockfishReference returns Stockfish 15.1's NNUE evaluation (cp, side to
+// move) of each position: from the built-in table for the built-in
+// positions, else computed with the sf15.1 architecture on the net the
+// installed Stockfish 15.1 exports.
+func stockfishReference(posFile string, ps []Position) ([]float64, string, error) {
+	const num, den = 100.0, 361.0 // archs/sf15.1.toml: cp = raw*100/361
+	if posFile == BuiltinPositions {
+		raw, err := builtinStockfishRaw()
+		if err != nil {
+			return nil, "", err
+		}
+		out := make([]float64, len(ps))
+		for i := range ps {
+			if i >= len(raw) {
+				return nil, "", fmt.Errorf("built-in Stockfish table has %d entries, positions %d", len(raw), len(ps))
+			}
+			out[i] = float64(raw[i]) * num / den
+		}
+		return out, "built-in table (Stockfish 15.1, nn-ad9b42354671.nnue)", nil
+	}
+	spec, err := arch.Load("sf15.1")
+	if err != nil {
+		return nil, "", err
+	}
+	net, err := nets.Load(spec, "")
+	if err != nil {
+		return nil, "", fmt.Errorf("agreement with Stockfish 15.1 on %s needs its net: %w", posFile, err)
+	}
+	out := make([]float64, len(ps))
+	for i, p := range ps {
+		out[i] = netCP(net, p.Pos)
+	}
+	return out, "sf15.1 arch on Stockfish 15.1's exported net", nil
+}
+
+// QuantError compares the quantized network with the float network it was
+// quantized from (cp, side to move).
+type QuantError struct {
+	N    int     `json:"n"`
+	Mean float64 `json:"mean_cp"`
+	Max  float64 `json:"max_cp"`
+	// Bias is the mean signed difference quantized − float.
+	Bias float64 `json:"bias_cp"`
+}
+
+// floatTensors returns the float tensors of a net whose file keeps them:
+// nnuelab's float format, and Koivisto 5.x float nets. ok is false (with
+// the reason) for nets stored quantized.
+func floatTensors(spec *arch.Spec, ref NetRef) (ts []nnue.Tensor, why string, err error) {
+	if ref.Path == "" {
+		if spec.Net.Format == "koivisto-float" {
+			return nil, "the shipped float net is embedded; give its file as net = \"...\" to compare float and quantized", nil
+		}
+		return nil, fmt.Sprintf("net format %s stores quantized weights: no float reference", spec.Net.Format), nil
+	}
+	switch spec.Net.Format {
+	case "nnuelab", "float":
+		f, err := os.Open(ref.Path)
+		if err != nil {
+			return nil, "", err
+		}
+		defer f.Close()
+		_, ts, err := nets.ReadFloat(f)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", ref.Path, err)
+		}
+		return ts, "", nil
+	case "koivisto-float":
+		ts, err := readKoivistoFloat(spec, ref.Path)
+		return ts, "", err
+	}
+	return nil, fmt.Sprintf("net format %s stores quantized weights: no float reference", spec.Net.Format), nil
+}
+
+// readKoivistoFloat reads a Koivisto 5.x float net (u64 value count, then
+// float32 feature weights, feature biases, output weights, output bias;
+// shared/reference/koivisto-net.md section 4) as the tensors
+// nnue.FromFloat and the trainer's model take.
+func readKoivistoFloat(spec *arch.Spec, path string) ([]nnue.Tensor, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	features, width := spec.Features.Size(), spec.Accumulator.Width
+	inputs := 1
+	if spec.Head.Inputs == "stm+opp" {
+		inputs = 2
+	}
+	var count uint64
+	if err := binary.Read(r, binary.LittleEndian, &count); err != nil {
+		return nil, fmt.Errorf("%s: value count: %w", path, err)
+	}
+	want := uint64(features*width + width + inputs*width + 1)
+	if count != want {
+		return nil, fmt.Errorf("%s: header says %d values, architecture %s needs %d", path, count, spec.Name, want)
+	}
+	read := func(name string, shape ...int) (nnue.Tensor, error) {
+		n := 1
+		for _, s := range shape {
+			n *= s
+		}
+		t := nnue.Tensor{Name: name, Shape: shape, Data: make([]float32, n)}
+		if err := binary.Read(r, binary.LittleEndian, t.Data); err != nil {
+			return t, fmt.Errorf("%s: %s: %w", path, name, err)
+		}
+		return t, nil
+	}
+	var ts []nnue.Tensor
+	for _, s := range []struct {
+		name  string
+		shape []int
+	}{{"ft.weight", []int{features, width}}, {"ft.bias", []int{width}}, {"out.weight", []int{1, inputs * width}}, {"out.bias", []int{1}}} {
+		t, err := read(s.name, s.shape...)
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+	if _, err := r.ReadByte(); err != io.EOF {
+		return nil, fmt.Errorf("%s: trailing bytes after the output bias", path)
+	}
+	return ts, nil
+}
+
+// quantError evaluates positions with the float model and the quantized
+// network.
+func quantError(spec *arch.Spec, net *nnue.Network, ts []nnue.Tensor, ps []Position) (*QuantError, error) {
+	model, err := train.NewModel(spec, 1)
+	if err != nil {
+		return nil, err
+	}
+	if err := model.SetTensors(ts); err != nil {
+		return nil, err
+	}
+	per := float64(spec.Output.CPNum) / float64(spec.Output.CPDen)
+	q := &QuantError{N: len(ps)}
+	for _, p := range ps {
+		rec, err := datasets.ParseFEN(p.FEN)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", p.Line, err)
+		}
+		fl := float64(model.Evaluate(&rec)) * per
+		d := netCP(net, p.Pos) - fl
+		q.Mean += math.Abs(d)
+		q.Bias += d
+		q.Max = math.Max(q.Max, math.Abs(d))
+	}
+	q.Mean /= float64(len(ps))
+	q.Bias /= float64(len(ps))
+	return q, nil
+}
+
+// ValLoss is the loss of the engine's (quantized) network on validation
+// positions.
+type ValLoss struct {
+	N    int     `json:"n"`
+	Loss float64 `json:"loss"`
+}
+
+// lossOf is the manifest's loss for a network output of cp centipawns
+// (side to move) on a position with White-view score and result: nets/train's
+// formulas (its Loss documentation).
+func lossOf(l LossSpec, cp float64, rec *datasets.Record) float64 {
+	score := float64(rec.Score)
+	wdl := float64(rec.Result.WDL())
+	if rec.SideToMove() == board.Black {
+		score, wdl = -score, 1-wdl
+	}
+	z := l.Scale * cp
+	switch l.Kind {
+	case "result":
+		switch wdl {
+		case 1:
+			return softplus(-z)
+		case 0:
+			return softplus(z)
+		}
+		return (softplus(z) + softplus(-z)) / 2
+	}
+	p := sigmoid(z)
+	t := l.Lambda*sigmoid(l.Scale*score) + (1-l.Lambda)*wdl
+	if l.Kind == "mse" {
+		return (p - t) * (p - t)
+	}
+	return math.Pow(math.Abs(p-t), l.Power)
+}
+
+func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+func softplus(x float64) float64 {
+	if x > 30 {
+		return x
+	}
+	return math.Log1p(math.Exp(x))
+}
+
+// valLoss reads the validation files (up to limit positions) and averages
+// the loss of the network's evaluations.
+func valLoss(l LossSpec, net *nnue.Network, files []string, limit int) (*ValLoss, error) {
+	v := &ValLoss{}
+	for _, name := range files {
+		f, err := openData(name)
+		if err != nil {
+			return nil, err
+		}
+		r, err := datasets.NewReader(f, name, datasets.Options{})
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		for limit == 0 || v.N < limit {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				r.Close()
+				f.Close()
+				return nil, err
+			}
+			p, err := rec.Position()
+			if err != nil {
+				r.Close()
+				f.Close()
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			v.Loss += lossOf(l, netCP(net, p), &rec)
+			v.N++
+		}
+		r.Close()
+		f.Close()
+	}
+	if v.N == 0 {
+		return nil, fmt.Errorf("no validation positions in %v", files)
+	}
+	v.Loss /= float64(v.N)
+	return v, nil
+}
+
+// Shares counts how a search's evaluations got their accumulators, per
+// perspective update: from the accumulator d plies back (Served[d-1] for d
+// = 1.. up to MaxDepth, the rest in Deeper), or by a refresh.
+type Shares struct {
+	Nodes     uint64   `json:"nodes"`
+	Updates   uint64   `json:"updates"`
+	Served    []uint64 `json:"served"` // d = 1..len
+	Deeper    uint64   `json:"deeper"` // d > len(Served)
+	Refreshes uint64   `json:"refreshes"`
+	CacheHits uint64   `json:"cache_hits"`
+}
+
+// shareDepth is how many distances Shares lists one by one.
+const shareDepth = 8
+
+// searchPositions picks n positions spread evenly over ps.
+func searchPositions(ps []Position, n int) []Position {
+	if n >= len(ps) {
+		return ps
+	}
+	out := make([]Position, n)
+	for i := range out {
+		out[i] = ps[i*len(ps)/n]
+	}
+	return out
+}
+
+// historyShares searches each position to a node budget with the
+// variant's evaluator (its history depth and refresh cache) and returns
+// the evaluator's counters. Searches are deterministic, so the shares are
+// too.
+func historyShares(ctx context.Context, spec *arch.Spec, net *nnue.Network, ps []Position, nodes int) (*Shares, error) {
+	ev := nnue.NewEvaluatorWith(net, spec.History, spec.RefreshCache)
+	tt, err := search.NewTT(16)
+	if err != nil {
+		return nil, err
+	}
+	s := search.New(ev, tt)
+	var total uint64
+	for _, p := range ps {
+		tt.Clear()
+		s.Clear()
+		res := s.Search(ctx, p.Pos, search.Limits{Nodes: uint64(nodes)}, nil)
+		total += res.Nodes
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return sharesOf(ev.Stats(), total), nil
+}
+
+func sharesOf(st nnue.Stats, nodes uint64) *Shares {
+	sh := &Shares{Nodes: nodes, Served: make([]uint64, shareDepth), Refreshes: st.Refreshes, CacheHits: st.CacheHits}
+	for d := 1; d < len(st.Served); d++ {
+		if d <= shareDepth {
+			sh.Served[d-1] = st.Served[d]
+		} else {
+			sh.Deeper += st.Served[d]
+		}
+		sh.Updates += st.Served[d]
+	}
+	sh.Updates += st.Refreshes
+	return sh
+}
+
+// trace is the evaluator calls of a search, recorded once and replayed on
+// every variant so that each does exactly the same work.
+type trace struct {
+	ops   []traceOp
+	snaps []board.Position
+	evals int
+}
+
+type traceOp struct {
+	kind  uint8 // opReset, opPush, opPop, opEval
+	snap  int32
+	want  int32
+	delta board.Delta
+}
+
+const (
+	opReset = iota
+	opPush
+	opPop
+	opEval
+)
+
+// recorder is an eval.Evaluator that records the calls it forwards.
+type recorder struct {
+	ev *nnue.Evaluator
+	tr *trace
+}
+
+func (r *recorder) Reset(p *board.Position) {
+	r.tr.snaps = append(r.tr.snaps, *p)
+	r.tr.ops = append(r.tr.ops, traceOp{kind: opReset, snap: int32(len(r.tr.snaps) - 1)})
+	r.ev.Reset(p)
+}
+
+func (r *recorder) Push(d *board.Delta) {
+	r.tr.ops = append(r.tr.ops, traceOp{kind: opPush, delta: *d})
+	r.ev.Push(d)
+}
+
+func (r *recorder) Pop() {
+	r.tr.ops = append(r.tr.ops, traceOp{kind: opPop})
+	r.ev.Pop()
+}
+
+func (r *recorder) Evaluate(p *board.Position) int {
+	v := r.ev.Evaluate(p)
+	// The snapshot keeps what an evaluation reads (pieces, kings, side to
+	// move); replay checks that the base evaluates it the same.
+	r.tr.snaps = append(r.tr.snaps, *p)
+	r.tr.ops = append(r.tr.ops, traceOp{kind: opEval, snap: int32(len(r.tr.snaps) - 1), want: int32(v)})
+	r.tr.evals++
+	return v
+}
+
+// recordTrace searches the positions with the network's evaluator and
+// records its calls.
+func recordTrace(ctx context.Context, spec *arch.Spec, net *nnue.Network, ps []Position, nodes int) (*trace, error) {
+	tr := &trace{}
+	rec := &recorder{ev: nnue.NewEvaluatorWith(net, spec.History, spec.RefreshCache), tr: tr}
+	tt, err := search.NewTT(16)
+	if err != nil {
+		return nil, err
+	}
+	s := search.New(rec, tt)
+	for _, p := range ps {
+		tt.Clear()
+		s.Clear()
+		s.Search(ctx, p.Pos, search.Limits{Nodes: uint64(nodes)}, nil)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return tr, nil
+}
+
+// replay runs the trace on ev and returns the evaluations per second of
+// thread CPU time (wall time where the OS has no thread clock). check
+// makes a differing evaluation an error (the base must reproduce the
+// recording exactly).
+func replay(ev *nnue.Evaluator, tr *trace, check bool) (float64, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start := threadCPU()
+	bad := -1
+	for i := range tr.ops {
+		op := &tr.ops[i]
+		switch op.kind {
+		case opReset:
+			ev.Reset(&tr.snaps[op.snap])
+		case opPush:
+			ev.Push(&op.delta)
+		case opPop:
+			ev.Pop()
+		case opEval:
+			if v := ev.Evaluate(&tr.snaps[op.snap]); v != int(op.want) && bad < 0 {
+				bad = i
+			}
+		}
+	}
+	el := threadCPU() - start
+	if check && bad >= 0 {
+		return 0, fmt.Errorf("replay: evaluation %d differs from the recorded search (%s)", bad, tr.snaps[tr.ops[bad].snap].FEN())
+	}
+	if el <= 0 {
+		el = time.Nanosecond
+	}
+	return float64(tr.evals) / el.Seconds(), nil
+}
+
+// median returns the median of xs (NaN for none).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func minMax(xs []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return
+}

@@ -1,0 +1,301 @@
+package experiment
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/nnuelab/nnuelab/bench/stats"
+)
+
+// Record is one line of results.jsonl: one metric of one variant (and
+// seed), with what it was computed from. The file holds nothing that
+// depends on where or when the tasks ran, so that two runs of a
+// deterministic manifest (local or on Slurm) write the same bytes; timing
+// metrics are the exception, by nature.
+type Record struct {
+	Experiment string `json:"experiment"`
+	Variant    string `json:"variant"`
+	Label      string `json:"label"`
+	Base       bool   `json:"base,omitempty"`
+	Seed       uint64 `json:"seed,omitempty"`
+	// Metric is e.g. "agreement.mae_cp", "elo", "eval_speed.ratio".
+	Metric string  `json:"metric"`
+	Value  float64 `json:"value"`
+	// Lower and Upper bound Value: a 95% interval (Elo) or the range over
+	// rounds (speed).
+	Lower *float64 `json:"lower,omitempty"`
+	Upper *float64 `json:"upper,omitempty"`
+	Unit  string   `json:"unit,omitempty"`
+	// N is the sample size (positions, games, rounds); 0 means the metric
+	// does not apply (Detail["note"] says why).
+	N          int            `json:"n"`
+	Detail     map[string]any `json:"detail,omitempty"`
+	Overrides  []string       `json:"overrides,omitempty"`
+	ArchSHA256 string         `json:"arch_sha256"`
+	NetSHA256  string         `json:"net_sha256,omitempty"`
+	DataSHA256 string         `json:"data_sha256,omitempty"`
+	Command    string         `json:"command"`
+}
+
+func fptr(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+func finite(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return x
+}
+
+// Merge reads every task result of the plan and turns them into records,
+// in a fixed order: variants as planned, metrics in report order, seeds
+// ascending. A missing result is an error.
+func Merge(p *Plan) ([]Record, error) {
+	results := map[string]*TaskResult{}
+	for _, t := range p.Tasks {
+		r, ok := ReadResult(p.Out, t)
+		if !ok {
+			return nil, fmt.Errorf("task %s has no result in %s", t.ID, p.Out)
+		}
+		results[t.ID] = r
+	}
+	m := p.Manifest
+	var out []Record
+	for vi, v := range p.Variants {
+		rec := func(seedIdx int, metric string, value float64, unit string, n int, data string) Record {
+			r := Record{
+				Experiment: m.Name, Variant: v.Name, Label: v.Label, Base: v.Base, Metric: metric,
+				Value: finite(value), Unit: unit, N: n, Overrides: v.Overrides, ArchSHA256: v.ArchSHA256,
+				NetSHA256: v.Nets[seedIdx].SHA256, DataSHA256: data, Command: p.Command,
+			}
+			if v.Trained || len(m.Seeds) > 1 {
+				r.Seed = m.Seeds[seedIdx]
+			}
+			return r
+		}
+		// Training: the trainer's own loss history.
+		if v.Trained {
+			for si := range m.Seeds {
+				tr := results[v.Nets[si].Train].Train
+				if len(tr.History) == 0 {
+					continue
+				}
+				last := tr.History[len(tr.History)-1]
+				r := rec(si, "train.val_loss", last.ValLoss, "", len(tr.History), p.DataSHA256)
+				hist := make([][3]float64, len(tr.History))
+				for i, e := range tr.History {
+					hist[i] = [3]float64{float64(e.Positions), e.TrainLoss, e.ValLoss}
+				}
+				r.Detail = map[string]any{"epochs": len(tr.History), "history": hist, "unit": "[positions, train loss, val loss] per epoch"}
+				out = append(out, r)
+			}
+		}
+		for _, metric := range Metrics() {
+			if !m.Has(metric) {
+				continue
+			}
+			switch metric {
+			case MetricAgreement, MetricQuantError, MetricValLoss, MetricHistoryShares:
+				for si, seed := range m.Seeds {
+					mr := results[fmt.Sprintf("measure-%s-s%d", v.Name, seed)].Measure
+					out = append(out, measureRecords(p, metric, mr, func(metric string, value float64, unit string, n int, data string) Record {
+						return rec(si, metric, value, unit, n, data)
+					})...)
+				}
+			case MetricEvalSpeed, MetricBenchNPS:
+				sr := results["speed"].Speed
+				out = append(out, speedRecords(metric, sr, vi, func(metric string, value float64, unit string, n int) Record {
+					return rec(0, metric, value, unit, n, p.PositionsSHA256)
+				})...)
+			case MetricElo:
+				if v.Base {
+					continue
+				}
+				r, err := eloRecord(p, v, results, rec(0, "elo", 0, "Elo", 0, p.OpeningsSHA256))
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
+}
+
+func measureRecords(p *Plan, metric string, mr *MeasureResult, rec func(string, float64, string, int, string) Record) []Record {
+	var out []Record
+	switch metric {
+	case MetricAgreement:
+		a := mr.Agreement
+		r := rec("agreement.mae_cp", a.MAE, "cp", a.N, p.PositionsSHA256)
+		r.Detail = map[string]any{"scale": a.Scale, "mae_unscaled_cp": a.MAEUnscaled, "corr": a.Corr, "reference": mr.Reference}
+		out = append(out, r)
+		out = append(out, rec("agreement.sign", a.Sign, "share", a.N, p.PositionsSHA256))
+		out = append(out, rec("agreement.corr", a.Corr, "", a.N, p.PositionsSHA256))
+	case MetricQuantError:
+		if q := mr.Quant; q != nil {
+			r := rec("quant_error.mean_cp", q.Mean, "cp", q.N, p.PositionsSHA256)
+			r.Detail = map[string]any{"bias_cp": q.Bias}
+			out = append(out, r, rec("quant_error.max_cp", q.Max, "cp", q.N, p.PositionsSHA256))
+		} else {
+			r := rec("quant_error.mean_cp", 0, "cp", 0, p.PositionsSHA256)
+			r.Detail = map[string]any{"note": mr.QuantNote}
+			out = append(out, r)
+		}
+	case MetricValLoss:
+		l := mr.ValLoss
+		r := rec("val_loss", l.Loss, "", l.N, p.ValidationSHA256)
+		r.Detail = map[string]any{"loss": p.Manifest.Loss, "net": "quantized (the engine's evaluation)"}
+		out = append(out, r)
+	case MetricHistoryShares:
+		s := mr.Shares
+		share := func(x uint64) float64 {
+			if s.Updates == 0 {
+				return 0
+			}
+			return float64(x) / float64(s.Updates)
+		}
+		n := int(s.Updates)
+		for d, c := range s.Served {
+			r := rec(fmt.Sprintf("history_shares.d%d", d+1), share(c), "share", n, p.PositionsSHA256)
+			r.Detail = map[string]any{"count": c}
+			out = append(out, r)
+		}
+		r := rec("history_shares.deeper", share(s.Deeper), "share", n, p.PositionsSHA256)
+		r.Detail = map[string]any{"count": s.Deeper}
+		out = append(out, r)
+		r = rec("history_shares.refresh", share(s.Refreshes), "share", n, p.PositionsSHA256)
+		r.Detail = map[string]any{"count": s.Refreshes, "cache_hits": s.CacheHits, "nodes": s.Nodes}
+		out = append(out, r)
+		last2 := s.Served[0]
+		if len(s.Served) > 1 {
+			last2 += s.Served[1]
+		}
+		out = append(out, rec("history_shares.last2", share(last2), "share", n, p.PositionsSHA256))
+	}
+	return out
+}
+
+func speedRecords(metric string, sr *SpeedResult, vi int, rec func(string, float64, string, int) Record) []Record {
+	me, base := sr.Variants[vi], sr.Variants[0]
+	ratioRec := func(name string, xs, bs []float64, unit string, detail map[string]any) []Record {
+		if len(xs) == 0 || len(xs) != len(bs) {
+			return nil
+		}
+		abs := rec(name, median(xs), unit, len(xs))
+		lo, hi := minMax(xs)
+		abs.Lower, abs.Upper = fptr(lo), fptr(hi)
+		abs.Detail = detail
+		ratios := make([]float64, len(xs))
+		for i := range xs {
+			ratios[i] = xs[i] / bs[i]
+		}
+		rr := rec(metric+".ratio", median(ratios), "ratio to base", len(xs))
+		lo, hi = minMax(ratios)
+		rr.Lower, rr.Upper = fptr(lo), fptr(hi)
+		rr.Detail = map[string]any{"per_round": ratios, "interval": "min..max over rounds (same-round ratios)"}
+		return []Record{abs, rr}
+	}
+	switch metric {
+	case MetricEvalSpeed:
+		return ratioRec("eval_speed.evals_per_sec", me.EvalsPerSec, base.EvalsPerSec, "evals/s",
+			map[string]any{"clock": sr.Clock, "evals": sr.Evals, "per_round": me.EvalsPerSec, "interval": "min..max over rounds"})
+	case MetricBenchNPS:
+		return ratioRec("bench_nps.nps", me.BenchNPS, base.BenchNPS, "nodes/CPU-s",
+			map[string]any{"nodes": me.BenchNodes, "per_round": me.BenchNPS, "wall_nps": me.BenchNPSWall, "interval": "min..max over rounds"})
+	}
+	return nil
+}
+
+// eloRecord merges a variant's match chunks.
+func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (Record, error) {
+	var w stats.WDL
+	var pen stats.Penta
+	var chunks int
+	var llr *float64
+	var decision string
+	var args []string
+	for _, t := range p.Tasks {
+		if t.Kind != KindElo || t.Variant != v.Name {
+			continue
+		}
+		e := results[t.ID].Elo
+		w.Wins += e.Wins
+		w.Draws += e.Draws
+		w.Losses += e.Losses
+		for i := range pen {
+			pen[i] += e.Penta[i]
+		}
+		if chunks == 0 {
+			args = e.Args
+		}
+		chunks++
+		llr, decision = e.LLR, e.Decision
+	}
+	if chunks == 0 {
+		return r, fmt.Errorf("variant %s has no Elo results", v.Name)
+	}
+	est := pen.Elo()
+	if pen.Pairs() == 0 {
+		est = w.Elo()
+	}
+	r.Value, r.Lower, r.Upper, r.N = finite(est.Value), fptr(est.Lower), fptr(est.Upper), w.Games()
+	nelo := pen.NormalizedElo()
+	r.Detail = map[string]any{
+		"wins": w.Wins, "draws": w.Draws, "losses": w.Losses, "pentanomial": pen,
+		"los": finite(pen.LOS()), "draw_ratio": finite(w.DrawRatio()), "nelo": finite(nelo.Value),
+		"chunks": chunks, "against": p.BaseVariant().Name, "interval": "95%, pentanomial",
+		"match_args_chunk0": args,
+	}
+	if llr != nil {
+		r.Detail["llr"], r.Detail["sprt"] = *llr, decision
+	}
+	return r, nil
+}
+
+// WriteResults writes the records as JSON lines to path, atomically.
+func WriteResults(path string, recs []Record) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for i := range recs {
+		if err := enc.Encode(&recs[i]); err != nil {
+			return err
+		}
+	}
+	return writeAtomic(path, b.Bytes())
+}
+
+// ReadResults reads a results.jsonl file.
+func ReadResults(path string) ([]Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	for line := 1; sc.Scan(); line++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, line, err)
+		}
+		out = append(out, r)
+	}
+	return out, sc.Err()
+}
+
+// ResultsPath is the merged results file of a results folder.
+func ResultsPath(out string) string { return filepath.Join(out, "results.jsonl") }

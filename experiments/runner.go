@@ -1,0 +1,304 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// RunOptions configure Run.
+type RunOptions struct {
+	PlanOptions
+	// Executor runs the tasks (default: Local on every core).
+	Executor Executor
+	// DryRun prints the plan and its cost estimate to Stdout and runs
+	// nothing.
+	DryRun bool
+	// ReportDir receives NAME.md and NAME/*.svg (default docs/reports);
+	// NoReport skips the report.
+	ReportDir string
+	NoReport  bool
+	// Stdout receives the dry run's plan; Log the progress.
+	Stdout io.Writer
+	Log    io.Writer
+	// Terminal redraws the progress line in place.
+	Terminal bool
+	// Jobs is the core count the dry run's wall-time estimate assumes
+	// (default: the local executor's).
+	Jobs int
+}
+
+// RunInfo is OUT/run.json: how the last run went (not part of the results).
+type RunInfo struct {
+	Executor string   `json:"executor"`
+	Host     string   `json:"host"`
+	Started  string   `json:"started"`
+	Finished string   `json:"finished"`
+	Seconds  float64  `json:"seconds"`
+	Ran      []string `json:"ran"`
+	Reused   []string `json:"reused"`
+	Command  string   `json:"command"`
+}
+
+// Run runs an experiment: it plans the manifest, runs the tasks that have
+// no result yet (a killed run resumes: finished tasks are not run again),
+// merges the results into OUT/results.jsonl and writes the report.
+func Run(ctx context.Context, manifest string, opt RunOptions) (*Plan, error) {
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	if opt.Stdout == nil {
+		opt.Stdout = io.Discard
+	}
+	if opt.Executor == nil {
+		opt.Executor = &Local{}
+	}
+	m, err := Load(manifest)
+	if err != nil {
+		return nil, err
+	}
+	p, err := NewPlan(m, opt.PlanOptions)
+	if err != nil {
+		return nil, err
+	}
+	if opt.DryRun {
+		jobs := opt.Jobs
+		if jobs <= 0 {
+			if l, ok := opt.Executor.(*Local); ok {
+				jobs = l.jobs()
+			} else {
+				jobs = 1
+			}
+		}
+		Describe(opt.Stdout, p, opt.Executor.Name(), jobs)
+		return p, nil
+	}
+	if err := os.MkdirAll(p.Out, 0o755); err != nil {
+		return nil, err
+	}
+	unlock, err := lockDir(p.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := p.Write(); err != nil {
+		return nil, err
+	}
+
+	info := RunInfo{Executor: opt.Executor.Name(), Started: time.Now().UTC().Format(time.RFC3339), Command: p.Command}
+	info.Host, _ = os.Hostname()
+	start := time.Now()
+	done := map[string]bool{}
+	for _, t := range p.Tasks {
+		if _, ok := ReadResult(p.Out, t); ok {
+			done[t.ID] = true
+			info.Reused = append(info.Reused, t.ID)
+		}
+	}
+	pr := newProgress(opt.Log, opt.Terminal, len(p.Tasks), len(done))
+	fmt.Fprintf(opt.Log, "experiment %s: %d tasks, %d already done; results in %s\n", m.Name, len(p.Tasks), len(done), p.Out)
+	env := Env{Binary: p.Binary, Out: p.Out, Log: opt.Log}
+	failed := map[string]string{}
+	for {
+		var ready []*Task
+		for _, t := range p.Tasks {
+			if done[t.ID] || failed[t.ID] != "" {
+				continue
+			}
+			ok := true
+			for _, n := range t.Needs {
+				if !done[n] {
+					ok = false
+				}
+			}
+			if ok {
+				ready = append(ready, t)
+			}
+		}
+		if len(ready) == 0 || ctx.Err() != nil {
+			break
+		}
+		err := opt.Executor.Run(ctx, env, ready, func(e Event) {
+			pr.event(e)
+			if e.State == "failed" {
+				failed[e.Task] = e.Detail
+			}
+		})
+		for _, t := range ready {
+			if _, ok := ReadResult(p.Out, t); ok {
+				done[t.ID] = true
+				info.Ran = append(info.Ran, t.ID)
+			} else if failed[t.ID] == "" {
+				failed[t.ID] = "did not finish"
+			}
+		}
+		if err != nil {
+			pr.stop()
+			return p, err
+		}
+	}
+	pr.stop()
+	if err := ctx.Err(); err != nil {
+		return p, fmt.Errorf("interrupted; %d of %d tasks done, rerun the same command to continue", len(done), len(p.Tasks))
+	}
+	if len(done) < len(p.Tasks) {
+		var lines []string
+		for _, t := range p.Tasks {
+			if d := failed[t.ID]; d != "" {
+				lines = append(lines, fmt.Sprintf("  %s: %s", t.ID, d))
+			} else if !done[t.ID] {
+				lines = append(lines, fmt.Sprintf("  %s: not run (needs %s)", t.ID, strings.Join(t.Needs, ", ")))
+			}
+		}
+		return p, fmt.Errorf("%d of %d tasks did not finish (finished ones are kept; rerun to retry):\n%s",
+			len(p.Tasks)-len(done), len(p.Tasks), strings.Join(lines, "\n"))
+	}
+	recs, err := Merge(p)
+	if err != nil {
+		return p, err
+	}
+	if err := WriteResults(ResultsPath(p.Out), recs); err != nil {
+		return p, err
+	}
+	// Report from the file, exactly as `nnuelab experiment report` does.
+	if recs, err = ReadResults(ResultsPath(p.Out)); err != nil {
+		return p, err
+	}
+	info.Finished = time.Now().UTC().Format(time.RFC3339)
+	info.Seconds = time.Since(start).Seconds()
+	data, _ := json.MarshalIndent(info, "", "  ")
+	if err := writeAtomic(filepath.Join(p.Out, "run.json"), append(data, '\n')); err != nil {
+		return p, err
+	}
+	fmt.Fprintf(opt.Log, "experiment %s: %d records in %s (%s)\n", m.Name, len(recs), ResultsPath(p.Out), time.Since(start).Round(time.Second))
+	if !opt.NoReport {
+		path, err := WriteReport(p, recs, opt.ReportDir)
+		if err != nil {
+			return p, err
+		}
+		fmt.Fprintf(opt.Log, "experiment %s: report %s\n", m.Name, path)
+	}
+	return p, nil
+}
+
+// progress shows how a run advances: a line redrawn in place on a
+// terminal, else one line per finished task.
+type progress struct {
+	mu       sync.Mutex
+	w        io.Writer
+	tty      bool
+	total    int
+	done     int
+	failed   int
+	start    time.Time
+	running  map[string]time.Time
+	started  map[string]time.Time
+	stopTick chan struct{}
+	stopped  bool
+}
+
+func newProgress(w io.Writer, tty bool, total, done int) *progress {
+	p := &progress{w: w, tty: tty, total: total, done: done, start: time.Now(),
+		running: map[string]time.Time{}, started: map[string]time.Time{}, stopTick: make(chan struct{})}
+	if tty {
+		go func() {
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-p.stopTick:
+					return
+				case <-t.C:
+					p.mu.Lock()
+					p.draw()
+					p.mu.Unlock()
+				}
+			}
+		}()
+	}
+	return p
+}
+
+func (p *progress) stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return
+	}
+	p.stopped = true
+	close(p.stopTick)
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
+
+func (p *progress) event(e Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	line := ""
+	switch e.State {
+	case "submitted":
+		if _, ok := p.started[e.Task]; !ok {
+			p.started[e.Task] = now
+		}
+	case "started":
+		p.running[e.Task] = now
+		if _, ok := p.started[e.Task]; !ok {
+			p.started[e.Task] = now
+		}
+	case "done":
+		p.done++
+		line = fmt.Sprintf("done   %s (%s)", e.Task, now.Sub(p.started[e.Task]).Round(100*time.Millisecond))
+		delete(p.running, e.Task)
+		delete(p.started, e.Task)
+	case "retry":
+		line = fmt.Sprintf("retry  %s: %s", e.Task, e.Detail)
+		delete(p.running, e.Task)
+	case "failed":
+		p.failed++
+		line = fmt.Sprintf("FAILED %s: %s", e.Task, e.Detail)
+		delete(p.running, e.Task)
+		delete(p.started, e.Task)
+	}
+	if line != "" {
+		if p.tty {
+			fmt.Fprint(p.w, "\r\033[K")
+		}
+		fmt.Fprintf(p.w, "[%*d/%d] %s\n", len(fmt.Sprint(p.total)), p.done, p.total, line)
+	}
+	if p.tty {
+		p.draw()
+	}
+}
+
+// draw redraws the status line (caller holds mu).
+func (p *progress) draw() {
+	if p.stopped {
+		return
+	}
+	names := make([]string, 0, len(p.running))
+	for n := range p.running {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%s %s", n, time.Since(p.running[n]).Round(time.Second)))
+	}
+	run := strings.Join(parts, ", ")
+	if len(run) > 90 {
+		run = run[:87] + "..."
+	}
+	queued := len(p.started) - len(p.running)
+	s := fmt.Sprintf("[%d/%d done, %d running, %d queued, %d failed, %s] %s", p.done, p.total, len(p.running), max(queued, 0), p.failed,
+		time.Since(p.start).Round(time.Second), run)
+	fmt.Fprint(p.w, "\r\033[K"+s)
+}

@@ -1,0 +1,338 @@
+package experiment
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The runner tests drive the real command, `nnuelab experiment run`, built
+// once for the package: the executors start it again for every task.
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+func nnuelab(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "nnuelab-experiment-test")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "nnuelab")
+		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/nnuelab").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// smallManifest is deterministic (no timing metrics): agreement,
+// quantization error, validation loss and history shares on few positions,
+// and a 4-game Elo test in two chunks per variant at a fixed node count.
+func smallManifest(t *testing.T, dir string) string {
+	t.Helper()
+	k51, err := filepath.Abs(filepath.Join("..", "nets", "koivisto-5.1.net"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "small.toml")
+	text := fmt.Sprintf(`
+title = "runner test"
+metrics = ["agreement", "quant_error", "val_loss", "history_shares", "elo"]
+[base]
+arch = "koivisto-7.4"
+[[variant]]
+name = "H1"
+overrides = ["history=1"]
+[[variant]]
+name = "k51"
+arch = "koivisto-5.13"
+net = %q
+[positions]
+limit = 200
+[speed]
+positions = 2
+nodes = 2000
+[data]
+val_limit = 500
+[elo]
+games = 4
+chunk = 2
+nodes = 300
+`, k51)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// run runs nnuelab with args in dir and returns its combined output.
+func run(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(nnuelab(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("nnuelab %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+var (
+	localOnce    sync.Once
+	localResults []byte
+	localDir     string
+)
+
+// localRun runs the small manifest with the local executor once and
+// returns its results.jsonl (the reference the Slurm test compares with).
+func localRun(t *testing.T) ([]byte, string) {
+	t.Helper()
+	localOnce.Do(func() {
+		localDir = t.TempDir()
+		smallManifest(t, localDir)
+		run(t, localDir, nil, "experiment", "run", "small.toml", "--out", "out", "--report-dir", "reports", "--cache", "cache")
+		localResults = readFile(t, filepath.Join(localDir, "out", "results.jsonl"))
+	})
+	if localResults == nil {
+		t.Fatal("the local run failed (see the first test that ran it)")
+	}
+	return localResults, localDir
+}
+
+func TestRunLocal(t *testing.T) {
+	results, dir := localRun(t)
+	recs, err := ReadResults(filepath.Join(dir, "out", "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Record{}
+	for _, r := range recs {
+		got[r.Variant+" "+r.Metric] = r
+		if r.Command != "nnuelab experiment run small.toml" {
+			t.Errorf("record command %q", r.Command)
+		}
+		if r.ArchSHA256 == "" || r.Experiment != "small" {
+			t.Errorf("record without arch hash or experiment: %+v", r)
+		}
+	}
+	for _, want := range []string{
+		"base agreement.mae_cp", "base agreement.sign", "H1 history_shares.d1", "H1 history_shares.refresh",
+		"k51 quant_error.mean_cp", "k51 quant_error.max_cp", "base val_loss", "H1 elo", "k51 elo",
+	} {
+		if _, ok := got[want]; !ok {
+			t.Errorf("no record %q", want)
+		}
+	}
+	// Same net, same evaluations: the history depth changes only where
+	// accumulators come from.
+	if a, b := got["base agreement.mae_cp"], got["H1 agreement.mae_cp"]; a.Value != b.Value || a.N != 200 {
+		t.Errorf("agreement differs between history depths: %v vs %v (n %d)", a.Value, b.Value, a.N)
+	}
+	if r := got["H1 history_shares.d2"]; r.Value != 0 {
+		t.Errorf("H=1 served %v of updates from 2 plies back", r.Value)
+	}
+	if r := got["k51 quant_error.mean_cp"]; r.N != 200 || r.Value <= 0 || r.Value > 5 {
+		t.Errorf("quantization error %+v", r)
+	}
+	if r := got["base quant_error.mean_cp"]; r.N != 0 || r.Detail["note"] == nil {
+		t.Errorf("an int16 net has no quantization error: %+v", r)
+	}
+	if r := got["k51 elo"]; r.N != 4 || r.Detail["chunks"] != float64(2) {
+		t.Errorf("Elo record: %d games, %v chunks", r.N, r.Detail["chunks"])
+	}
+
+	// The report: markdown and plots; `report` rewrites it identically.
+	md := filepath.Join(dir, "reports", "small.md")
+	first := readFile(t, md)
+	for _, want := range []string{"# runner test", "| variant | overrides |", "Where accumulator updates came from", "![history-shares](small/history-shares.svg)"} {
+		if !bytes.Contains(first, []byte(want)) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	svg := readFile(t, filepath.Join(dir, "reports", "small", "history-shares.svg"))
+	if !bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) && !bytes.Contains(svg[:min(len(svg), 200)], []byte("<svg")) {
+		t.Errorf("history-shares.svg is not SVG: %.100s", svg)
+	}
+	os.Remove(md)
+	run(t, dir, nil, "experiment", "report", "small.toml", "--out", "out", "--report-dir", "reports")
+	if again := readFile(t, md); !bytes.Equal(first, again) {
+		t.Error("experiment report wrote a different page from the same results")
+	}
+
+	// A second run reuses every task and writes the same results.
+	out := run(t, dir, nil, "experiment", "run", "small.toml", "--out", "out", "--report-dir", "reports", "--cache", "cache")
+	if !strings.Contains(out, "already done") {
+		t.Errorf("second run: %s", out)
+	}
+	if again := readFile(t, filepath.Join(dir, "out", "results.jsonl")); !bytes.Equal(results, again) {
+		t.Error("a rerun changed results.jsonl")
+	}
+	var info RunInfo
+	if data := readFile(t, filepath.Join(dir, "out", "run.json")); !bytes.Contains(data, []byte(`"ran": null`)) {
+		t.Errorf("second run ran tasks: %s %v", data, info)
+	}
+
+	// The dry run lists every task as done, and the cost.
+	out = run(t, dir, nil, "experiment", "run", "small.toml", "--out", "out", "--dry-run")
+	for _, want := range []string{"variants:", "H1", "k51", "elo-k51-c001", "done", "cost estimate"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "to run\n") {
+		t.Errorf("dry run after a full run still has work:\n%s", out)
+	}
+}
+
+// TestResumeAfterKill kills the runner (SIGKILL, no chance to clean up)
+// after some tasks have finished, then reruns it: the finished tasks are
+// not run again (their result files are untouched) and the results equal
+// those of a run that was never interrupted.
+func TestResumeAfterKill(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs Linux's parent-death signal to stop the killed run's tasks")
+	}
+	dir := t.TempDir()
+	var variants strings.Builder
+	for h := 1; h <= 5; h++ {
+		fmt.Fprintf(&variants, "[[variant]]\nname = \"H%d\"\noverrides = [\"history=%d\"]\n", h, h)
+	}
+	manifest := filepath.Join(dir, "kill.toml")
+	os.WriteFile(manifest, []byte(`title = "kill test"
+metrics = ["agreement", "history_shares"]
+[base]
+arch = "koivisto-7.4"
+[speed]
+positions = 4
+nodes = 20000
+`+variants.String()), 0o644)
+
+	cmd := exec.Command(nnuelab(t), "experiment", "run", "kill.toml", "--out", "out", "--no-report", "--jobs", "1")
+	cmd.Dir = dir
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tasks := filepath.Join(dir, "out", "tasks")
+	finished := func() []string {
+		m, _ := filepath.Glob(filepath.Join(tasks, "*.json"))
+		return m
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for len(finished()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	done := finished()
+	if len(done) < 2 || len(done) >= 6 {
+		t.Fatalf("killed with %d of 6 tasks finished; want some but not all:\n%s", len(done), log.String())
+	}
+	t.Logf("killed the runner with %d of 6 tasks finished", len(done))
+	before := map[string][]byte{}
+	for _, f := range done {
+		before[filepath.Base(f)] = readFile(t, f)
+	}
+	// The killed run's task processes die with it (no stray writers).
+	time.Sleep(200 * time.Millisecond)
+	n := len(finished())
+
+	out := run(t, dir, nil, "experiment", "run", "kill.toml", "--out", "out", "--no-report", "--jobs", "1")
+	if !strings.Contains(out, fmt.Sprintf("%d already done", n)) {
+		t.Errorf("rerun did not pick up %d finished tasks:\n%s", n, out)
+	}
+	for name, data := range before {
+		if again := readFile(t, filepath.Join(tasks, name)); !bytes.Equal(data, again) {
+			t.Errorf("finished task %s was run again", name)
+		}
+	}
+	info := string(readFile(t, filepath.Join(dir, "out", "run.json")))
+	for name := range before {
+		id := strings.TrimSuffix(name, ".json")
+		if !strings.Contains(info, `"`+id+`"`) {
+			t.Errorf("run.json does not mention %s", id)
+		}
+	}
+
+	// An uninterrupted run gives the same results file.
+	run(t, dir, nil, "experiment", "run", "kill.toml", "--out", "fresh", "--no-report")
+	if a, b := readFile(t, filepath.Join(dir, "out", "results.jsonl")), readFile(t, filepath.Join(dir, "fresh", "results.jsonl")); !bytes.Equal(a, b) {
+		t.Error("the resumed run's results differ from an uninterrupted run's")
+	}
+}
+
+// TestSlurmExecutor runs the small manifest on a real one-node Slurm
+// cluster (experiments/testdata/slurm-up.sh installs and starts it when
+// missing) and requires the same results file as the local executor. One
+// task fails on its first run, so the resubmission is exercised too.
+func TestSlurmExecutor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no Slurm cluster")
+	}
+	up := exec.Command("bash", "testdata/slurm-up.sh")
+	out, err := up.CombinedOutput()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
+			t.Skipf("no Slurm on this machine and no way to install it: %s", out)
+		}
+		t.Fatalf("slurm-up.sh: %v\n%s", err, out)
+	}
+	t.Logf("%s", bytes.TrimSpace(out))
+	want, _ := localRun(t)
+
+	dir := t.TempDir()
+	smallManifest(t, dir)
+	start := time.Now()
+	log := run(t, dir, []string{FailOnceEnv + "=measure-H1-s1"}, "experiment", "run", "small.toml",
+		"--executor", "slurm", "--poll", "300ms", "--out", "out", "--report-dir", "reports", "--cache", "cache")
+	t.Logf("slurm run: %s", time.Since(start).Round(time.Millisecond))
+	for _, w := range []string{"slurm: submitted array", "retry  measure-H1-s1", "done   measure-H1-s1"} {
+		if !strings.Contains(log, w) {
+			t.Errorf("slurm run log lacks %q:\n%s", w, log)
+		}
+	}
+	got := readFile(t, filepath.Join(dir, "out", "results.jsonl"))
+	if !bytes.Equal(got, want) {
+		t.Errorf("Slurm and local results differ:\nslurm:\n%s\nlocal:\n%s", got, want)
+	}
+	outs, _ := filepath.Glob(filepath.Join(dir, "out", "slurm", "*.out"))
+	if len(outs) == 0 {
+		t.Error("no Slurm output files collected")
+	}
+}

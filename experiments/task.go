@@ -1,0 +1,538 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/bench/stats"
+	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/nets"
+	"github.com/nnuelab/nnuelab/nets/train"
+)
+
+// TaskResult is what a finished task leaves in OUT/tasks/ID.json.
+type TaskResult struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Key     string `json:"key"`
+	Variant string `json:"variant,omitempty"`
+	Seed    uint64 `json:"seed,omitempty"`
+	// Host, Seconds and Finished describe the run (not part of the
+	// merged results, which must not depend on where tasks ran).
+	Host     string  `json:"host"`
+	Seconds  float64 `json:"seconds"`
+	Finished string  `json:"finished"`
+
+	Measure *MeasureResult `json:"measure,omitempty"`
+	Speed   *SpeedResult   `json:"speed,omitempty"`
+	Elo     *EloResult     `json:"elo,omitempty"`
+	Train   *TrainResult   `json:"train,omitempty"`
+}
+
+// MeasureResult holds a variant's per-net metrics.
+type MeasureResult struct {
+	Agreement *Agreement  `json:"agreement,omitempty"`
+	Reference string      `json:"reference,omitempty"`
+	Quant     *QuantError `json:"quant,omitempty"`
+	// QuantNote says why there is no quantization error.
+	QuantNote string   `json:"quant_note,omitempty"`
+	ValLoss   *ValLoss `json:"val_loss,omitempty"`
+	Shares    *Shares  `json:"shares,omitempty"`
+}
+
+// SpeedResult holds the timing of every variant, round by round.
+type SpeedResult struct {
+	Clock    string         `json:"clock"`
+	Evals    int            `json:"evals"`
+	Variants []VariantSpeed `json:"variants"`
+}
+
+// VariantSpeed is one variant's timings; index r is round r.
+type VariantSpeed struct {
+	Name        string    `json:"name"`
+	EvalsPerSec []float64 `json:"evals_per_sec,omitempty"`
+	BenchNodes  uint64    `json:"bench_nodes,omitempty"`
+	// BenchNPS is nodes per CPU second of the bench process,
+	// BenchNPSWall the Nodes/second bench printed.
+	BenchNPS     []float64 `json:"bench_nps,omitempty"`
+	BenchNPSWall []float64 `json:"bench_nps_wall,omitempty"`
+}
+
+// EloResult is one chunk of games of a variant against the base.
+type EloResult struct {
+	Wins   int         `json:"wins"`
+	Draws  int         `json:"draws"`
+	Losses int         `json:"losses"`
+	Penta  stats.Penta `json:"pentanomial"`
+	LLR    *float64    `json:"llr,omitempty"`
+	// Decision is the SPRT's ("H0 accepted", "H1 accepted", "continue").
+	Decision string `json:"decision,omitempty"`
+	// Args are the match's arguments, paths relative to the results
+	// folder.
+	Args   []string        `json:"args"`
+	Faults json.RawMessage `json:"faults,omitempty"`
+}
+
+// TrainResult is a trained net in the cache.
+type TrainResult struct {
+	Key       string             `json:"key"`
+	NetSHA256 string             `json:"net_sha256"`
+	History   []train.EpochStats `json:"history"`
+}
+
+// ResultPath is where task id's result lives.
+func ResultPath(out, id string) string { return filepath.Join(out, "tasks", id+".json") }
+
+// ReadResult reads a task's result; ok is false when there is none or it
+// was made under another key (the manifest changed since).
+func ReadResult(out string, t *Task) (*TaskResult, bool) {
+	data, err := os.ReadFile(ResultPath(out, t.ID))
+	if err != nil {
+		return nil, false
+	}
+	var r TaskResult
+	if err := json.Unmarshal(data, &r); err != nil || r.Key != t.Key || r.ID != t.ID {
+		return nil, false
+	}
+	return &r, true
+}
+
+// RunTask runs one task of the plan in OUT and stores its result
+// atomically. It is what `nnuelab experiment task` runs, locally or as a
+// Slurm array element. A task whose result is already there under the same
+// key returns at once.
+func RunTask(ctx context.Context, out, id string, log io.Writer) error {
+	p, err := ReadPlan(out)
+	if err != nil {
+		return err
+	}
+	t := p.Task(id)
+	if t == nil {
+		return fmt.Errorf("plan %s/plan.json has no task %q", out, id)
+	}
+	if _, ok := ReadResult(out, t); ok {
+		fmt.Fprintf(log, "task %s: already done\n", id)
+		return nil
+	}
+	for _, n := range t.Needs {
+		if nt := p.Task(n); nt == nil {
+			return fmt.Errorf("task %s needs unknown task %s", id, n)
+		} else if _, ok := ReadResult(out, nt); !ok {
+			return fmt.Errorf("task %s needs %s, which has not finished", id, n)
+		}
+	}
+	if err := injectedFailure(out, id); err != nil {
+		return err
+	}
+	start := time.Now()
+	res := &TaskResult{ID: t.ID, Kind: t.Kind, Key: t.Key, Variant: t.Variant, Seed: t.Seed}
+	switch t.Kind {
+	case KindTrain:
+		res.Train, err = runTrain(ctx, p, t, log)
+	case KindMeasure:
+		res.Measure, err = runMeasure(ctx, p, t, log)
+	case KindSpeed:
+		res.Speed, err = runSpeed(ctx, p, t, log)
+	case KindElo:
+		res.Elo, err = runElo(ctx, p, t, log)
+	default:
+		err = fmt.Errorf("unknown task kind %q", t.Kind)
+	}
+	if err != nil {
+		return fmt.Errorf("task %s: %w", id, err)
+	}
+	res.Host, _ = os.Hostname()
+	res.Seconds = time.Since(start).Seconds()
+	res.Finished = time.Now().UTC().Format(time.RFC3339)
+	data, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(ResultPath(out, id), append(data, '\n'))
+}
+
+func seedIndex(p *Plan, seed uint64) int {
+	for i, s := range p.Manifest.Seeds {
+		if s == seed {
+			return i
+		}
+	}
+	return 0
+}
+
+// loadVariant parses a variant's architecture and loads its net for a seed.
+func loadVariant(p *Plan, v *Variant, seedIdx int) (*arch.Spec, *nnue.Network, NetRef, error) {
+	spec, err := arch.Parse(filepath.Join(p.Out, v.SpecFile), []byte(v.Spec))
+	if err != nil {
+		return nil, nil, NetRef{}, err
+	}
+	ref := v.Nets[seedIdx]
+	net, err := nets.Load(spec, ref.Path)
+	if err != nil {
+		return nil, nil, ref, fmt.Errorf("variant %s: %w", v.Name, err)
+	}
+	return spec, net, ref, nil
+}
+
+func runMeasure(ctx context.Context, p *Plan, t *Task, log io.Writer) (*MeasureResult, error) {
+	m := p.Manifest
+	v := p.Variant(t.Variant)
+	if v == nil {
+		return nil, fmt.Errorf("no variant %q", t.Variant)
+	}
+	spec, net, ref, err := loadVariant(p, v, seedIndex(p, t.Seed))
+	if err != nil {
+		return nil, err
+	}
+	ps, err := readPositions(p.Positions, m.Positions.Limit)
+	if err != nil {
+		return nil, err
+	}
+	r := &MeasureResult{}
+	if m.Has(MetricAgreement) {
+		sf, src, err := stockfishReference(p.Positions, ps)
+		if err != nil {
+			return nil, err
+		}
+		cp := make([]float64, len(ps))
+		for i, pos := range ps {
+			cp[i] = netCP(net, pos.Pos)
+		}
+		a := agreement(cp, sf)
+		r.Agreement, r.Reference = &a, src
+		fmt.Fprintf(log, "%s: agreement with Stockfish 15.1 on %d positions: MAE %.1f cp (scale %.3f), sign %.1f%%\n", v.Name, a.N, a.MAE, a.Scale, 100*a.Sign)
+	}
+	if m.Has(MetricQuantError) {
+		ts, why, err := floatTensors(spec, ref)
+		switch {
+		case err != nil:
+			return nil, err
+		case ts == nil:
+			r.QuantNote = why
+		default:
+			if r.Quant, err = quantError(spec, net, ts, ps); err != nil {
+				return nil, fmt.Errorf("quantization error: %w", err)
+			}
+			fmt.Fprintf(log, "%s: quantization error on %d positions: mean %.2f cp, max %.1f cp\n", v.Name, r.Quant.N, r.Quant.Mean, r.Quant.Max)
+		}
+	}
+	if m.Has(MetricValLoss) {
+		if r.ValLoss, err = valLoss(m.Loss, net, p.Validation, p.valLimit()); err != nil {
+			return nil, fmt.Errorf("validation loss: %w", err)
+		}
+		fmt.Fprintf(log, "%s: validation loss %.6f on %d positions\n", v.Name, r.ValLoss.Loss, r.ValLoss.N)
+	}
+	if m.Has(MetricHistoryShares) {
+		if r.Shares, err = historyShares(ctx, spec, net, searchPositions(ps, m.Speed.Positions), m.Speed.Nodes); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(log, "%s: %d accumulator updates in %d nodes\n", v.Name, r.Shares.Updates, r.Shares.Nodes)
+	}
+	return r, nil
+}
+
+func runSpeed(ctx context.Context, p *Plan, t *Task, log io.Writer) (*SpeedResult, error) {
+	m := p.Manifest
+	type loaded struct {
+		v    *Variant
+		spec *arch.Spec
+		net  *nnue.Network
+		ref  NetRef
+	}
+	var vs []loaded
+	for _, v := range p.Variants {
+		spec, net, ref, err := loadVariant(p, v, 0)
+		if err != nil {
+			return nil, err
+		}
+		vs = append(vs, loaded{v, spec, net, ref})
+	}
+	res := &SpeedResult{Clock: threadClock}
+	for _, l := range vs {
+		res.Variants = append(res.Variants, VariantSpeed{Name: l.v.Name})
+	}
+	var tr *trace
+	if m.Has(MetricEvalSpeed) {
+		ps, err := readPositions(p.Positions, m.Positions.Limit)
+		if err != nil {
+			return nil, err
+		}
+		base := vs[0]
+		if tr, err = recordTrace(ctx, base.spec, base.net, searchPositions(ps, m.Speed.Positions), m.Speed.Nodes); err != nil {
+			return nil, err
+		}
+		res.Evals = tr.evals
+		fmt.Fprintf(log, "speed: recorded %d evaluations of the base's searches\n", tr.evals)
+		// Warm up (page in the nets, grow the stacks), checking that the
+		// base reproduces its own search.
+		for i, l := range vs {
+			if _, err := replay(nnue.NewEvaluatorWith(l.net, l.spec.History, l.spec.RefreshCache), tr, i == 0); err != nil {
+				return nil, err
+			}
+		}
+	}
+	n := len(vs)
+	for round := 0; round < m.Speed.Rounds; round++ {
+		// Rotate the order so that no variant always runs first.
+		for k := 0; k < n; k++ {
+			i := (k + round) % n
+			l := vs[i]
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if tr != nil {
+				eps, err := replay(nnue.NewEvaluatorWith(l.net, l.spec.History, l.spec.RefreshCache), tr, false)
+				if err != nil {
+					return nil, err
+				}
+				res.Variants[i].EvalsPerSec = append(res.Variants[i].EvalsPerSec, eps)
+			}
+			if m.Has(MetricBenchNPS) {
+				nodes, cpuNPS, wallNPS, err := runBench(ctx, p, l.v, l.ref)
+				if err != nil {
+					return nil, err
+				}
+				vsp := &res.Variants[i]
+				vsp.BenchNodes = nodes
+				vsp.BenchNPS = append(vsp.BenchNPS, cpuNPS)
+				vsp.BenchNPSWall = append(vsp.BenchNPSWall, wallNPS)
+			}
+		}
+		fmt.Fprintf(log, "speed: round %d/%d done\n", round+1, m.Speed.Rounds)
+	}
+	return res, nil
+}
+
+var (
+	nodesRE = regexp.MustCompile(`(?m)^Nodes searched: (\d+)`)
+	npsRE   = regexp.MustCompile(`(?m)^Nodes/second: (\d+)`)
+)
+
+// runBench runs `nnuelab bench` on a variant and returns its node count and
+// its speed in nodes per CPU second of the process and as printed (wall).
+func runBench(ctx context.Context, p *Plan, v *Variant, ref NetRef) (uint64, float64, float64, error) {
+	args := []string{"bench", "--arch", filepath.Join(p.Out, v.SpecFile)}
+	if ref.Path != "" {
+		args = append(args, "--evalfile", ref.Path)
+	}
+	args = append(args, strconv.Itoa(p.Manifest.Speed.BenchDepth))
+	cmd := command(ctx, p.Binary, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return 0, 0, 0, fmt.Errorf("%s %s: %v: %s", p.Binary, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	nm := nodesRE.FindSubmatch(stdout.Bytes())
+	sm := npsRE.FindSubmatch(stdout.Bytes())
+	if nm == nil || sm == nil {
+		return 0, 0, 0, fmt.Errorf("bench printed no Nodes searched / Nodes/second lines: %q", tail(stdout.String(), 300))
+	}
+	nodes, _ := strconv.ParseUint(string(nm[1]), 10, 64)
+	wall, _ := strconv.ParseFloat(string(sm[1]), 64)
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if cpu <= 0 {
+		return nodes, wall, wall, nil
+	}
+	return nodes, float64(nodes) / cpu.Seconds(), wall, nil
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
+
+// engineArgs are the match -engine settings that run a variant as a UCI
+// engine: this nnuelab started as `experiment engine`.
+func engineArgs(p *Plan, v *Variant) []string {
+	a := []string{"cmd=" + p.Binary, "name=" + v.Name, "arg=experiment", "arg=engine", "arg=--arch", "arg=" + filepath.Join(p.Out, v.SpecFile)}
+	if ref := v.Nets[0]; ref.Path != "" {
+		a = append(a, "arg=--net", "arg="+ref.Path)
+	}
+	return a
+}
+
+// matchArgs are the arguments of a task's `nnuelab match`.
+func matchArgs(p *Plan, t *Task) []string {
+	e := p.Manifest.Elo
+	v, base := p.Variant(t.Variant), p.BaseVariant()
+	args := []string{"match", "-engine"}
+	args = append(args, engineArgs(p, v)...)
+	args = append(args, "-engine")
+	args = append(args, engineArgs(p, base)...)
+	args = append(args, "-each", "option.Hash="+strconv.Itoa(e.Hash))
+	if e.TC != "" {
+		args = append(args, "tc="+e.TC)
+	}
+	if e.Nodes > 0 {
+		args = append(args, "nodes="+strconv.Itoa(e.Nodes))
+	}
+	if e.Depth > 0 {
+		args = append(args, "depth="+strconv.Itoa(e.Depth))
+	}
+	args = append(args, "-games", "2", "-rounds", strconv.Itoa(t.Games/2), "-concurrency", strconv.Itoa(e.Concurrency))
+	op := []string{"-openings", "file=" + p.Openings, "order=" + e.Order}
+	if e.Order == "sequential" {
+		op = append(op, "start="+strconv.Itoa(t.Start))
+	}
+	args = append(args, op...)
+	if e.Order == "random" {
+		args = append(args, "-seed", strconv.FormatUint(t.Seed*1000+uint64(t.Chunk), 10))
+	}
+	if s := e.SPRT; s != nil {
+		f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+		args = append(args, "-sprt", "elo0="+f(s.Elo0), "elo1="+f(s.Elo1), "alpha="+f(s.Alpha), "beta="+f(s.Beta), "model="+s.Model)
+	}
+	if e.Adjudicate {
+		args = append(args, "-draw", "movenumber=40", "movecount=8", "score=10", "-resign", "movecount=3", "score=600")
+	}
+	if e.MaxMoves > 0 {
+		args = append(args, "-maxmoves", strconv.Itoa(e.MaxMoves))
+	}
+	args = append(args, "-event", "nnuelab experiment "+p.Manifest.Name, "-json", "-quiet",
+		"-pgnout", filepath.Join(p.Out, "games", t.ID+".pgn"))
+	return args
+}
+
+// relArgs rewrites the binary and absolute paths (relative to the results
+// folder when inside it, else to the manifest's folder) so that recorded
+// commands do not depend on where the run happened.
+func relArgs(p *Plan, args []string) []string {
+	rel := func(path string) string {
+		if !filepath.IsAbs(path) {
+			return path
+		}
+		if path == p.Binary {
+			return "nnuelab"
+		}
+		if r, err := filepath.Rel(p.Out, path); err == nil && !strings.HasPrefix(r, "..") {
+			return filepath.ToSlash(r)
+		}
+		if p.Manifest.Dir != "" {
+			if r, err := filepath.Rel(p.Manifest.Dir, path); err == nil {
+				return filepath.ToSlash(r)
+			}
+		}
+		return path
+	}
+	out := make([]string, len(args))
+	for i, a := range args {
+		if k, v, ok := strings.Cut(a, "="); ok && filepath.IsAbs(v) {
+			out[i] = k + "=" + rel(v)
+		} else {
+			out[i] = rel(a)
+		}
+	}
+	return out
+}
+
+func runElo(ctx context.Context, p *Plan, t *Task, log io.Writer) (*EloResult, error) {
+	args := matchArgs(p, t)
+	pgn := filepath.Join(p.Out, "games", t.ID+".pgn")
+	if err := os.MkdirAll(filepath.Dir(pgn), 0o755); err != nil {
+		return nil, err
+	}
+	// A chunk is all or nothing: a killed chunk's games are played again.
+	os.Remove(pgn)
+	cmd := command(ctx, p.Binary, args...)
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, log
+	fmt.Fprintf(log, "%s: nnuelab %s\n", t.ID, strings.Join(relArgs(p, args[0:]), " "))
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("match: %w", err)
+	}
+	var sum struct {
+		Games       int             `json:"games"`
+		Wins        int             `json:"wins"`
+		Draws       int             `json:"draws"`
+		Losses      int             `json:"losses"`
+		Penta       stats.Penta     `json:"pentanomial"`
+		Interrupted bool            `json:"interrupted"`
+		Faults      json.RawMessage `json:"faults"`
+		SPRT        *struct {
+			LLR      *float64 `json:"llr"`
+			Decision string   `json:"decision"`
+		} `json:"sprt"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
+		return nil, fmt.Errorf("match summary: %w (%q)", err, tail(stdout.String(), 300))
+	}
+	if sum.Interrupted {
+		return nil, errors.New("match interrupted")
+	}
+	r := &EloResult{Wins: sum.Wins, Draws: sum.Draws, Losses: sum.Losses, Penta: sum.Penta, Args: relArgs(p, args), Faults: sum.Faults}
+	if sum.SPRT != nil {
+		r.LLR, r.Decision = sum.SPRT.LLR, sum.SPRT.Decision
+	}
+	fmt.Fprintf(log, "%s: +%d =%d -%d\n", t.ID, r.Wins, r.Draws, r.Losses)
+	return r, nil
+}
+
+func runTrain(ctx context.Context, p *Plan, t *Task, log io.Writer) (*TrainResult, error) {
+	j := t.Train
+	done := filepath.Join(j.Dir, "done.json")
+	// Another experiment (or an earlier run) may have trained this net.
+	if data, err := os.ReadFile(done); err == nil {
+		var r TrainResult
+		if json.Unmarshal(data, &r) == nil && r.Key == t.Key {
+			if sum, err := fileSHA256(j.Config.Out); err == nil && sum == r.NetSHA256 {
+				fmt.Fprintf(log, "%s: net in the cache\n", t.ID)
+				return &r, nil
+			}
+		}
+	}
+	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	cfg := j.Config
+	cfg.Command = p.Command
+	_, statErr := os.Stat(train.PathsFor(cfg.Out).Checkpoint)
+	res, err := train.Run(ctx, cfg, train.Options{Log: log, LogEvery: 30 * time.Second, Resume: statErr == nil})
+	if err != nil {
+		return nil, err
+	}
+	sum, err := fileSHA256(cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	r := &TrainResult{Key: t.Key, NetSHA256: sum, History: res.History}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := writeAtomic(done, append(data, '\n')); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// FailOnceEnv names an environment variable for tests of the executors'
+// retries: a task whose ID it holds fails on its first run (a marker file
+// in the results folder remembers that it did).
+const FailOnceEnv = "NNUELAB_EXPERIMENT_FAIL_ONCE"
+
+func injectedFailure(out, id string) error {
+	if os.Getenv(FailOnceEnv) != id {
+		return nil
+	}
+	marker := filepath.Join(out, "tasks", "."+id+".failed-once")
+	if _, err := os.Stat(marker); err == nil {
+		return nil
+	}
+	if err := writeAtomic(marker, nil); err != nil {
+		return err
+	}
+	return fmt.Errorf("task %s: failing once on purpose (%s)", id, FailOnceEnv)
+}
