@@ -28,6 +28,12 @@ deps: npm-deps
 		echo "installing stockfish (Debian) for the tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish; \
 	fi
+	@# The experiment runner's Slurm executor is tested on a one-node cluster
+	@# (experiments/testdata/slurm-up.sh starts it; it installs these too).
+	@if ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then \
+		echo "installing slurm-wlm and munge (Debian) for the Slurm executor test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge; \
+	fi
 
 npm-deps: $(NODE_PLUGIN)/node_modules/.package-lock.json
 

@@ -56,6 +56,10 @@ type Plan struct {
 	// DataSHA256 identifies the training data (all files, in order).
 	DataSHA256 string `json:"data_sha256,omitempty"`
 
+	// Skipped are metrics of the manifest left out of this run (--skip);
+	// the report lists them as pending.
+	Skipped []string `json:"skipped,omitempty"`
+
 	Variants []*Variant `json:"variants"`
 	Tasks    []*Task    `json:"tasks"`
 }
@@ -120,6 +124,9 @@ type Task struct {
 // TrainJob is a training run into the net cache.
 type TrainJob struct {
 	Config train.Config `json:"config"`
+	// Threads is Config.Threads, which the config does not serialize (it
+	// does not change the net).
+	Threads int `json:"threads"`
 	// Dir is the cache entry's folder; the net is Config.Out.
 	Dir string `json:"dir"`
 }
@@ -134,6 +141,10 @@ type PlanOptions struct {
 	Binary string
 	// Command is the command line recorded with the results.
 	Command string
+	// Skip leaves metrics of the manifest out of this run (say, the Elo
+	// test of an experiment whose other metrics are cheap). Tasks of the
+	// other metrics keep their keys, so a later full run reuses them.
+	Skip []string
 }
 
 // NewPlan expands a manifest into variants and tasks. It checks that every
@@ -158,6 +169,25 @@ func NewPlan(m *Manifest, opt PlanOptions) (*Plan, error) {
 		return nil, err
 	}
 	merr := func(key string, err error) error { return &Error{File: m.File, Key: key, Reason: err.Error()} }
+	for _, x := range opt.Skip {
+		if !m.Has(x) {
+			return nil, fmt.Errorf("cannot skip %q: the manifest's metrics are %s", x, strings.Join(m.Metrics, ", "))
+		}
+		var keep []string
+		for _, y := range m.Metrics {
+			if y != x {
+				keep = append(keep, y)
+			}
+		}
+		m.Metrics = keep
+		p.Skipped = append(p.Skipped, x)
+		if x == MetricElo {
+			m.Elo = nil
+		}
+	}
+	if len(m.Metrics) == 0 {
+		return nil, fmt.Errorf("every metric of %s is skipped: nothing to run", m.File)
+	}
 
 	// Data.
 	p.Positions = BuiltinPositions
@@ -291,7 +321,7 @@ func (p *Plan) resolveVariant(vs *VariantSpec, base bool, dataFiles, valFiles []
 			if _, ok := trainTasks[id]; !ok {
 				threads := cfg.Threads
 				t := &Task{ID: id, Kind: KindTrain, Variant: v.Name, Seed: seed, CPUs: threads, Key: ckey,
-					Train: &TrainJob{Config: cfg, Dir: dir}}
+					Train: &TrainJob{Config: cfg, Threads: threads, Dir: dir}}
 				trainTasks[id] = t
 				*order = append(*order, t)
 			}

@@ -98,11 +98,7 @@ func (s *summary) cell(metric, format string) string {
 		}
 		return "–"
 	}
-	out := fmt.Sprintf(format, a.value())
-	if a.seeds > 1 {
-		out += fmt.Sprintf(" (%d seeds)", a.seeds)
-	}
-	return out
+	return fmt.Sprintf(format, a.value())
 }
 
 // rangeCell formats a value with its interval or range.
@@ -251,12 +247,19 @@ func WriteReport(p *Plan, recs []Record, dir string) (string, error) {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")
+	if len(m.Seeds) > 1 {
+		fmt.Fprintf(&b, "Per-net metrics are means over the %d seeds %v; speed and Elo use seed %d's nets.\n\n", len(m.Seeds), m.Seeds, m.Seeds[0])
+	}
 	for _, s := range sums {
 		if a, ok := s.metrics["quant_error.mean_cp"]; ok && a.seeds == 0 && a.detail != nil {
 			fmt.Fprintf(&b, "- %s: no quantization error: %v.\n", s.label, a.detail["note"])
 		}
 	}
 	b.WriteString(findings(sums))
+	if pending := pendingMetrics(p, recs); len(pending) > 0 {
+		fmt.Fprintf(&b, "\n**Pending:** %s — not measured in this run; `%s` runs them (finished tasks are reused).\n",
+			strings.Join(pending, ", "), p.Command)
+	}
 
 	if has("history_shares.d1") {
 		b.WriteString("\n## Where accumulator updates came from\n\n")
@@ -342,6 +345,24 @@ func WriteReport(p *Plan, recs []Record, dir string) (string, error) {
 		return "", err
 	}
 	return mdPath, nil
+}
+
+// pendingMetrics lists the manifest's metrics (including skipped ones)
+// that have no record.
+func pendingMetrics(p *Plan, recs []Record) []string {
+	have := map[string]bool{}
+	for _, r := range recs {
+		name, _, _ := strings.Cut(r.Metric, ".")
+		have[name] = true
+	}
+	var out []string
+	for _, x := range Metrics() {
+		want := p.Manifest.Has(x) || contains(p.Skipped, x)
+		if want && !have[x] {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // relPath shows a path relative to the working folder when it is inside it.

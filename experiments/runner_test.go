@@ -336,3 +336,55 @@ func TestSlurmExecutor(t *testing.T) {
 		t.Error("no Slurm output files collected")
 	}
 }
+
+// TestTrainCache trains tiny nets (two variants, two seeds) and runs the
+// manifest again into another results folder with the same cache: the nets
+// are found by content key, not retrained, and the results are the same.
+func TestTrainCache(t *testing.T) {
+	data, err := filepath.Abs(filepath.Join("data", "validation-sf151.txt.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "tiny.toml"), []byte(fmt.Sprintf(`title = "tiny training"
+metrics = ["agreement"]
+seeds = [1, 2]
+[base]
+arch = "chess768"
+overrides = ["accumulator.width=32"]
+[[variant]]
+name = "crelu"
+overrides = ["head.activation=\"crelu\""]
+[positions]
+limit = 100
+[data]
+train = [%q]
+max_positions = 3000
+[train]
+epochs = 2
+batch = 512
+threads = 1
+`, data)), 0o644)
+	run(t, dir, nil, "experiment", "run", "tiny.toml", "--out", "a", "--cache", "cache", "--report-dir", "reports")
+	nets, _ := filepath.Glob(filepath.Join(dir, "cache", "*", "net.nnue.zst"))
+	if len(nets) != 4 {
+		t.Fatalf("%d nets in the cache, want 4 (2 variants x 2 seeds)", len(nets))
+	}
+	run(t, dir, nil, "experiment", "run", "tiny.toml", "--out", "b", "--cache", "cache", "--report-dir", "reports")
+	logs, _ := filepath.Glob(filepath.Join(dir, "b", "logs", "train-*.log"))
+	if len(logs) != 4 {
+		t.Fatalf("%d train logs in the second run", len(logs))
+	}
+	for _, l := range logs {
+		if !bytes.Contains(readFile(t, l), []byte("net in the cache")) {
+			t.Errorf("%s: retrained:\n%s", l, readFile(t, l))
+		}
+	}
+	a, b := readFile(t, filepath.Join(dir, "a", "results.jsonl")), readFile(t, filepath.Join(dir, "b", "results.jsonl"))
+	if !bytes.Equal(a, b) {
+		t.Error("results differ between the run that trained and the one that reused the cache")
+	}
+	if !bytes.Contains(a, []byte(`"metric":"train.val_loss"`)) {
+		t.Error("no trainer validation loss in the results")
+	}
+}

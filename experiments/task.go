@@ -497,7 +497,7 @@ func runTrain(ctx context.Context, p *Plan, t *Task, log io.Writer) (*TrainResul
 		return nil, err
 	}
 	cfg := j.Config
-	cfg.Command = p.Command
+	cfg.Threads, cfg.Export, cfg.Command = j.Threads, "none", p.Command
 	_, statErr := os.Stat(train.PathsFor(cfg.Out).Checkpoint)
 	res, err := train.Run(ctx, cfg, train.Options{Log: log, LogEvery: 30 * time.Second, Resume: statErr == nil})
 	if err != nil {

@@ -106,6 +106,7 @@ func experimentRun(args []string, stdout, stderr io.Writer) error {
 	jobs := fs.Int("jobs", 0, "local executor: cores to fill (default all)")
 	retries := fs.Int("retries", -1, "times a failed task is run again (default: local 0, slurm 2)")
 	poll := fs.Duration("poll", 5*time.Second, "slurm executor: squeue interval")
+	skip := fs.String("skip", "", "metrics to leave out of this run, comma-separated (e.g. elo); the report marks them pending")
 	var sbatch multiFlag
 	fs.Var(&sbatch, "sbatch", "slurm executor: extra sbatch argument, repeatable (--sbatch=--partition=cpu --sbatch=--time=2:00:00)")
 	pos, err := parseInterleaved(fs, args)
@@ -142,11 +143,22 @@ func experimentRun(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	_, err = experiment.Run(ctx, pos[0], experiment.RunOptions{
 		PlanOptions: experiment.PlanOptions{Out: *out, Cache: *cache, Binary: bin,
-			Command: "nnuelab experiment run " + filepath.ToSlash(pos[0])},
+			Command: "nnuelab experiment run " + filepath.ToSlash(pos[0]), Skip: splitList(*skip)},
 		Executor: ex, DryRun: *dry, ReportDir: *reportDir, NoReport: *noReport,
 		Stdout: stdout, Log: stderr, Terminal: isTerminal(stderr), Jobs: *jobs,
 	})
 	return err
+}
+
+// splitList splits a comma-separated flag value.
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func experimentReport(args []string, stdout, stderr io.Writer) error {
