@@ -371,26 +371,39 @@ func searchPositions(ps []Position, n int) []Position {
 
 // historyShares searches each position to a node budget with the
 // variant's evaluator (its history depth and refresh cache) and returns
-// the evaluator's counters. Searches are deterministic, so the shares are
-// too.
-func historyShares(ctx context.Context, spec *arch.Spec, net *nnue.Network, ps []Position, nodes int) (*Shares, error) {
+// the evaluator's counters over all searches, and over the searches whose
+// root is not in check (the search does not evaluate a root in check, which
+// changes where accumulators come from). Searches are deterministic, so the
+// shares are too.
+func historyShares(ctx context.Context, spec *arch.Spec, net *nnue.Network, ps []Position, nodes int) (all, quiet *Shares, err error) {
 	ev := nnue.NewEvaluatorWith(net, spec.History, spec.RefreshCache)
 	tt, err := search.NewTT(16)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s := search.New(ev, tt)
-	var total uint64
+	var total, quietNodes uint64
+	var quietStats nnue.Stats
 	for _, p := range ps {
 		tt.Clear()
 		s.Clear()
+		before := ev.Stats()
 		res := s.Search(ctx, p.Pos, search.Limits{Nodes: uint64(nodes)}, nil)
 		total += res.Nodes
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if !p.Pos.InCheck() {
+			after := ev.Stats()
+			for d := range after.Served {
+				quietStats.Served[d] += after.Served[d] - before.Served[d]
+			}
+			quietStats.Refreshes += after.Refreshes - before.Refreshes
+			quietStats.CacheHits += after.CacheHits - before.CacheHits
+			quietNodes += res.Nodes
 		}
 	}
-	return sharesOf(ev.Stats(), total), nil
+	return sharesOf(ev.Stats(), total), sharesOf(quietStats, quietNodes), nil
 }
 
 func sharesOf(st nnue.Stats, nodes uint64) *Shares {

@@ -210,7 +210,7 @@ func TestTraceReplay(t *testing.T) {
 		if _, err := replay(ev, tr, true); err != nil {
 			t.Fatalf("H=%d: %v", h, err)
 		}
-		want, err := historyShares(ctx, s, net, ps, 3000)
+		want, _, err := historyShares(ctx, s, net, ps, 3000)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,7 +19,7 @@ import (
 
 // PlanVersion changes when the meaning of a task's result changes, so that
 // results of an older runner are recomputed rather than reused.
-const PlanVersion = 1
+const PlanVersion = 2
 
 // Task kinds.
 const (

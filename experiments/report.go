@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -121,6 +122,20 @@ func (s *summary) rangeCell(metric, format string) string {
 	return v
 }
 
+// ownOverrides drops the base's overrides that a variant inherited (they
+// come first), so that the table shows what the variant changes.
+func ownOverrides(s *summary, base []string) []string {
+	if s.base || len(base) == 0 || len(s.overrides) < len(base) {
+		return s.overrides
+	}
+	for i := range base {
+		if s.overrides[i] != base[i] {
+			return s.overrides
+		}
+	}
+	return s.overrides[len(base):]
+}
+
 // nz turns a negative zero into zero (an interval of [-0.0, -0.0] reads
 // as a sign where there is none).
 func nz(x float64) float64 { return x + 0 }
@@ -229,14 +244,20 @@ func WriteReport(p *Plan, recs []Record, dir string) (string, error) {
 		}
 	}
 	b.WriteString("\n")
+	var baseOv []string
+	for _, s := range sums {
+		if s.base {
+			baseOv = s.overrides
+		}
+	}
 	for _, s := range sums {
 		name := s.label
 		if s.base {
 			name = "**" + name + "** (base)"
 		}
 		ov := "–"
-		if len(s.overrides) > 0 {
-			ov = "`" + strings.Join(s.overrides, "` `") + "`"
+		if own := ownOverrides(s, baseOv); len(own) > 0 {
+			ov = "`" + strings.Join(own, "` `") + "`"
 		}
 		fmt.Fprintf(&b, "| %s | %s |", name, ov)
 		for _, c := range cols {
@@ -264,7 +285,8 @@ func WriteReport(p *Plan, recs []Record, dir string) (string, error) {
 	if has("history_shares.d1") {
 		b.WriteString("\n## Where accumulator updates came from\n\n")
 		b.WriteString("Share of accumulator updates (per perspective) during fixed-node searches, by how many plies back the nearest computed accumulator was, and refreshes.\n\n")
-		b.WriteString("| variant | 1 ply | 2 plies | 3 plies | 4–8 plies | deeper | refresh | cache hits / refreshes | updates |\n|---|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("The last two columns count only the searches whose root is not in check: the search does not evaluate a root in check, so no accumulator is computed at the root of those searches.\n\n")
+		b.WriteString("| variant | 1 ply | 2 plies | 3 plies | 4–8 plies | deeper | refresh | cache hits / refreshes | updates | last 2, roots not in check | refresh, roots not in check |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, s := range sums {
 			if _, ok := s.get("history_shares.d1"); !ok {
 				continue
@@ -284,9 +306,10 @@ func WriteReport(p *Plan, recs []Record, dir string) (string, error) {
 				}
 			}
 			up, _ := s.get("history_shares.refresh")
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f%% | %s | %s | %s | %d |\n", s.label,
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f%% | %s | %s | %s | %d | %s | %s |\n", s.label,
 				pct(s, "history_shares.d1"), pct(s, "history_shares.d2"), pct(s, "history_shares.d3"), 100*mid,
-				pct(s, "history_shares.deeper"), pct(s, "history_shares.refresh"), hits, up.n/max(up.seeds, 1))
+				pct(s, "history_shares.deeper"), pct(s, "history_shares.refresh"), hits, up.n/max(up.seeds, 1),
+				pct(s, "history_shares.quiet_roots.last2"), pct(s, "history_shares.quiet_roots.refresh"))
 		}
 	}
 
@@ -444,6 +467,10 @@ func findings(sums []*summary) string {
 			if r != nil && r.seeds > 0 {
 				t += fmt.Sprintf(" and refreshes %.2f%%", 100*r.value())
 			}
+			if q, ok := s.get("history_shares.quiet_roots.last2"); ok {
+				qr, _ := s.get("history_shares.quiet_roots.refresh")
+				t += fmt.Sprintf(" (%.2f%% and %.2f%% in searches whose root is not in check)", 100*q.value(), 100*qr.value())
+			}
 			parts = append(parts, t)
 		}
 		if a, ok := s.get("eval_speed.ratio"); ok {
@@ -481,8 +508,8 @@ func reportPlots(sums []*summary, recs []Record) (map[string][]byte, error) {
 	// Accuracy (or Elo) against speed.
 	if speedMetric != "" {
 		for _, y := range []struct{ metric, label, file string }{
-			{"agreement.mae_cp", "MAE vs Stockfish 15.1 (cp, lower is better)", "accuracy-vs-speed.svg"},
-			{"val_loss", "validation loss (lower is better)", "loss-vs-speed.svg"},
+			{"agreement.mae_cp", "MAE vs Stockfish 15.1 (cp)", "accuracy-vs-speed.svg"},
+			{"val_loss", "validation loss", "loss-vs-speed.svg"},
 			{"elo", "Elo vs base", "elo-vs-speed.svg"},
 		} {
 			data, err := scatter(sums, speedMetric, y.metric, speedLabel, y.label)
@@ -550,6 +577,43 @@ func reportPlots(sums []*summary, recs []Record) (map[string][]byte, error) {
 		out["loss-curves.svg"] = data
 	}
 	return out, nil
+}
+
+// ticks labels an axis with as many decimals as its range needs (the
+// default %g labels turn 140.0 .. 140.3 into four times "1.4e+02").
+var ticks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	step := math.Inf(1)
+	prev := math.NaN()
+	for _, t := range ts {
+		if t.Label == "" {
+			continue
+		}
+		if !math.IsNaN(prev) {
+			step = math.Min(step, t.Value-prev)
+		}
+		prev = t.Value
+	}
+	dec := 0
+	if !math.IsInf(step, 1) && step > 0 {
+		dec = max(0, int(math.Ceil(-math.Log10(step)+1e-9)))
+	}
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', min(dec, 6), 64)
+		}
+	}
+	return ts
+})
+
+// nominal sets up a bar chart's x axis: names under the bars, rotated,
+// with half a bar of room at both ends (and extra room on the right).
+func nominal(p *plot.Plot, names []string, extraRight float64) {
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4+extraRight
+	p.X.Tick.Label.Rotation = math.Pi / 6
+	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+	p.Y.Tick.Marker = ticks
 }
 
 func svgOf(p *plot.Plot, w, h vg.Length) ([]byte, error) {
@@ -631,7 +695,8 @@ func scatter(sums []*summary, xm, ym, xl, yl string) ([]byte, error) {
 	}
 	pad(&p.X)
 	pad(&p.Y)
-	return svgOf(p, 16*vg.Centimeter, 11*vg.Centimeter)
+	p.X.Tick.Marker, p.Y.Tick.Marker = ticks, ticks
+	return svgOf(p, 17*vg.Centimeter, 11*vg.Centimeter)
 }
 
 // barPlot draws one bar per variant with its range or interval; nil when
@@ -689,11 +754,9 @@ func barPlot(sums []*summary, metric, label string) ([]byte, error) {
 		}
 		p.Add(eb)
 	}
-	p.NominalX(names...)
-	p.X.Tick.Label.Rotation = math.Pi / 6
-	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
-	w := vg.Length(math.Max(12, 1.6*float64(len(vals))+4)) * vg.Centimeter
-	return svgOf(p, w, 10*vg.Centimeter)
+	nominal(p, names, 0)
+	w := vg.Length(math.Max(12, 1.8*float64(len(vals))+5)) * vg.Centimeter
+	return svgOf(p, w, 11*vg.Centimeter)
 }
 
 // sharesPlot stacks, per variant, the shares of accumulator updates by
@@ -725,6 +788,7 @@ func sharesPlot(sums []*summary) ([]byte, error) {
 	p.Y.Label.Text = "share of accumulator updates (%)"
 	p.Legend.Top = true
 	p.Legend.Left = false
+	p.Legend.Padding = vg.Points(3)
 	var prev *plotter.BarChart
 	for i, se := range ss {
 		vals := make(plotter.Values, len(rows))
@@ -748,10 +812,9 @@ func sharesPlot(sums []*summary) ([]byte, error) {
 		p.Add(bars)
 		p.Legend.Add(se.label, bars)
 	}
-	p.Y.Max = 100
-	p.NominalX(names...)
-	p.X.Tick.Label.Rotation = math.Pi / 6
-	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
-	w := vg.Length(math.Max(14, 1.6*float64(len(rows))+8)) * vg.Centimeter
+	p.Y.Min, p.Y.Max = 0, 100
+	// Room on the right for the legend.
+	nominal(p, names, 2.2)
+	w := vg.Length(math.Max(16, 1.8*float64(len(rows))+10)) * vg.Centimeter
 	return svgOf(p, w, 11*vg.Centimeter)
 }

@@ -157,31 +157,43 @@ func measureRecords(p *Plan, metric string, mr *MeasureResult, rec func(string, 
 		r.Detail = map[string]any{"loss": p.Manifest.Loss, "net": "quantized (the engine's evaluation)"}
 		out = append(out, r)
 	case MetricHistoryShares:
-		s := mr.Shares
-		share := func(x uint64) float64 {
-			if s.Updates == 0 {
-				return 0
-			}
-			return float64(x) / float64(s.Updates)
+		out = append(out, shareRecords("history_shares", mr.Shares, p, rec, true)...)
+		if q := mr.SharesQuiet; q != nil {
+			out = append(out, shareRecords("history_shares.quiet_roots", q, p, rec, false)...)
 		}
-		n := int(s.Updates)
+	}
+	return out
+}
+
+// shareRecords turns Shares into records under prefix: every distance when
+// full, else the summary (last two, refresh).
+func shareRecords(prefix string, s *Shares, p *Plan, rec func(string, float64, string, int, string) Record, full bool) []Record {
+	var out []Record
+	share := func(x uint64) float64 {
+		if s.Updates == 0 {
+			return 0
+		}
+		return float64(x) / float64(s.Updates)
+	}
+	n := int(s.Updates)
+	if full {
 		for d, c := range s.Served {
-			r := rec(fmt.Sprintf("history_shares.d%d", d+1), share(c), "share", n, p.PositionsSHA256)
+			r := rec(fmt.Sprintf("%s.d%d", prefix, d+1), share(c), "share", n, p.PositionsSHA256)
 			r.Detail = map[string]any{"count": c}
 			out = append(out, r)
 		}
-		r := rec("history_shares.deeper", share(s.Deeper), "share", n, p.PositionsSHA256)
+		r := rec(prefix+".deeper", share(s.Deeper), "share", n, p.PositionsSHA256)
 		r.Detail = map[string]any{"count": s.Deeper}
 		out = append(out, r)
-		r = rec("history_shares.refresh", share(s.Refreshes), "share", n, p.PositionsSHA256)
-		r.Detail = map[string]any{"count": s.Refreshes, "cache_hits": s.CacheHits, "nodes": s.Nodes}
-		out = append(out, r)
-		last2 := s.Served[0]
-		if len(s.Served) > 1 {
-			last2 += s.Served[1]
-		}
-		out = append(out, rec("history_shares.last2", share(last2), "share", n, p.PositionsSHA256))
 	}
+	r := rec(prefix+".refresh", share(s.Refreshes), "share", n, p.PositionsSHA256)
+	r.Detail = map[string]any{"count": s.Refreshes, "cache_hits": s.CacheHits, "nodes": s.Nodes}
+	out = append(out, r)
+	last2 := s.Served[0]
+	if len(s.Served) > 1 {
+		last2 += s.Served[1]
+	}
+	out = append(out, rec(prefix+".last2", share(last2), "share", n, p.PositionsSHA256))
 	return out
 }
 

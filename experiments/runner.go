@@ -33,6 +33,10 @@ type RunOptions struct {
 	// Jobs is the core count the dry run's wall-time estimate assumes
 	// (default: the local executor's).
 	Jobs int
+	// Fresh runs every task again, ignoring stored results (after a change
+	// of the engine that stored results cannot see). Trained nets stay in
+	// the cache.
+	Fresh bool
 }
 
 // RunInfo is OUT/run.json: how the last run went (not part of the results).
@@ -45,6 +49,8 @@ type RunInfo struct {
 	Ran      []string `json:"ran"`
 	Reused   []string `json:"reused"`
 	Command  string   `json:"command"`
+	Revision string   `json:"revision"`
+	Skipped  []string `json:"skipped,omitempty"`
 }
 
 // Run runs an experiment: it plans the manifest, runs the tasks that have
@@ -88,11 +94,19 @@ func Run(ctx context.Context, manifest string, opt RunOptions) (*Plan, error) {
 		return nil, err
 	}
 	defer unlock()
+	if opt.Fresh {
+		for _, t := range p.Tasks {
+			if err := os.Remove(ResultPath(p.Out, t.ID)); err != nil && !os.IsNotExist(err) {
+				return nil, err
+			}
+		}
+	}
 	if err := p.Write(); err != nil {
 		return nil, err
 	}
 
-	info := RunInfo{Executor: opt.Executor.Name(), Started: time.Now().UTC().Format(time.RFC3339), Command: p.Command}
+	info := RunInfo{Executor: opt.Executor.Name(), Started: time.Now().UTC().Format(time.RFC3339), Command: p.Command,
+		Revision: Revision(), Skipped: p.Skipped}
 	info.Host, _ = os.Hostname()
 	start := time.Now()
 	done := map[string]bool{}

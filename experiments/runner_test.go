@@ -151,7 +151,7 @@ func TestRunLocal(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"base agreement.mae_cp", "base agreement.sign", "H1 history_shares.d1", "H1 history_shares.refresh",
+		"base agreement.mae_cp", "base agreement.sign", "H1 history_shares.d1", "H1 history_shares.refresh", "H1 history_shares.quiet_roots.refresh",
 		"k51 quant_error.mean_cp", "k51 quant_error.max_cp", "base val_loss", "H1 elo", "k51 elo",
 	} {
 		if _, ok := got[want]; !ok {

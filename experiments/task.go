@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,10 @@ type TaskResult struct {
 	Host     string  `json:"host"`
 	Seconds  float64 `json:"seconds"`
 	Finished string  `json:"finished"`
+	// Revision is the nnuelab build that ran the task (VCS revision,
+	// "+dirty" when modified): results are reused across builds, so this
+	// tells which engine produced them.
+	Revision string `json:"revision,omitempty"`
 
 	Measure *MeasureResult `json:"measure,omitempty"`
 	Speed   *SpeedResult   `json:"speed,omitempty"`
@@ -49,6 +54,8 @@ type MeasureResult struct {
 	QuantNote string   `json:"quant_note,omitempty"`
 	ValLoss   *ValLoss `json:"val_loss,omitempty"`
 	Shares    *Shares  `json:"shares,omitempty"`
+	// SharesQuiet counts only the searches whose root is not in check.
+	SharesQuiet *Shares `json:"shares_quiet,omitempty"`
 }
 
 // SpeedResult holds the timing of every variant, round by round.
@@ -153,6 +160,7 @@ func RunTask(ctx context.Context, out, id string, log io.Writer) error {
 		return fmt.Errorf("task %s: %w", id, err)
 	}
 	res.Host, _ = os.Hostname()
+	res.Revision = Revision()
 	res.Seconds = time.Since(start).Seconds()
 	res.Finished = time.Now().UTC().Format(time.RFC3339)
 	data, err := json.MarshalIndent(res, "", "  ")
@@ -234,7 +242,7 @@ func runMeasure(ctx context.Context, p *Plan, t *Task, log io.Writer) (*MeasureR
 		fmt.Fprintf(log, "%s: validation loss %.6f on %d positions\n", v.Name, r.ValLoss.Loss, r.ValLoss.N)
 	}
 	if m.Has(MetricHistoryShares) {
-		if r.Shares, err = historyShares(ctx, spec, net, searchPositions(ps, m.Speed.Positions), m.Speed.Nodes); err != nil {
+		if r.Shares, r.SharesQuiet, err = historyShares(ctx, spec, net, searchPositions(ps, m.Speed.Positions), m.Speed.Nodes); err != nil {
 			return nil, err
 		}
 		fmt.Fprintf(log, "%s: %d accumulator updates in %d nodes\n", v.Name, r.Shares.Updates, r.Shares.Nodes)
@@ -535,4 +543,32 @@ func injectedFailure(out, id string) error {
 		return err
 	}
 	return fmt.Errorf("task %s: failing once on purpose (%s)", id, FailOnceEnv)
+}
+
+// Revision returns the VCS revision this binary was built from ("+dirty"
+// when the tree was modified), or "unknown".
+func Revision() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	rev, dirty := "", false
+	for _, st := range bi.Settings {
+		switch st.Key {
+		case "vcs.revision":
+			rev = st.Value
+		case "vcs.modified":
+			dirty = st.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "unknown"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "+dirty"
+	}
+	return rev
 }

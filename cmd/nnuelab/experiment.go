@@ -106,6 +106,7 @@ func experimentRun(args []string, stdout, stderr io.Writer) error {
 	jobs := fs.Int("jobs", 0, "local executor: cores to fill (default all)")
 	retries := fs.Int("retries", -1, "times a failed task is run again (default: local 0, slurm 2)")
 	poll := fs.Duration("poll", 5*time.Second, "slurm executor: squeue interval")
+	fresh := fs.Bool("fresh", false, "run every task again, ignoring stored results (after an engine change); trained nets stay cached")
 	skip := fs.String("skip", "", "metrics to leave out of this run, comma-separated (e.g. elo); the report marks them pending")
 	var sbatch multiFlag
 	fs.Var(&sbatch, "sbatch", "slurm executor: extra sbatch argument, repeatable (--sbatch=--partition=cpu --sbatch=--time=2:00:00)")
@@ -144,7 +145,7 @@ func experimentRun(args []string, stdout, stderr io.Writer) error {
 	_, err = experiment.Run(ctx, pos[0], experiment.RunOptions{
 		PlanOptions: experiment.PlanOptions{Out: *out, Cache: *cache, Binary: bin,
 			Command: "nnuelab experiment run " + filepath.ToSlash(pos[0]), Skip: splitList(*skip)},
-		Executor: ex, DryRun: *dry, ReportDir: *reportDir, NoReport: *noReport,
+		Executor: ex, DryRun: *dry, Fresh: *fresh, ReportDir: *reportDir, NoReport: *noReport,
 		Stdout: stdout, Log: stderr, Terminal: isTerminal(stderr), Jobs: *jobs,
 	})
 	return err
