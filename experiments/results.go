@@ -256,16 +256,19 @@ func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (R
 	if chunks == 0 {
 		return r, fmt.Errorf("variant %s has no Elo results", v.Name)
 	}
-	est := pen.Elo()
-	if pen.Pairs() == 0 {
-		est = w.Elo()
+	est, interval := pen.Elo(), "95%, pentanomial"
+	// A handful of pairs that all scored alike has no variance: the
+	// pentanomial interval collapses to a point that claims certainty.
+	// Games taken as independent (trinomial) give an honest width then.
+	if pen.Pairs() == 0 || (w.Games() > 0 && est.Upper-est.Lower == 0) {
+		est, interval = w.Elo(), "95%, trinomial (the pentanomial has no variance with these few pairs)"
 	}
 	r.Value, r.Lower, r.Upper, r.N = finite(est.Value), fptr(est.Lower), fptr(est.Upper), w.Games()
 	nelo := pen.NormalizedElo()
 	r.Detail = map[string]any{
 		"wins": w.Wins, "draws": w.Draws, "losses": w.Losses, "pentanomial": pen,
 		"los": finite(pen.LOS()), "draw_ratio": finite(w.DrawRatio()), "nelo": finite(nelo.Value),
-		"chunks": chunks, "against": p.BaseVariant().Name, "interval": "95%, pentanomial",
+		"chunks": chunks, "against": p.BaseVariant().Name, "interval": interval,
 		"match_args_chunk0": args,
 	}
 	if llr != nil {

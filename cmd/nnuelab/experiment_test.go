@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExperimentCommand covers the command's argument handling and a dry
+// run; experiments/runner_test.go runs real experiments through the binary.
+func TestExperimentCommand(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.toml")
+	os.WriteFile(good, []byte("title = \"t\"\nmetrics = [\"agreement\", \"eval_speed\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n"), 0o644)
+	bad := filepath.Join(dir, "bad.toml")
+	os.WriteFile(bad, []byte("metrics = [\"agreement\"]\n[base]\narch = \"koivisto-7.4\"\nhistory = 2\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"no subcommand", []string{"experiment"}, 1, "", "missing subcommand"},
+		{"unknown subcommand", []string{"experiment", "go"}, 1, "", `unknown subcommand "go"`},
+		{"help", []string{"experiment", "--help"}, 0, "", "Usage: nnuelab experiment"},
+		{"run without file", []string{"experiment", "run"}, 1, "", "one manifest FILE"},
+		{"bad executor", []string{"experiment", "run", good, "--executor", "k8s"}, 1, "", "local or slurm"},
+		{"missing file", []string{"experiment", "run", filepath.Join(dir, "none.toml")}, 1, "", "none.toml"},
+		{"bad manifest", []string{"experiment", "run", bad, "--dry-run"}, 1, "", `bad.toml: key "base.history": unknown key`},
+		{"skip unknown", []string{"experiment", "run", good, "--skip", "elo", "--dry-run"}, 1, "", `cannot skip "elo"`},
+		{"dry run, flags after the file", []string{"experiment", "run", good, "--dry-run", "--out", out}, 0, "measure-base-s1", ""},
+		{"report without results", []string{"experiment", "report", good, "--out", out}, 1, "", "no results to report"},
+		{"task without plan", []string{"experiment", "task", "--out", out, "speed"}, 1, "", "no plan in"},
+		{"engine without arch", []string{"experiment", "engine"}, 1, "", "give --arch"},
+		{"engine with a bad arch", []string{"experiment", "engine", "--arch", bad}, 1, "", "bad.toml"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var o, e bytes.Buffer
+			if code := run(tc.args, &o, &e); code != tc.code {
+				t.Fatalf("exit code %d, want %d; stderr %q", code, tc.code, e.String())
+			}
+			if !strings.Contains(o.String(), tc.stdout) {
+				t.Errorf("stdout %q lacks %q", o.String(), tc.stdout)
+			}
+			if !strings.Contains(e.String(), tc.stderr) {
+				t.Errorf("stderr %q lacks %q", e.String(), tc.stderr)
+			}
+		})
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a dry run created the results folder")
+	}
+}
