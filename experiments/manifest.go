@@ -502,10 +502,25 @@ func (m *Manifest) Spec(v *VariantSpec) (*arch.Spec, error) {
 	if len(v.Overrides) == 0 {
 		return spec, nil
 	}
+	setOnly := false
+	others := false
 	for _, o := range v.Overrides {
-		if _, _, ok := strings.Cut(o, "="); !ok {
+		k, _, ok := strings.Cut(o, "=")
+		if !ok {
 			return nil, fmt.Errorf("override %q must be key=value", o)
 		}
+		switch k = strings.TrimSpace(k); {
+		case k == "features.set":
+			setOnly = true
+		case strings.HasPrefix(k, "features."):
+			others = true
+		}
+	}
+	if setOnly && !others {
+		// The arch's other feature keys (mirror, king buckets, plane order,
+		// kings, orientation) stay as they are, so the result is rarely
+		// the preset the name suggests.
+		return nil, fmt.Errorf("an override of features.set keeps the arch's other feature keys (mirror, king_buckets, plane_order, ...): give the variant its own arch (e.g. arch = \"koivisto-16\") or override those keys too")
 	}
 	return spec.Override(v.Overrides...)
 }

@@ -37,6 +37,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad override key", minimal + "[[variant]]\noverrides = [\"histroy=1\"]\n", "variant[0]", "unknown key"},
 		{"bad override value", minimal + "[[variant]]\noverrides = [\"history=-1\"]\n", "variant[0]", "history"},
 		{"override without =", minimal + "[[variant]]\nname = \"x\"\noverrides = [\"history\"]\n", "variant[0]", "key=value"},
+		{"feature set alone", minimal + "[[variant]]\noverrides = [\"features.set=\\\"leorik\\\"\"]\n", "variant[0]", "own arch"},
 		{"bad name", "name = \"a b\"\n" + minimal, "name", "letters"},
 		{"duplicate variant", minimal + "[[variant]]\nname = \"base\"\noverrides = [\"history=1\"]\n", "variant[0].name", "also the name"},
 		{"seed twice", "seeds = [1, 1]\n" + minimal, "seeds", "twice"},
