@@ -102,6 +102,9 @@ func (e *Evaluator) Reset(p *board.Position) {
 		en.views[c] = e.net.Features.view(c, en.kings[c])
 	}
 	en.pieces = p.Occupied().Count()
+	// The root is computed at once: search may never evaluate it (a root in
+	// check), and every later walk-back wants a computed base to reach.
+	e.computeAll(p)
 }
 
 // Push records a move (or a null move, with an empty delta).
