@@ -32,7 +32,12 @@ type EpochStats struct {
 	LR        float64 `json:"lr"`        // rate of the epoch's last step
 	TrainLoss float64 `json:"train_loss"`
 	ValLoss   float64 `json:"val_loss"`
-	Seconds   float64 `json:"seconds"` // wall time of the epoch's steps
+	// QValLoss is the validation loss of the quantized net as engine/nnue
+	// loads it (nnue.FromFloat), QuantErrCP the mean |quantized - float|
+	// output on the validation positions, in centipawns.
+	QValLoss   float64 `json:"qval_loss"`
+	QuantErrCP float64 `json:"quant_err_cp"`
+	Seconds    float64 `json:"seconds"` // wall time of the epoch's steps
 	// CPUSeconds is the process's CPU time over those steps (all
 	// threads): PosPerSec*Seconds/CPUSeconds is the rate per core-second,
 	// which other jobs on a shared machine do not lower.
@@ -42,7 +47,7 @@ type EpochStats struct {
 }
 
 // historyHeader is the CSV header of the loss history.
-var historyHeader = []string{"epoch", "step", "positions", "lr", "train_loss", "val_loss", "seconds", "cpu_seconds", "pos_per_sec", "gflops"}
+var historyHeader = []string{"epoch", "step", "positions", "lr", "train_loss", "val_loss", "qval_loss", "quant_err_cp", "seconds", "cpu_seconds", "pos_per_sec", "gflops"}
 
 // WriteHistory writes the loss history as CSV to path atomically.
 func WriteHistory(path string, h []EpochStats) error {
@@ -56,7 +61,8 @@ func historyCSV(h []EpochStats) []byte {
 	w.Write(historyHeader)
 	for _, e := range h {
 		w.Write([]string{strconv.Itoa(e.Epoch), strconv.Itoa(e.Step), strconv.FormatInt(e.Positions, 10),
-			fmtF(e.LR), fmtF(e.TrainLoss), fmtF(e.ValLoss), fmtF(e.Seconds), fmtF(e.CPUSeconds), fmtF(e.PosPerSec), fmtF(e.GFLOPs)})
+			fmtF(e.LR), fmtF(e.TrainLoss), fmtF(e.ValLoss), fmtF(e.QValLoss), fmtF(e.QuantErrCP),
+			fmtF(e.Seconds), fmtF(e.CPUSeconds), fmtF(e.PosPerSec), fmtF(e.GFLOPs)})
 	}
 	w.Flush()
 	return buf.Bytes()
@@ -95,7 +101,8 @@ func parseHistory(path string, data []byte) ([]EpochStats, error) {
 		atof := func(s string) float64 { v, err := strconv.ParseFloat(s, 64); errs = append(errs, err); return v }
 		e.Epoch, e.Step = atoi(r[0]), atoi(r[1])
 		e.Positions = int64(atoi(r[2]))
-		e.LR, e.TrainLoss, e.ValLoss, e.Seconds, e.CPUSeconds, e.PosPerSec, e.GFLOPs = atof(r[3]), atof(r[4]), atof(r[5]), atof(r[6]), atof(r[7]), atof(r[8]), atof(r[9])
+		e.LR, e.TrainLoss, e.ValLoss, e.QValLoss, e.QuantErrCP = atof(r[3]), atof(r[4]), atof(r[5]), atof(r[6]), atof(r[7])
+		e.Seconds, e.CPUSeconds, e.PosPerSec, e.GFLOPs = atof(r[8]), atof(r[9]), atof(r[10]), atof(r[11])
 		for _, err := range errs {
 			if err != nil {
 				return nil, fmt.Errorf("%s line %d: %w", path, i+2, err)

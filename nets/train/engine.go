@@ -1,6 +1,7 @@
 package train
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/nets/train/vec"
 )
 
@@ -424,6 +426,7 @@ func (e *engine) step(batch []*datasets.Record, h *hyper) float64 {
 		}
 		a := h.adam(p)
 		vec.AdamUpdate(p.Data, p.M, p.V, dst, &a)
+		p.refresh()
 	})
 	return loss / float64(len(batch))
 }
@@ -498,4 +501,40 @@ func (e *engine) gradients(batch []*datasets.Record) (float64, [][]float32) {
 		loss += e.chunks[c].loss
 	}
 	return loss / float64(len(batch)), out
+}
+
+// evalQuantized returns the mean loss on recs of the quantized network n
+// (the engine's integer evaluation, truncated output) and the mean
+// |quantized - float| output in centipawns, summed in chunk order.
+func (e *engine) evalQuantized(n *nnue.Network, recs []datasets.Record) (loss, errCP float64, err error) {
+	if len(recs) == 0 {
+		return math.NaN(), math.NaN(), nil
+	}
+	nc := (len(recs) + chunkSize - 1) / chunkSize
+	sums, diffs := make([]float64, nc), make([]float64, nc)
+	errs := make([]error, nc)
+	e.parallel(nc, func(w, c int) {
+		s := e.scratch[w]
+		for i := c * chunkSize; i < min((c+1)*chunkSize, len(recs)); i++ {
+			r := &recs[i]
+			p, err := r.Position()
+			if err != nil {
+				errs[c] = fmt.Errorf("validation position %s: %w", r.Text(), err)
+				return
+			}
+			q := float32(n.Evaluate(p, nil))
+			score, wdl := targets(r)
+			l, _ := e.loss.eval(q, e.cpPer, score, wdl)
+			sums[c] += l
+			diffs[c] += math.Abs(float64(q)-float64(e.m.evaluate(r, s))) * e.cpPer
+		}
+	})
+	for c := range sums {
+		if errs[c] != nil {
+			return 0, 0, errs[c]
+		}
+		loss += sums[c]
+		errCP += diffs[c]
+	}
+	return loss / float64(len(recs)), errCP / float64(len(recs)), nil
 }

@@ -67,6 +67,7 @@ func newLinearHead(spec *arch.Spec) (*linearHead, float32, error) {
 	}
 	h.w = newParam("out.weight", wUnit, float32(wClip), true, h.buckets, per)
 	h.b = newParam("out.bias", bUnit, float32(bClip), false, h.buckets)
+	h.w.Grid, h.b.Grid = float64(q.QB), float64(q.QA*q.QB)
 	return h, ftUnit, nil
 }
 
@@ -97,21 +98,21 @@ func (h *linearHead) activate(c, act, acc []float32) {
 func (h *linearHead) forward(sc any, us, them []float32, o int) float32 {
 	s := sc.(*linearScratch)
 	W := h.width
-	w := h.w.Data[o*h.w.Shape[1]:][:h.w.Shape[1]]
+	w := h.w.Fwd[o*h.w.Shape[1]:][:h.w.Shape[1]]
 	h.activate(s.cUs, s.actUs, us)
 	sum := vec.Dot(s.actUs, w[:W])
 	if h.both {
 		h.activate(s.cThem, s.actThem, them)
 		sum += vec.Dot(s.actThem, w[W:])
 	}
-	return h.scale * (h.b.Data[o] + sum)
+	return h.scale * (h.b.Fwd[o] + sum)
 }
 
 func (h *linearHead) backward(sc any, us, them []float32, o int, dout float32, g [][]float32, dus, dthem []float32) {
 	s := sc.(*linearScratch)
 	W, per := h.width, h.w.Shape[1]
 	k := h.scale * dout
-	w := h.w.Data[o*per:][:per]
+	w := h.w.Fwd[o*per:][:per]
 	gw := g[0][o*per:][:per]
 	g[1][o] += k
 	h.backSide(s.cUs, s.actUs, us, w[:W], gw[:W], dus, k)
@@ -155,8 +156,11 @@ type sf12Head struct {
 }
 
 // newSF12Head sets the clip bounds from nnue.SF12FloatScales: int8 dense
-// weights, int32 biases. The output layer's unit makes one unit of the
-// parameter move the logit by about one.
+// weights, int32 biases. Units: a hidden layer's weights sqrt(32/fan-in)
+// (a unit step moves a neuron fed by fan-in inputs in [0, 1] about as much
+// as at fan-in 32; without it, rates that suit the other heads kill the
+// 512-input layer's clipped ReLUs), the output layer's such that one unit
+// moves the logit by about one.
 func newSF12Head(spec *arch.Spec) (*sf12Head, error) {
 	l := spec.Head.Layers
 	w := spec.Accumulator.Width
@@ -167,14 +171,18 @@ func newSF12Head(spec *arch.Spec) (*sf12Head, error) {
 	outUnit := float32(1 / (refLogit * cpPerUnit(spec)))
 	c := func(lim, scale float64) float32 { return float32(lim / scale) }
 	h := &sf12Head{width: w, n1: l[0], n2: l[1]}
-	h.w1 = newParam("l1.weight", 1, c(127, hw), true, h.n1, 2*w)
+	h.w1 = newParam("l1.weight", denseUnit(2*w), c(127, hw), true, h.n1, 2*w)
 	h.b1 = newParam("l1.bias", 1, c(math.MaxInt32/2, hb), false, h.n1)
-	h.w2 = newParam("l2.weight", 1, c(127, hw), true, h.n2, h.n1)
+	h.w2 = newParam("l2.weight", denseUnit(h.n1), c(127, hw), true, h.n2, h.n1)
 	h.b2 = newParam("l2.bias", 1, c(math.MaxInt32/2, hb), false, h.n2)
 	h.w3 = newParam("out.weight", outUnit, c(127, ow), true, 1, h.n2)
 	h.b3 = newParam("out.bias", outUnit, c(math.MaxInt32/2, ob), false, 1)
+	h.w1.Grid, h.w2.Grid, h.b1.Grid, h.b2.Grid, h.w3.Grid, h.b3.Grid = hw, hw, hb, hb, ow, ob
 	return h, nil
 }
+
+// denseUnit is the unit of a hidden layer's weights with fanIn inputs.
+func denseUnit(fanIn int) float32 { return float32(min(1, math.Sqrt(32/float64(fanIn)))) }
 
 func (h *sf12Head) params() []*Param { return []*Param{h.w1, h.b1, h.w2, h.b2, h.w3, h.b3} }
 
@@ -197,14 +205,14 @@ func (h *sf12Head) forward(sc any, us, them []float32, _ int) float32 {
 	vec.Clamp(s.x[:W], us, 0, 1)
 	vec.Clamp(s.x[W:], them, 0, 1)
 	for i := 0; i < h.n1; i++ {
-		s.s1[i] = h.b1.Data[i] + vec.Dot(h.w1.Data[i*2*W:][:2*W], s.x)
+		s.s1[i] = h.b1.Fwd[i] + vec.Dot(h.w1.Fwd[i*2*W:][:2*W], s.x)
 	}
 	vec.Clamp(s.h1, s.s1, 0, 1)
 	for i := 0; i < h.n2; i++ {
-		s.s2[i] = h.b2.Data[i] + vec.Dot(h.w2.Data[i*h.n1:][:h.n1], s.h1)
+		s.s2[i] = h.b2.Fwd[i] + vec.Dot(h.w2.Fwd[i*h.n1:][:h.n1], s.h1)
 	}
 	vec.Clamp(s.h2, s.s2, 0, 1)
-	return h.b3.Data[0] + vec.Dot(h.w3.Data, s.h2)
+	return h.b3.Fwd[0] + vec.Dot(h.w3.Fwd, s.h2)
 }
 
 func (h *sf12Head) backward(sc any, us, them []float32, _ int, dout float32, g [][]float32, dus, dthem []float32) {
@@ -213,13 +221,13 @@ func (h *sf12Head) backward(sc any, us, them []float32, _ int, dout float32, g [
 	gw1, gb1, gw2, gb2, gw3, gb3 := g[0], g[1], g[2], g[3], g[4], g[5]
 	gb3[0] += dout
 	vec.Axpy(gw3, s.h2, dout)
-	vec.MaskScale(s.d2, h.w3.Data, s.s2, 0, 1, dout)
+	vec.MaskScale(s.d2, h.w3.Fwd, s.s2, 0, 1, dout)
 	vec.Add(gb2, s.d2)
 	clear(s.dh1)
 	for i, d := range s.d2 {
 		if d != 0 {
 			vec.Axpy(gw2[i*h.n1:][:h.n1], s.h1, d)
-			vec.Axpy(s.dh1, h.w2.Data[i*h.n1:][:h.n1], d)
+			vec.Axpy(s.dh1, h.w2.Fwd[i*h.n1:][:h.n1], d)
 		}
 	}
 	vec.MaskScale(s.d1, s.dh1, s.s1, 0, 1, 1)
@@ -228,7 +236,7 @@ func (h *sf12Head) backward(sc any, us, them []float32, _ int, dout float32, g [
 	for i, d := range s.d1 {
 		if d != 0 {
 			vec.Axpy(gw1[i*2*W:][:2*W], s.x, d)
-			vec.Axpy(s.dx, h.w1.Data[i*2*W:][:2*W], d)
+			vec.Axpy(s.dx, h.w1.Fwd[i*2*W:][:2*W], d)
 		}
 	}
 	vec.MaskScale(dus, s.dx[:W], us, 0, 1, 1)

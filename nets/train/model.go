@@ -30,6 +30,25 @@ type Param struct {
 	Clip float32
 	// Decay says whether weight decay applies (not to biases).
 	Decay bool
+	// Grid is the quantization multiplier of a head tensor whose integer
+	// form the engine uses (0: none, or kept in float). With
+	// quantization-aware training, Fwd holds the values rounded to it.
+	Grid float64
+	// Fwd is what the forward and backward passes use: Data itself, or
+	// under quantization-aware training Data rounded to the grid (the
+	// gradient passes straight through to Data).
+	Fwd []float32
+}
+
+// refresh recomputes Fwd when it is a rounded copy of Data: round half
+// away from zero, as nnue.FromFloat quantizes.
+func (p *Param) refresh() {
+	if len(p.Fwd) == 0 || &p.Fwd[0] == &p.Data[0] {
+		return
+	}
+	for i, v := range p.Data {
+		p.Fwd[i] = float32(math.Round(float64(v)*p.Grid) / p.Grid)
+	}
 }
 
 func newParam(name string, lrMult, clip float32, decay bool, shape ...int) *Param {
@@ -37,8 +56,10 @@ func newParam(name string, lrMult, clip float32, decay bool, shape ...int) *Para
 	for _, d := range shape {
 		n *= d
 	}
-	return &Param{Name: name, Shape: shape, Data: make([]float32, n), M: make([]float32, n), V: make([]float32, n),
+	p := &Param{Name: name, Shape: shape, Data: make([]float32, n), M: make([]float32, n), V: make([]float32, n),
 		LRMult: lrMult, Clip: clip, Decay: decay}
+	p.Fwd = p.Data
+	return p
 }
 
 // uniform fills p with values drawn uniformly from [-lim, lim], clipped.
@@ -184,12 +205,16 @@ func NewModel(spec *arch.Spec, seed uint64) (*Model, error) {
 	return m, nil
 }
 
-// initHeadParam draws a head tensor: weights uniform in +-unit/sqrt(fan-in),
-// biases zero (the sf12 hidden biases a little positive, so that the
-// clipped ReLUs start in their linear range).
+// initHeadParam draws a head tensor: weights uniform in +-unit/sqrt(fan-in)
+// (hidden dense layers +-1/sqrt(fan-in) whatever their unit: sf12's int8
+// grid of 1/64 needs weights well above it), biases zero (the sf12 hidden
+// biases a little positive, so that the clipped ReLUs start in their linear
+// range).
 func initHeadParam(p *Param, rng *rand.Rand) {
 	fanIn := p.Shape[len(p.Shape)-1]
 	switch {
+	case p.Name == "l1.weight" || p.Name == "l2.weight":
+		p.uniform(rng, 1/float32(math.Sqrt(float64(fanIn))))
 	case !p.Decay && (p.Name == "l1.bias" || p.Name == "l2.bias"):
 		for i := range p.Data {
 			p.Data[i] = 0.25
@@ -223,9 +248,7 @@ func (m *Model) SetTensors(ts []nnue.Tensor) error {
 		}
 		copy(p.Data, t.Data)
 	}
-	if m.tied != nil {
-		m.tied.build()
-	}
+	m.sync()
 	return nil
 }
 
@@ -312,9 +335,41 @@ func (m *Model) Evaluate(r *datasets.Record) float32 {
 func (m *Model) flopsPerStep() float64 { return 12 * float64(m.NumParams()) }
 
 // sync rebuilds what depends on the parameters outside the optimizer's
-// step (Rengar's expanded matrix) after the tensors were changed directly.
+// step (Rengar's expanded matrix, the rounded copies of quantization-aware
+// training) after the tensors were changed directly.
 func (m *Model) sync() {
 	if m.tied != nil {
 		m.tied.build()
 	}
+	for _, p := range m.all {
+		p.refresh()
+	}
+}
+
+// SetQAT turns quantization-aware training of the head on or off: the
+// head's quantized tensors (Param.Grid) are used rounded to their grid in
+// the forward pass, as the engine's integer head will hold them, and their
+// gradient goes straight through to the float values (the straight-through
+// estimator). The float values stay the trained tensors; nnue.FromFloat
+// rounds them to exactly what the forward pass used.
+func (m *Model) SetQAT(on bool) {
+	for _, p := range m.all[m.headStart:] {
+		switch {
+		case on && p.Grid > 0:
+			p.Fwd = make([]float32, len(p.Data))
+			p.refresh()
+		default:
+			p.Fwd = p.Data
+		}
+	}
+}
+
+// QAT reports whether quantization-aware training is on.
+func (m *Model) QAT() bool {
+	for _, p := range m.all[m.headStart:] {
+		if len(p.Fwd) > 0 && &p.Fwd[0] != &p.Data[0] {
+			return true
+		}
+	}
+	return false
 }

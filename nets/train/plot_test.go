@@ -50,7 +50,7 @@ func TestReadHistoryErrors(t *testing.T) {
 	for _, tc := range []struct{ name, data, want string }{
 		{"header", "a,b\n1,2\n", "not a loss history"},
 		{"fields", strings.Join(historyHeader, ",") + "\n1,2,3\n", "wrong number of fields"},
-		{"number", strings.Join(historyHeader, ",") + "\n1,2,3,x,1,1,1,1,1,1\n", "line 2"},
+		{"number", strings.Join(historyHeader, ",") + "\n1,2,3,x,1,1,1,1,1,1,1,1\n", "line 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := parseHistory("h.csv", []byte(tc.data)); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -71,6 +71,7 @@ func TestOverfit(t *testing.T) {
 			cfg.Epochs = 1
 			cfg.EpochSize = 64 * 800 // 800 steps, each on the whole set
 			cfg.Loss = Loss{Kind: "mse", Scale: 2.5 / 400, Lambda: 1}
+			cfg.QAT = false // the float model's capacity (QAT rounds the head to the int8/int16 grids)
 			cfg.Optim.LR = 0.01
 			cfg.Optim.WeightDecay = 0
 			cfg.Optim.MinLR = 0.001
