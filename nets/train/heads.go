@@ -56,17 +56,17 @@ func newLinearHead(spec *arch.Spec) (*linearHead, float32, error) {
 	bUnit := float32(1 / logitPerUnit)
 	// int16 output weights; with screlu the engines (and Leorik's AVX2
 	// path) multiply a*w in int16, so |w| <= 32767/qa in integer units.
-	wClip := 32767.0 / float64(q.QB)
+	wClip := clipBound(32767, float64(q.QB))
 	if h.kind == "screlu" {
-		wClip = math.Floor(32767.0/float64(q.QA)) / float64(q.QB)
+		wClip = clipBound(math.Floor(32767.0/float64(q.QA)), float64(q.QB))
 	}
 	// Output biases are int32 at qa*qb, int16 in Leorik's file.
-	bClip := float64(math.MaxInt32) / float64(q.QA*q.QB)
+	bClip := clipBound(math.MaxInt32, float64(q.QA*q.QB))
 	if spec.Net.Format == "leorik" {
-		bClip = 32767.0 / float64(q.QA*q.QB)
+		bClip = clipBound(32767, float64(q.QA*q.QB))
 	}
-	h.w = newParam("out.weight", wUnit, float32(wClip), true, h.buckets, per)
-	h.b = newParam("out.bias", bUnit, float32(bClip), false, h.buckets)
+	h.w = newParam("out.weight", wUnit, wClip, true, h.buckets, per)
+	h.b = newParam("out.bias", bUnit, bClip, false, h.buckets)
 	h.w.Grid, h.b.Grid = float64(q.QB), float64(q.QA*q.QB)
 	return h, ftUnit, nil
 }
@@ -169,7 +169,7 @@ func newSF12Head(spec *arch.Spec) (*sf12Head, error) {
 	}
 	hw, hb, ow, ob := nnue.SF12FloatScales(spec)
 	outUnit := float32(1 / (refLogit * cpPerUnit(spec)))
-	c := func(lim, scale float64) float32 { return float32(lim / scale) }
+	c := clipBound
 	h := &sf12Head{width: w, n1: l[0], n2: l[1]}
 	h.w1 = newParam("l1.weight", denseUnit(2*w), c(127, hw), true, h.n1, 2*w)
 	h.b1 = newParam("l1.bias", 1, c(math.MaxInt32/2, hb), false, h.n1)

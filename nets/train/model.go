@@ -62,6 +62,17 @@ func newParam(name string, lrMult, clip float32, decay bool, shape ...int) *Para
 	return p
 }
 
+// clipBound returns the largest float32 v whose quantization
+// round(v*scale) (half away from zero, as nnue.FromFloat) is at most limit
+// in magnitude.
+func clipBound(limit, scale float64) float32 {
+	v := float32(limit / scale)
+	for math.Round(float64(v)*scale) > limit {
+		v = math.Nextafter32(v, 0)
+	}
+	return v
+}
+
 // uniform fills p with values drawn uniformly from [-lim, lim], clipped.
 func (p *Param) uniform(rng *rand.Rand, lim float32) {
 	for i := range p.Data {
@@ -147,7 +158,7 @@ func NewModel(spec *arch.Spec, seed uint64) (*Model, error) {
 	q := spec.Quant
 	// The feature transformer's bound keeps the int16 accumulator (bias +
 	// up to 32 rows) from wrapping as well as each weight from overflowing.
-	ftClip := float32(math.Floor(32767.0/33) / float64(q.QA))
+	ftClip := clipBound(math.Floor(32767.0/33), float64(q.QA))
 	switch spec.Head.Type {
 	case "linear":
 		h, ftUnit, err := newLinearHead(spec)

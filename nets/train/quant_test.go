@@ -405,3 +405,45 @@ func TestGridExact(t *testing.T) {
 		})
 	}
 }
+
+// TestClipBoundsLoad sets every quantized tensor to its clip bound (both
+// signs) and checks that engine/nnue loads the net and the exporters write
+// it: the clipping never lets quantization overflow. The transformer's bound
+// also keeps bias + 32 rows inside int16, so the accumulator cannot wrap.
+func TestClipBoundsLoad(t *testing.T) {
+	for _, name := range []string{"chess768", "koivisto-5.13", "koivisto-7.4", "koivisto-16", "leorik-3.1", "leorik-3.2", "halfkp", "rengar"} {
+		t.Run(name, func(t *testing.T) {
+			spec, err := arch.Load(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := NewModel(spec, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sign := range []float32{1, -1} {
+				for _, p := range m.all {
+					if p.Clip < 1e30 {
+						for i := range p.Data {
+							p.Data[i] = sign * p.Clip
+						}
+					}
+				}
+				n, err := nnue.FromFloat(spec, m.Tensors())
+				if err != nil {
+					t.Fatalf("sign %g: %v", sign, err)
+				}
+				if q := spec.Quant.QA; n.FTWeights != nil {
+					if worst := 33 * int(math.Abs(float64(n.FTWeights[0]))); worst > 32767 {
+						t.Fatalf("bias + 32 rows can reach %d (qa %d)", worst, q)
+					}
+				}
+				if ExportFormat(spec) != "" {
+					if _, err := Export(spec, m.Tensors()); err != nil {
+						t.Fatalf("sign %g: export: %v", sign, err)
+					}
+				}
+			}
+		})
+	}
+}
