@@ -55,3 +55,13 @@ func update32(dst, src []int32, adds, subs [][]int32) {
 		}
 	}
 }
+
+// affineClipped runs a dense layer on clipped-ReLU outputs with ceiling
+// ceil: inputs below 128 allow the faster exact kernel.
+func affineClipped(out []int32, in []uint8, w []int8, bias []int32, ceil int32) {
+	if ceil <= 127 {
+		simd.Affine7(out, in, w, bias)
+		return
+	}
+	simd.Affine(out, in, w, bias)
+}

@@ -66,14 +66,15 @@ func (h *sf15Head) forward(us, them []int16, psqtUs, psqtThem []int32, pieces in
 
 	var o0, o1 [maxSFDense]int32
 	var in1, in2 [maxSFDense]uint8 // zero beyond the live inputs: the padding
-	simd.Affine(o0[:h.l0], in, st.w0, st.b0)
+	// Pairwise products are at most 126: the fast kernel is exact.
+	simd.Affine7(o0[:h.l0], in, st.w0, st.b0)
 	k := h.l0 - 1 // the last output of fc_0 is the skip connection
 	for i, v := range o0[:k] {
 		// The square of a negative sum is positive: no ReLU before it.
 		in1[i] = uint8(min((int64(v)*int64(v))>>h.sqrShift, int64(h.qa)))
 		in1[k+i] = uint8(min(max(v>>h.shift, 0), h.qa))
 	}
-	simd.Affine(o1[:h.l1], in1[:pad32(2*k)], st.w1, st.b1)
+	affineClipped(o1[:h.l1], in1[:pad32(2*k)], st.w1, st.b1, h.qa)
 	clipShift(in2[:h.l1], o1[:h.l1], h.shift, h.qa)
 	o2 := st.b2 + simd.DotUint8Int8(in2[:pad32(h.l1)], st.w2)
 	// int32 product and truncating division, as the engine computes it.

@@ -44,6 +44,9 @@ func dotUint8Int8AVX2(a *uint8, w *int8, n int) int32
 func affineAVX2(out *int32, in *uint8, w *int8, bias *int32, rows, cols int)
 
 //go:noescape
+func affine7AVX2(out *int32, in *uint8, w *int8, bias *int32, rows, cols int)
+
+//go:noescape
 func dotReLUAVX2(acc, w *int16, n int) int32
 
 //go:noescape

@@ -651,6 +651,91 @@ done:
 	VZEROUPPER
 	RET
 
+// ROW7 accumulates one row of weights W (a memory operand) against input
+// bytes A that are all below 128: the byte pairs cannot saturate VPMADDUBSW
+// (2*127*128 < 32768), so one multiply per 32 bytes is exact.
+#define ROW7(W, A, ACC, T, ONES) \
+	VPMADDUBSW W, A, T; \
+	VPMADDWD   ONES, T, T; \
+	VPADDD     T, ACC, ACC
+
+// func affine7AVX2(out *int32, in *uint8, w *int8, bias *int32, rows, cols int)
+// Affine for inputs below 128 (clipped-ReLU outputs with a ceiling of 127):
+// the same four-rows-at-a-time layout as affineAVX2 without the split of
+// the input's top bit.
+TEXT ·affine7AVX2(SB), NOSPLIT, $0-48
+	MOVQ out+0(FP), DI
+	MOVQ in+8(FP), SI
+	MOVQ w+16(FP), R8
+	MOVQ bias+24(FP), R9
+	MOVQ rows+32(FP), R10
+	MOVQ cols+40(FP), R11
+	VPCMPEQW Y14, Y14, Y14
+	VPSRLW   $15, Y14, Y14 // 1 in every word
+
+a7rows4:
+	CMPQ  R10, $4
+	JB    a7rows1
+	MOVQ  R8, BX
+	LEAQ  (BX)(R11*1), R12
+	LEAQ  (R12)(R11*1), R13
+	LEAQ  (R13)(R11*1), DX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	XORQ  AX, AX
+
+a7inner4:
+	VMOVDQU (SI)(AX*1), Y8
+	ROW7((BX)(AX*1), Y8, Y0, Y10, Y14)
+	ROW7((R12)(AX*1), Y8, Y1, Y11, Y14)
+	ROW7((R13)(AX*1), Y8, Y2, Y12, Y14)
+	ROW7((DX)(AX*1), Y8, Y3, Y13, Y14)
+	ADDQ    $32, AX
+	CMPQ    AX, R11
+	JB      a7inner4
+
+	VPHADDD      Y1, Y0, Y0
+	VPHADDD      Y3, Y2, Y2
+	VPHADDD      Y2, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD       X1, X0, X0
+	VPADDD       (R9), X0, X0
+	VMOVDQU      X0, (DI)
+	ADDQ         $16, DI
+	ADDQ         $16, R9
+	LEAQ         (DX)(R11*1), R8
+	SUBQ         $4, R10
+	JMP          a7rows4
+
+a7rows1:
+	TESTQ  R10, R10
+	JZ     a7done
+	VPXOR  Y0, Y0, Y0
+	XORQ   AX, AX
+
+a7inner1:
+	VMOVDQU (SI)(AX*1), Y8
+	ROW7((R8)(AX*1), Y8, Y0, Y10, Y14)
+	ADDQ    $32, AX
+	CMPQ    AX, R11
+	JB      a7inner1
+
+	REDUCE32(Y0, X0, X1)
+	VMOVD X0, BX
+	ADDL (R9), BX
+	MOVL BX, (DI)
+	ADDQ $4, DI
+	ADDQ $4, R9
+	ADDQ R11, R8
+	DECQ R10
+	JMP  a7rows1
+
+a7done:
+	VZEROUPPER
+	RET
+
 // int16 activations x int16 weights: after clamping to [0, 32767] the
 // activation times any int16 weight is exact in VPMADDWD (the only
 // saturating input, -32768 * -32768 twice, cannot occur), and the pair sum

@@ -8,15 +8,16 @@ const hasAVX2 = false
 // Stubs for the assembly kernels so that the shared wrappers compile; they
 // are unreachable because useAVX2 is never true in this build.
 
-func copyAVX2(dst, src *int16, n int)                                        { unreachable() }
-func addAVX2(dst, a *int16, n int)                                           { unreachable() }
-func subAVX2(dst, a *int16, n int)                                           { unreachable() }
-func addSubAVX2(dst, src, add, sub *int16, n int)                            { unreachable() }
-func addSubSubAVX2(dst, src, add, sub1, sub2 *int16, n int)                  { unreachable() }
-func addAddSubSubAVX2(dst, src, add1, add2, sub1, sub2 *int16, n int)        { unreachable() }
-func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16)               { unreachable() }
-func pairwiseClippedReLUAVX2(dst *uint8, src *int16, n int)                  { unreachable() }
-func affineAVX2(out *int32, in *uint8, w *int8, bias *int32, rows, cols int) { unreachable() }
+func copyAVX2(dst, src *int16, n int)                                         { unreachable() }
+func addAVX2(dst, a *int16, n int)                                            { unreachable() }
+func subAVX2(dst, a *int16, n int)                                            { unreachable() }
+func addSubAVX2(dst, src, add, sub *int16, n int)                             { unreachable() }
+func addSubSubAVX2(dst, src, add, sub1, sub2 *int16, n int)                   { unreachable() }
+func addAddSubSubAVX2(dst, src, add1, add2, sub1, sub2 *int16, n int)         { unreachable() }
+func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16)                { unreachable() }
+func pairwiseClippedReLUAVX2(dst *uint8, src *int16, n int)                   { unreachable() }
+func affineAVX2(out *int32, in *uint8, w *int8, bias *int32, rows, cols int)  { unreachable() }
+func affine7AVX2(out *int32, in *uint8, w *int8, bias *int32, rows, cols int) { unreachable() }
 
 func dotUint8Int8AVX2(a *uint8, w *int8, n int) int32 { unreachable(); return 0 }
 func dotReLUAVX2(acc, w *int16, n int) int32          { unreachable(); return 0 }

@@ -233,6 +233,31 @@ func Affine(out []int32, in []uint8, w []int8, bias []int32) {
 	affineGeneric(out, in, w, bias)
 }
 
+// Affine7 is Affine for inputs that are all below 128, the outputs of a
+// clipped ReLU with a ceiling of at most 127 (Stockfish's dense layers):
+// the AVX2 path then needs one multiply per 32 bytes instead of three. The
+// result is that of Affine; an input of 128 or more breaks the precondition
+// and gives an unspecified result on the AVX2 path (the caller guarantees
+// the ceiling; the tests hold both paths to Affine on valid inputs).
+func Affine7(out []int32, in []uint8, w []int8, bias []int32) {
+	rows, cols := len(out), len(in)
+	if len(bias) != rows || cols%32 != 0 || len(w) != rows*cols {
+		panicPrecondition("Affine7: need len(in)%32 == 0, len(bias) == len(out), len(w) == len(out)*len(in)")
+	}
+	if rows == 0 {
+		return
+	}
+	if cols == 0 {
+		copy(out, bias)
+		return
+	}
+	if useAVX2 {
+		affine7AVX2(&out[0], &in[0], &w[0], &bias[0], rows, cols)
+		return
+	}
+	affineGeneric(out, in, w, bias)
+}
+
 // DotReLU returns sum max(acc[i], 0) * w[i] in int32 with wraparound, as
 // for a ReLU output layer read straight from the accumulator.
 // len(acc) == len(w), a multiple of 16.
