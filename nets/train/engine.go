@@ -30,8 +30,10 @@ import (
 // what, so a run is deterministic for a seed, and even the same for any
 // thread count.
 
-// chunkSize is the number of positions per work item of phase 1.
-const chunkSize = 256
+// chunkSize is the number of positions per work item of phase 1: small
+// enough that a sub-batch (see subBatch) holds several chunks for the
+// workers to share.
+const chunkSize = 64
 
 // maxFeatures bounds the active features per perspective (32 pieces).
 const maxFeatures = 32
@@ -117,10 +119,11 @@ func newEngine(m *Model, loss Loss, threads int) *engine {
 var subBatchBytes = 1 << 20
 
 // subBatch returns the sub-batch size for accumulators of width w: a
-// multiple of chunkSize, so that chunks never straddle two sub-batches.
+// multiple of chunkSize (chunks never straddle two sub-batches) of at least
+// four chunks.
 func subBatch(w int) int {
 	n := subBatchBytes / (2 * 4 * w) / chunkSize * chunkSize
-	return max(n, chunkSize)
+	return max(n, 4*chunkSize)
 }
 
 // parallel runs fn(worker, i) for i in [0, n) on the engine's workers.
