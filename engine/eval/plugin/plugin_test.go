@@ -487,6 +487,7 @@ func TestHungPlugin(t *testing.T) {
 		t.Skip("cannot stop a process here:", err)
 	}
 	defer proc.Kill()
+	waitStopped(pid)
 	start := time.Now()
 	fb := eval.NewPeSTO()
 	fb.Reset(p)
