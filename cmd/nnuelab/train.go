@@ -89,7 +89,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	gamma := fs.Float64("gamma", d.Optim.Gamma, "step schedule factor")
 	minLR := fs.Float64("min-lr", d.Optim.MinLR, "cosine schedule: final learning rate")
 	warmup := fs.Int("warmup", 0, "linear warm-up over this many steps")
-	qat := fs.Bool("qat", d.QAT, "quantization-aware training of the head: its forward pass uses the weights rounded as the engine will hold them (--qat=false: plain float)")
+	qat := fs.String("qat", d.QAT, "quantization-aware training of the head (forward on the weights rounded as the engine holds them): auto (on for sf12 heads), on, off")
 	export := fs.String("export", "auto", "published-format export: auto (NAME.net/.nnue beside --out), none, or a path")
 	exportFrom := fs.String("export-from", "", "only export this trained float net to --export (no training)")
 	resume := fs.Bool("resume", false, "continue from the checkpoint of --out")

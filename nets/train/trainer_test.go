@@ -71,7 +71,7 @@ func TestOverfit(t *testing.T) {
 			cfg.Epochs = 1
 			cfg.EpochSize = 64 * 800 // 800 steps, each on the whole set
 			cfg.Loss = Loss{Kind: "mse", Scale: 2.5 / 400, Lambda: 1}
-			cfg.QAT = false // the float model's capacity (QAT rounds the head to the int8/int16 grids)
+			cfg.QAT = "off" // the float model's capacity (QAT rounds the head to the int8/int16 grids)
 			cfg.Optim.LR = 0.01
 			cfg.Optim.WeightDecay = 0
 			cfg.Optim.MinLR = 0.001
@@ -266,6 +266,7 @@ func TestConfigErrors(t *testing.T) {
 		{"schedule", func(c *Config) { c.Optim.Schedule = "linear" }, `unknown schedule "linear"`},
 		{"step gamma", func(c *Config) { c.Optim.Schedule = "step"; c.Optim.Gamma = 2 }, "gamma"},
 		{"min lr", func(c *Config) { c.Optim.MinLR = 1 }, "min lr"},
+		{"qat", func(c *Config) { c.QAT = "yes" }, `qat "yes"`},
 		{"arch", func(c *Config) { c.Arch = "nonesuch" }, `unknown architecture "nonesuch"`},
 		{"sf15", func(c *Config) { c.Arch = "sf15.1" }, `head type "sf15" is not supported`},
 		{"override", func(c *Config) { c.Arch = "chess768"; c.Overrides = []string{"accumulator.width=33"} }, "multiple of 32"},
