@@ -23,8 +23,10 @@ func init() {
 // listFlag is a repeatable flag whose values may also be comma-separated.
 type listFlag []string
 
+// String implements flag.Value.
 func (l *listFlag) String() string { return strings.Join(*l, ",") }
 
+// Set implements flag.Value: it appends each comma-separated value.
 func (l *listFlag) Set(v string) error {
 	for _, s := range strings.Split(v, ",") {
 		if s = strings.TrimSpace(s); s != "" {
@@ -37,8 +39,10 @@ func (l *listFlag) Set(v string) error {
 // repeatFlag is a repeatable flag taken verbatim (overrides contain commas).
 type repeatFlag []string
 
+// String implements flag.Value.
 func (r *repeatFlag) String() string { return strings.Join(*r, " ") }
 
+// Set implements flag.Value: it appends v.
 func (r *repeatFlag) Set(v string) error { *r = append(*r, v); return nil }
 
 const trainSynopsis = `train --arch ARCH --data FILE[,FILE...] --out NET.nnue.zst [flags]

@@ -26,7 +26,7 @@ type Data struct {
 
 // FileHash is one data file and its SHA-256.
 type FileHash struct {
-	Path, SHA256 string
+	Path, SHA256 string // the path as given, the hex SHA-256 of its bytes
 }
 
 // maxLoad guards against exhausting memory (about 32 bytes per position).

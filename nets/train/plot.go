@@ -16,8 +16,8 @@ import (
 
 // Curve is one loss history to plot, with its legend label.
 type Curve struct {
-	Label   string
-	History []EpochStats
+	Label   string       // legend text
+	History []EpochStats // one point per epoch
 }
 
 // PlotOptions shape the loss plot.

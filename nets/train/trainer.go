@@ -111,7 +111,8 @@ func (c *Config) Validate() error {
 // "dir/NAME.nnue.zst", the checkpoint "dir/NAME.ckpt", the loss history
 // "dir/NAME.csv" and the export "dir/NAME.<ext>".
 type Paths struct {
-	Net, Checkpoint, History, Base string
+	Net, Checkpoint, History string
+	Base                     string // Out without .nnue.zst: the exports' stem
 }
 
 // PathsFor returns the files of a run writing out.
@@ -125,11 +126,11 @@ func PathsFor(out string) Paths {
 
 // Result summarizes a finished run.
 type Result struct {
-	Spec     *arch.Spec
-	Model    *Model
-	Data     *Data
-	Paths    Paths
-	Threads  int // worker threads used
+	Spec     *arch.Spec // the architecture, overrides applied
+	Model    *Model     // the trained model
+	Data     *Data      // the data it was trained on
+	Paths    Paths      // the files written
+	Threads  int        // worker threads used
 	History  []EpochStats
 	Exported string // the published-format file written, if any
 }
