@@ -22,6 +22,8 @@ type Data struct {
 	// of the files' "sha256  name" lines when there are several (validation
 	// files included).
 	SHA256 string
+	// Skipped counts the bad entries skipped (LoadData with skipBad).
+	Skipped int64
 }
 
 // FileHash is one data file and its SHA-256.
@@ -34,13 +36,14 @@ const maxLoad = 400_000_000
 
 // readRecords appends the records of path to dst (at most limit in all,
 // 0 = no limit) and returns the file's SHA-256. Bad entries are an error
-// naming the file and line (datasets' readers do that).
-func readRecords(path string, dst []datasets.Record, limit int) ([]datasets.Record, string, error) {
+// naming the file and line (datasets' readers do that), or, with skip,
+// skipped and counted in *skipped.
+func readRecords(path string, dst []datasets.Record, limit int, skip bool, skipped *int64) ([]datasets.Record, string, error) {
 	sum, err := fileSHA256(path)
 	if err != nil {
 		return nil, "", err
 	}
-	r, err := datasets.Open(path)
+	r, err := datasets.OpenWith(path, datasets.Options{SkipBad: skip})
 	if err != nil {
 		return nil, "", fmt.Errorf("data %s: %w", path, err)
 	}
@@ -53,13 +56,20 @@ func readRecords(path string, dst []datasets.Record, limit int) ([]datasets.Reco
 		if err != nil {
 			return nil, "", fmt.Errorf("data: %w", err)
 		}
-		if n := rec.PieceCount(); n > maxFeatures+2 || rec.King(0) > 63 || rec.King(1) > 63 {
+		if n := rec.PieceCount(); n > maxFeatures || rec.King(0) > 63 || rec.King(1) > 63 {
+			if skip {
+				*skipped++
+				continue
+			}
 			return nil, "", fmt.Errorf("data %s: record %d (%s) has %d pieces or a missing king", path, len(dst)+1, rec.Text(), n)
 		}
 		if len(dst) >= maxLoad {
 			return nil, "", fmt.Errorf("data: more than %d positions; use --max-positions", maxLoad)
 		}
 		dst = append(dst, rec)
+	}
+	if skip {
+		*skipped += r.Skipped()
 	}
 	return dst, sum, nil
 }
@@ -81,8 +91,9 @@ func fileSHA256(path string) (string, error) {
 // splits off the validation positions: those of valFiles if given, else
 // the fraction valFraction of the positions chosen by board hash, so that
 // a position and its repetitions land on the same side, and the split is
-// the same for every architecture and seed.
-func LoadData(files, valFiles []string, valFraction float64, limit int) (*Data, error) {
+// the same for every architecture and seed. A bad entry is an error naming
+// its file and line, unless skipBad skips (and counts) it.
+func LoadData(files, valFiles []string, valFraction float64, limit int, skipBad bool) (*Data, error) {
 	if len(files) == 0 {
 		return nil, errors.New("no training data given")
 	}
@@ -94,7 +105,7 @@ func LoadData(files, valFiles []string, valFraction float64, limit int) (*Data, 
 	for _, f := range files {
 		var sum string
 		var err error
-		if all, sum, err = readRecords(f, all, limit); err != nil {
+		if all, sum, err = readRecords(f, all, limit, skipBad, &d.Skipped); err != nil {
 			return nil, err
 		}
 		d.Files = append(d.Files, FileHash{f, sum})
@@ -104,7 +115,7 @@ func LoadData(files, valFiles []string, valFraction float64, limit int) (*Data, 
 		for _, f := range valFiles {
 			var sum string
 			var err error
-			if d.Val, sum, err = readRecords(f, d.Val, 0); err != nil {
+			if d.Val, sum, err = readRecords(f, d.Val, 0, skipBad, &d.Skipped); err != nil {
 				return nil, err
 			}
 			d.Files = append(d.Files, FileHash{f, sum})

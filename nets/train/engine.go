@@ -1,7 +1,6 @@
 package train
 
 import (
-	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -198,12 +197,12 @@ func (e *engine) forwardBackward(w, c int, batch []*datasets.Record, base int) {
 		r := batch[i]
 		stm := r.SideToMove()
 		su, st := 2*(i-base), 2*(i-base)+1
-		fu := m.features(r, stm, e.feats[su*maxFeatures:su*maxFeatures])
+		fu := m.features(r, stm, e.feats[su*maxFeatures:su*maxFeatures:(su+1)*maxFeatures])
 		e.nfeat[su] = int32(len(fu))
 		vec.SumRows(s.us, m.bias(), m.matrix(), W, fu)
 		var them, dthem []float32
 		if m.both {
-			ft := m.features(r, stm.Other(), e.feats[st*maxFeatures:st*maxFeatures])
+			ft := m.features(r, stm.Other(), e.feats[st*maxFeatures:st*maxFeatures:(st+1)*maxFeatures])
 			e.nfeat[st] = int32(len(ft))
 			vec.SumRows(s.them, m.bias(), m.matrix(), W, ft)
 			them, dthem = s.them, e.dacc[st*W:][:W]
@@ -508,22 +507,21 @@ func (e *engine) gradients(batch []*datasets.Record) (float64, [][]float32) {
 
 // evalQuantized returns the mean loss on recs of the quantized network n
 // (the engine's integer evaluation, truncated output) and the mean
-// |quantized - float| output in centipawns, summed in chunk order.
-func (e *engine) evalQuantized(n *nnue.Network, recs []datasets.Record) (loss, errCP float64, err error) {
-	if len(recs) == 0 {
-		return math.NaN(), math.NaN(), nil
-	}
+// |quantized - float| output in centipawns, summed in chunk order. A record
+// that does not make a legal board.Position (the engine's evaluator needs
+// one; training does not) is left out of both and counted in skipped.
+func (e *engine) evalQuantized(n *nnue.Network, recs []datasets.Record) (loss, errCP float64, skipped int) {
 	nc := (len(recs) + chunkSize - 1) / chunkSize
 	sums, diffs := make([]float64, nc), make([]float64, nc)
-	errs := make([]error, nc)
+	bad := make([]int, nc)
 	e.parallel(nc, func(w, c int) {
 		s := e.scratch[w]
 		for i := c * chunkSize; i < min((c+1)*chunkSize, len(recs)); i++ {
 			r := &recs[i]
 			p, err := r.Position()
 			if err != nil {
-				errs[c] = fmt.Errorf("validation position %s: %w", r.Text(), err)
-				return
+				bad[c]++
+				continue
 			}
 			q := float32(n.Evaluate(p, nil))
 			score, wdl := targets(r)
@@ -533,11 +531,12 @@ func (e *engine) evalQuantized(n *nnue.Network, recs []datasets.Record) (loss, e
 		}
 	})
 	for c := range sums {
-		if errs[c] != nil {
-			return 0, 0, errs[c]
-		}
 		loss += sums[c]
 		errCP += diffs[c]
+		skipped += bad[c]
 	}
-	return loss / float64(len(recs)), errCP / float64(len(recs)), nil
+	if used := len(recs) - skipped; used > 0 {
+		return loss / float64(used), errCP / float64(used), skipped
+	}
+	return math.NaN(), math.NaN(), skipped
 }

@@ -153,7 +153,7 @@ var (
 func testRecords(t testing.TB, n int) []datasets.Record {
 	t.Helper()
 	sampleOnce.Do(func() {
-		sample, _, sampleErr = readRecords("testdata/sample.txt.zst", nil, 0)
+		sample, _, sampleErr = readRecords("testdata/sample.txt.zst", nil, 0, false, nil)
 	})
 	if sampleErr != nil {
 		t.Fatal(sampleErr)

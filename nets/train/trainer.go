@@ -36,6 +36,8 @@ type Config struct {
 	ValFraction float64  `json:"val_fraction"`
 	// MaxPositions limits the positions read (0 = all).
 	MaxPositions int `json:"max_positions,omitempty"`
+	// SkipBad skips malformed data entries (counted) instead of stopping.
+	SkipBad bool `json:"skip_bad,omitempty"`
 	// Out is the float net written after every epoch (*.nnue.zst); the
 	// checkpoint, loss history and exports go beside it (see Paths).
 	Out  string `json:"out"`
@@ -239,8 +241,11 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	data := opt.Data
 	if data == nil {
 		logf(opt.Log, "reading %s ...\n", strings.Join(cfg.Data, ", "))
-		if data, err = LoadData(cfg.Data, cfg.ValData, cfg.ValFraction, cfg.MaxPositions); err != nil {
+		if data, err = LoadData(cfg.Data, cfg.ValData, cfg.ValFraction, cfg.MaxPositions, cfg.SkipBad); err != nil {
 			return nil, err
+		}
+		if data.Skipped > 0 {
+			logf(opt.Log, "skipped %d bad entries\n", data.Skipped)
 		}
 	}
 	if opt.Resume && st.Epoch > 0 {
@@ -336,9 +341,9 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 		if err != nil {
 			return res, fmt.Errorf("epoch %d: the engine cannot load the net: %w", epoch+1, err)
 		}
-		qval, qerr, err := e.evalQuantized(qnet, data.Val)
-		if err != nil {
-			return res, err
+		qval, qerr, skipped := e.evalQuantized(qnet, data.Val)
+		if skipped > 0 && epoch == st.Epoch {
+			logf(opt.Log, "note: %d validation positions are not legal positions for the engine; the quantized loss leaves them out\n", skipped)
 		}
 		stats := EpochStats{Epoch: epoch + 1, Step: st.Step, Positions: st.Positions, LR: lr,
 			TrainLoss: lossSum / float64(lossN), ValLoss: val, QValLoss: qval, QuantErrCP: qerr, Seconds: secs, CPUSeconds: cpu,
