@@ -171,14 +171,16 @@ func LoadSpec(cfg *Config) (*arch.Spec, error) {
 }
 
 // compareResume lists the differences between the checkpoint's config and
-// the requested one that a resume cannot honour (the epochs may grow).
+// the requested one that a resume cannot honour. The epochs may grow; the
+// paths may be spelt differently (the checkpoint was found, and the data
+// are checked by their SHA-256).
 func compareResume(saved, now *Config) error {
 	a, _ := json.Marshal(saved)
 	b, _ := json.Marshal(now)
 	var ma, mb map[string]any
 	json.Unmarshal(a, &ma)
 	json.Unmarshal(b, &mb)
-	for _, k := range []string{"epochs", "positions"} {
+	for _, k := range []string{"epochs", "positions", "out", "data", "val_data"} {
 		delete(ma, k)
 		delete(mb, k)
 	}
@@ -226,15 +228,16 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	m.SetQAT(cfg.QAT == "on" || cfg.QAT == "auto" && spec.Head.Type == "sf12")
 	res := &Result{Spec: spec, Model: m, Paths: paths}
 	st := &state{}
+	savedData := ""
 	if opt.Resume {
-		saved, s, _, err := loadCheckpoint(paths.Checkpoint, m)
+		saved, s, h, err := loadCheckpoint(paths.Checkpoint, m)
 		if err != nil {
 			return nil, err
 		}
 		if err := compareResume(saved, &cfg); err != nil {
 			return nil, err
 		}
-		st = s
+		st, savedData = s, h.DatasetSHA256
 	} else if _, err := os.Stat(paths.Checkpoint); err == nil && opt.StopAfter == 0 {
 		return nil, fmt.Errorf("checkpoint %s exists: resume it (--resume) or remove it", paths.Checkpoint)
 	}
@@ -248,16 +251,8 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 			logf(opt.Log, "skipped %d bad entries\n", data.Skipped)
 		}
 	}
-	if opt.Resume && st.Epoch > 0 {
-		// The checkpoint's data hash must match the data now.
-		f, _ := os.Open(paths.Checkpoint)
-		if f != nil {
-			h, _, herr := nets.ReadFloat(f)
-			f.Close()
-			if herr == nil && h.DatasetSHA256 != data.SHA256 {
-				return nil, fmt.Errorf("checkpoint %s was trained on data with SHA-256 %s; the data given now hashes to %s", paths.Checkpoint, h.DatasetSHA256, data.SHA256)
-			}
-		}
+	if opt.Resume && savedData != data.SHA256 {
+		return nil, fmt.Errorf("checkpoint %s was trained on data with SHA-256 %s; the data given now hashes to %s", paths.Checkpoint, savedData, data.SHA256)
 	}
 	res.Data = data
 	epochSize := cfg.EpochSize

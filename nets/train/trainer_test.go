@@ -176,6 +176,12 @@ func TestResume(t *testing.T) {
 	if len(hist) != 3 || hist[2].ValLoss != full.History[2].ValLoss {
 		t.Fatalf("CSV history %+v", hist)
 	}
+	// A resume on other data is refused.
+	other := testData(t, 1300)
+	other.SHA256 = "other"
+	if _, err := Run(context.Background(), cfgB, Options{Data: other, Resume: true}); err == nil || !strings.Contains(err.Error(), "SHA-256") {
+		t.Fatalf("resume on other data: %v", err)
+	}
 	// A resume with another setting is refused with the difference named.
 	cfgB.Optim.LR = 0.002
 	cfgB.Epochs = 4
