@@ -99,6 +99,9 @@ func WriteFloat(path string, h Header, tensors []nnue.Tensor) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp makes it 0600
+		return err
+	}
 	return os.Rename(tmp.Name(), path)
 }
 

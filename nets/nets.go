@@ -11,6 +11,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,7 +73,9 @@ func Default(archName string) (*Entry, error) {
 // shipped net when file is "".
 func Load(spec *arch.Spec, file string) (*nnue.Network, error) {
 	if file != "" {
-		if spec.Net.Format == "nnuelab" || spec.Net.Format == "float" {
+		// A net trained by nnuelab is float, whatever the architecture's
+		// published format: recognise it by its magic.
+		if spec.Net.Format == "nnuelab" || spec.Net.Format == "float" || isFloatNet(file) {
 			return LoadFloat(spec, file)
 		}
 		return nnue.LoadFile(spec, file)
@@ -148,4 +151,16 @@ func init() {
 		}
 		return factory(name), true
 	})
+}
+
+// isFloatNet reports whether file starts with the float net magic.
+func isFloatNet(file string) bool {
+	f, err := os.Open(file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [len(Magic)]byte
+	n, _ := io.ReadFull(f, b[:])
+	return n == len(Magic) && string(b[:]) == Magic
 }
