@@ -59,11 +59,13 @@ type RengarWeights struct {
 
 const rengarClip = 127.0 / 128
 
-// rengarIndex returns the folded index of a piece of type t on square s as
-// seen by its own side (s already flipped for Black), and the board-half
-// sign sh (-1 for files a-d, +1 for e-h); ok is false for pawns on the back
-// ranks, which cannot occur.
-func rengarIndex(t int, s int) (idx int, sh float32, ok bool) {
+// RengarIndex returns Rengar's folded index of a piece of type t (pawn 0 ...
+// king 5) on square s as seen by its own side (s already flipped for Black),
+// idx = OFF[t] + 4*rr + ff with OFF = -4, 24, 56, 88, 120, 152, and the
+// board-half sign sh (-1 for files a-d, +1 for e-h); ok is false for pawns on
+// the back ranks, which cannot occur. The trainer ties its parameters with
+// the same function.
+func RengarIndex(t int, s int) (idx int, sh float32, ok bool) {
 	rank, file := s>>3, s&7
 	rr := 7 - rank
 	ff, sh := file, float32(-1)
@@ -104,7 +106,7 @@ func NewRengar(spec *arch.Spec, w *RengarWeights) (*Network, error) {
 			if plane >= 6 {
 				own = s ^ 56
 			}
-			idx, sh, ok := rengarIndex(t, own)
+			idx, sh, ok := RengarIndex(t, own)
 			if !ok {
 				continue
 			}

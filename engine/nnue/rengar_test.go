@@ -135,7 +135,7 @@ func TestRengarMatchesSpec(t *testing.T) {
 				rel ^= 56
 				sv = -1
 			}
-			idx, _, _ := rengarIndex(int(pc.Type()), rel)
+			idx, _, _ := RengarIndex(int(pc.Type()), rel)
 			sh := float32(-1)
 			if s.File() >= 4 {
 				sh = 1

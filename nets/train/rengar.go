@@ -30,23 +30,6 @@ type rengarTied struct {
 	grad   []float32 // gradient of virt, folded by fold
 }
 
-// rengarFold returns the folded index of a piece of type t on square s seen
-// from its own side (s already flipped for Black) and the board-half sign,
-// per the spec: idx = OFF[t] + 4*rr + ff, OFF = -4, 24, 56, 88, 120, 152.
-func rengarFold(t, s int) (idx int, sh float32, ok bool) {
-	rank, file := s>>3, s&7
-	rr := 7 - rank
-	ff, sh := file, float32(-1)
-	if file >= 4 {
-		ff, sh = 7-file, 1
-	}
-	if t == 0 && (rr == 0 || rr == 7) {
-		return 0, 0, false
-	}
-	off := [6]int{-4, 24, 56, 88, 120, 152}
-	return off[t] + 4*rr + ff, sh, true
-}
-
 func newRengarTied(_ *nnue.FeatureSet, clip float32) *rengarTied {
 	r := &rengarTied{virt: make([]float32, 768*128), grad: make([]float32, 768*128)}
 	for _, n := range []string{"pst.fs", "pst.va", "pst.ha", "pst.ra"} {
@@ -64,7 +47,7 @@ func newRengarTied(_ *nnue.FeatureSet, clip float32) *rengarTied {
 			if plane >= 6 {
 				own = s ^ 56 // an opponent's piece, seen from its own side
 			}
-			idx, sh, ok := rengarFold(t, own)
+			idx, sh, ok := nnue.RengarIndex(t, own)
 			if !ok {
 				r.idx[row] = -1
 				continue
