@@ -292,10 +292,23 @@ func (p *Position) parseCastling(f string) error {
 // KQkq, with a file letter only where KQkq would be ambiguous (X-FEN).
 func (p *Position) FEN() string {
 	var b strings.Builder
+	writePlacement(&b, func(s Square) Piece { return p.board[s] })
+	b.WriteByte(' ')
+	b.WriteString(p.side.String())
+	b.WriteByte(' ')
+	b.WriteString(p.castlingField())
+	b.WriteByte(' ')
+	b.WriteString(p.st.ep.String())
+	fmt.Fprintf(&b, " %d %d", p.st.halfmove, p.fullmove)
+	return b.String()
+}
+
+// writePlacement writes FEN's piece-placement field for the pieces at(s).
+func writePlacement(b *strings.Builder, at func(Square) Piece) {
 	for rank := 7; rank >= 0; rank-- {
 		empty := 0
 		for file := 0; file < 8; file++ {
-			pc := p.board[MakeSquare(file, rank)]
+			pc := at(MakeSquare(file, rank))
 			if pc == NoPiece {
 				empty++
 				continue
@@ -313,14 +326,32 @@ func (p *Position) FEN() string {
 			b.WriteByte('/')
 		}
 	}
-	b.WriteByte(' ')
-	b.WriteString(p.side.String())
-	b.WriteByte(' ')
-	b.WriteString(p.castlingField())
-	b.WriteByte(' ')
-	b.WriteString(p.st.ep.String())
-	fmt.Fprintf(&b, " %d %d", p.st.halfmove, p.fullmove)
-	return b.String()
+}
+
+// Transformed returns the position with every piece moved from s to f(s) (a
+// mirror or a rotation), and with colours and the side to move swapped when
+// swap is set. Castling rights, en passant and the clocks are dropped. The
+// symmetry tests of evaluators use it.
+func (p *Position) Transformed(f func(Square) Square, swap bool) (*Position, error) {
+	var cells [64]Piece
+	for s := range cells {
+		cells[s] = NoPiece
+	}
+	for s := Square(0); s < 64; s++ {
+		if pc := p.board[s]; pc != NoPiece {
+			if swap {
+				pc = MakePiece(pc.Color().Other(), pc.Type())
+			}
+			cells[f(s)&63] = pc
+		}
+	}
+	var b strings.Builder
+	writePlacement(&b, func(s Square) Piece { return cells[s] })
+	stm := p.side
+	if swap {
+		stm = stm.Other()
+	}
+	return ParseFEN(b.String() + " " + stm.String() + " - - 0 1")
 }
 
 func (p *Position) castlingField() string {

@@ -171,3 +171,26 @@ func FuzzParseFEN(f *testing.F) {
 		}
 	})
 }
+
+func TestTransformed(t *testing.T) {
+	p, _ := ParseFEN("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+	tests := []struct {
+		name string
+		f    func(Square) Square
+		swap bool
+		want string
+	}{
+		{"horizontal", func(s Square) Square { return s ^ 7 }, false, "r2k3r/1bpqpp1p/1pnp2nb/3NP3/3P2p1/p1Q2N2/PPPBBPPP/R2K3R w - - 0 1"},
+		{"vertical, colours swapped", func(s Square) Square { return s ^ 56 }, true, "r3k2r/pppbbppp/2n2q1P/1P2p3/3pn3/BN2PNP1/P1PPQPB1/R3K2R b - - 0 1"},
+		{"rotation, colours swapped", func(s Square) Square { return s ^ 63 }, true, "r2k3r/pppbbppp/P1q2n2/3p2P1/3np3/1PNP2NB/1BPQPP1P/R2K3R b - - 0 1"},
+	}
+	for _, tc := range tests {
+		q, err := p.Transformed(tc.f, tc.swap)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if q.FEN() != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, q.FEN(), tc.want)
+		}
+	}
+}

@@ -213,48 +213,10 @@ func TestRengarSymmetryTrained(t *testing.T) {
 	}
 }
 
-// transform maps the placement of p square by square, optionally swapping
-// colours and the side to move (castling and en passant dropped).
+// transform applies a board transform (see board.Position.Transformed).
 func transform(t *testing.T, p *board.Position, f func(board.Square) board.Square, swap bool) *board.Position {
-	var cells [64]byte
-	for s := range cells {
-		cells[s] = '.'
-	}
-	for s := board.Square(0); s < 64; s++ {
-		if pc := p.PieceOn(s); pc != board.NoPiece {
-			if swap {
-				pc = board.MakePiece(pc.Color().Other(), pc.Type())
-			}
-			cells[f(s)] = pc.String()[0]
-		}
-	}
-	var b strings.Builder
-	for r := 7; r >= 0; r-- {
-		empty := 0
-		for fl := 0; fl < 8; fl++ {
-			c := cells[r*8+fl]
-			if c == '.' {
-				empty++
-				continue
-			}
-			if empty > 0 {
-				b.WriteByte(byte('0' + empty))
-				empty = 0
-			}
-			b.WriteByte(c)
-		}
-		if empty > 0 {
-			b.WriteByte(byte('0' + empty))
-		}
-		if r > 0 {
-			b.WriteByte('/')
-		}
-	}
-	stm := p.SideToMove()
-	if swap {
-		stm = stm.Other()
-	}
-	q, err := board.ParseFEN(b.String() + " " + stm.String() + " - - 0 1")
+	t.Helper()
+	q, err := p.Transformed(f, swap)
 	if err != nil {
 		t.Fatalf("transform of %s: %v", p.FEN(), err)
 	}
