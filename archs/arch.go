@@ -201,6 +201,12 @@ func Parse(file string, data []byte) (*Spec, error) {
 	if und := md.Undecoded(); len(und) > 0 {
 		return nil, &Error{File: file, Key: und[0].String(), Reason: "unknown key"}
 	}
+	// The decoder matches keys without regard to case; the format does not.
+	for _, k := range md.Keys() {
+		if s := k.String(); s != strings.ToLower(s) {
+			return nil, &Error{File: file, Key: s, Reason: fmt.Sprintf("keys are lower case (%q)", strings.ToLower(s))}
+		}
+	}
 	s.Source = file
 	if err := s.applyDefaults(md); err != nil {
 		return nil, &Error{File: file, Key: err.key, Reason: err.reason}

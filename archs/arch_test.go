@@ -64,6 +64,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad activation", "", "head.activation", "not one of"},
 		{"selector without buckets", "", "head.bucket_selector", "does not fit"},
 		{"qa too big for clip", "", "quant.qa", "<= 255"},
+		{"upper-case key", "", "HISTORY", "lower case"},
 	}
 	replace := map[string][2]string{
 		"unknown top key":          {"history = 0", "history = 0\nhistroy = 2"},
@@ -75,6 +76,7 @@ func TestParseErrors(t *testing.T) {
 		"bad activation":           {`activation = "screlu"`, `activation = "gelu"`},
 		"selector without buckets": {"output_buckets = 8", "output_buckets = 1"},
 		"qa too big for clip":      {"qa = 255", "qa = 1000"},
+		"upper-case key":           {"history = 0", "HISTORY = 0"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
