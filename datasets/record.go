@@ -272,27 +272,7 @@ func (r *Record) FEN() string {
 
 func (r *Record) appendFEN(b *strings.Builder) {
 	sq := r.Board()
-	for rank := 7; rank >= 0; rank-- {
-		empty := 0
-		for file := 0; file < 8; file++ {
-			pc := sq[board.MakeSquare(file, rank)]
-			if pc == board.NoPiece {
-				empty++
-				continue
-			}
-			if empty > 0 {
-				b.WriteByte(byte('0' + empty))
-				empty = 0
-			}
-			b.WriteString(pc.String())
-		}
-		if empty > 0 {
-			b.WriteByte(byte('0' + empty))
-		}
-		if rank > 0 {
-			b.WriteByte('/')
-		}
-	}
+	board.WritePlacement(b, func(s board.Square) board.Piece { return sq[s] })
 	b.WriteByte(' ')
 	b.WriteString(r.SideToMove().String())
 	b.WriteByte(' ')

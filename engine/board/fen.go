@@ -292,7 +292,7 @@ func (p *Position) parseCastling(f string) error {
 // KQkq, with a file letter only where KQkq would be ambiguous (X-FEN).
 func (p *Position) FEN() string {
 	var b strings.Builder
-	writePlacement(&b, func(s Square) Piece { return p.board[s] })
+	WritePlacement(&b, func(s Square) Piece { return p.board[s] })
 	b.WriteByte(' ')
 	b.WriteString(p.side.String())
 	b.WriteByte(' ')
@@ -303,8 +303,9 @@ func (p *Position) FEN() string {
 	return b.String()
 }
 
-// writePlacement writes FEN's piece-placement field for the pieces at(s).
-func writePlacement(b *strings.Builder, at func(Square) Piece) {
+// WritePlacement writes FEN's piece-placement field for the pieces at(s),
+// for packages that hold boards in their own form (dataset records).
+func WritePlacement(b *strings.Builder, at func(Square) Piece) {
 	for rank := 7; rank >= 0; rank-- {
 		empty := 0
 		for file := 0; file < 8; file++ {
@@ -346,7 +347,7 @@ func (p *Position) Transformed(f func(Square) Square, swap bool) (*Position, err
 		}
 	}
 	var b strings.Builder
-	writePlacement(&b, func(s Square) Piece { return cells[s] })
+	WritePlacement(&b, func(s Square) Piece { return cells[s] })
 	stm := p.side
 	if swap {
 		stm = stm.Other()
