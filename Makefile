@@ -20,8 +20,12 @@ NODE_PLUGIN := plugins/nodepst
 
 all: build
 
+# Workspace builds are not VCS-stamped by default; from a git checkout ask
+# for it, so that manifests and results name the commit (internal/version).
+BUILDVCS := $(shell git rev-parse --git-dir >/dev/null 2>&1 && echo true || echo auto)
+
 build:
-	$(GO) build -trimpath -o $(EXE) ./cmd/nnuelab
+	$(GO) build -trimpath -buildvcs=$(BUILDVCS) -o $(EXE) ./cmd/nnuelab
 
 deps: npm-deps
 	@if [ ! -x /usr/games/stockfish ]; then \

@@ -10,9 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +22,7 @@ import (
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/eval"
 	"github.com/nnuelab/nnuelab/engine/search"
+	"github.com/nnuelab/nnuelab/internal/version"
 )
 
 // GenConfig holds every self-play setting. All fields but Threads decide the
@@ -404,39 +403,6 @@ func ManifestPath(out string) string { return out + ".manifest.toml" }
 
 // PartsDir returns the directory Generate keeps its chunks in while running.
 func PartsDir(out string) string { return out + ".parts" }
-
-// EngineRevision returns the VCS revision the binary was built from ("+dirty"
-// if modified). Binaries built without VCS stamping (go.work builds, go
-// test) fall back to the git HEAD of the working directory, marked as such,
-// or "unknown".
-func EngineRevision() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		rev, dirty := "", false
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-		if rev != "" {
-			if dirty {
-				rev += "+dirty"
-			}
-			return rev
-		}
-	}
-	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
-	if err != nil {
-		return "unknown"
-	}
-	rev := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
-		rev += "+dirty"
-	}
-	return rev + " (git HEAD of the working directory; binary not VCS-stamped)"
-}
 
 func sha256File(path string) (string, int64, error) {
 	f, err := os.Open(path)
@@ -1070,8 +1036,8 @@ func (r *genRun) merge(out string, format Format, last int64, settings string) (
 	}
 	m := &GenManifest{
 		Command:        r.opt.Command,
-		EngineRevision: EngineRevision(),
-		GoVersion:      goVersion(),
+		EngineRevision: version.Revision(),
+		GoVersion:      version.GoVersion(),
 		Output:         filepath.Base(out),
 		Format:         format.String(),
 		Settings:       *r.cfg,
@@ -1091,11 +1057,4 @@ func (r *genRun) merge(out string, format Format, last int64, settings string) (
 		return nil, err
 	}
 	return m, nil
-}
-
-func goVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		return bi.GoVersion
-	}
-	return "unknown"
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/nnuelab/nnuelab/internal/version"
 )
 
 // LabelConfig says how Label rescores a dataset. All fields but Processes,
@@ -455,7 +457,7 @@ func (lr *labelRun) merge(out string, format Format, chunks, badInput int64) (*L
 	}
 	m := &LabelManifest{
 		Command:        lr.cfg.Command,
-		EngineRevision: EngineRevision(),
+		EngineRevision: version.Revision(),
 		Output:         filepath.Base(out),
 		Settings:       *lr.cfg,
 		Summary:        sum,

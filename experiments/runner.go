@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/nnuelab/nnuelab/internal/version"
 )
 
 // RunOptions configure Run.
@@ -106,7 +108,7 @@ func Run(ctx context.Context, manifest string, opt RunOptions) (*Plan, error) {
 	}
 
 	info := RunInfo{Executor: opt.Executor.Name(), Started: time.Now().UTC().Format(time.RFC3339), Command: p.Command,
-		Revision: Revision(), Skipped: p.Skipped}
+		Revision: version.Revision(), Skipped: p.Skipped}
 	info.Host, _ = os.Hostname()
 	start := time.Now()
 	done := map[string]bool{}

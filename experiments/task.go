@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 	arch "github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/bench/stats"
 	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/internal/version"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
@@ -160,7 +160,7 @@ func RunTask(ctx context.Context, out, id string, log io.Writer) error {
 		return fmt.Errorf("task %s: %w", id, err)
 	}
 	res.Host, _ = os.Hostname()
-	res.Revision = Revision()
+	res.Revision = version.Revision()
 	res.Seconds = time.Since(start).Seconds()
 	res.Finished = time.Now().UTC().Format(time.RFC3339)
 	data, err := json.MarshalIndent(res, "", "  ")
@@ -543,32 +543,4 @@ func injectedFailure(out, id string) error {
 		return err
 	}
 	return fmt.Errorf("task %s: failing once on purpose (%s)", id, FailOnceEnv)
-}
-
-// Revision returns the VCS revision this binary was built from ("+dirty"
-// when the tree was modified), or "unknown".
-func Revision() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	rev, dirty := "", false
-	for _, st := range bi.Settings {
-		switch st.Key {
-		case "vcs.revision":
-			rev = st.Value
-		case "vcs.modified":
-			dirty = st.Value == "true"
-		}
-	}
-	if rev == "" {
-		return "unknown"
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if dirty {
-		rev += "+dirty"
-	}
-	return rev
 }
