@@ -549,7 +549,7 @@ func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	return run.merge(out, format, last, settings)
+	return run.merge(out, format, last)
 }
 
 // outputComplete reports whether out and its manifest were both written:
@@ -994,44 +994,26 @@ func (r *genRun) mergeChunk(c int64) error {
 
 // merge writes chunks 0..last to out, then the manifest, then removes the
 // parts directory.
-func (r *genRun) merge(out string, format Format, last int64, settings string) (*GenManifest, error) {
-	w, err := CreateFormat(out, format)
-	if err != nil {
-		return nil, err
-	}
+func (r *genRun) merge(out string, format Format, last int64) (*GenManifest, error) {
 	sum := GenSummary{GameResults: map[string]int64{}, PosResults: map[string]int64{}, Terminations: map[string]int64{}}
-	for c := int64(0); c <= last; c++ {
-		err := eachGameLine(r.chunkFile(c), func(line []byte) error {
-			if len(line) == 0 {
-				return nil
-			}
-			if line[0] == '#' {
-				var idx uint64
-				var plies int
-				var res, term string
-				if _, err := fmt.Sscanf(string(line), "# game %d plies %d result %s termination %s", &idx, &plies, &res, &term); err != nil {
-					return fmt.Errorf("bad game header %q", line)
-				}
-				sum.Games++
-				sum.Plies += int64(plies)
-				sum.GameResults[res]++
-				sum.Terminations[term]++
-				return nil
-			}
-			rec, err := ParseText(string(line))
-			if err != nil {
-				return err
-			}
-			sum.Positions++
-			sum.PosResults[rec.Result.String()]++
-			return w.Write(rec)
-		})
-		if err != nil {
-			w.Abort()
-			return nil, err
+	header := func(_ int64, line []byte) error {
+		var idx uint64
+		var plies int
+		var res, term string
+		if _, err := fmt.Sscanf(string(line), "# game %d plies %d result %s termination %s", &idx, &plies, &res, &term); err != nil {
+			return fmt.Errorf("bad game header %q", line)
 		}
+		sum.Games++
+		sum.Plies += int64(plies)
+		sum.GameResults[res]++
+		sum.Terminations[term]++
+		return nil
 	}
-	if err := w.Close(); err != nil {
+	record := func(rec Record) {
+		sum.Positions++
+		sum.PosResults[rec.Result.String()]++
+	}
+	if err := mergeChunks(out, format, last+1, r.chunkFile, header, record); err != nil {
 		return nil, err
 	}
 	m := &GenManifest{
@@ -1043,18 +1025,60 @@ func (r *genRun) merge(out string, format Format, last int64, settings string) (
 		Settings:       *r.cfg,
 		Summary:        sum,
 	}
-	if m.SHA256, m.Bytes, err = sha256File(out); err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	if err := toml.NewEncoder(&b).Encode(m); err != nil {
-		return nil, err
-	}
-	if err := writeFileAtomic(ManifestPath(out), b.Bytes()); err != nil {
-		return nil, err
-	}
-	if err := os.RemoveAll(r.parts); err != nil {
+	if err := finishRun(out, r.parts, m, &m.SHA256, &m.Bytes); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// mergeChunks concatenates the text chunk files 0..n-1 into out, in the
+// given format. Lines starting with '#' go to header (with the chunk
+// number), records are passed to record and written; on any error the
+// partial output is removed.
+func mergeChunks(out string, format Format, n int64, chunkFile func(int64) string,
+	header func(chunk int64, line []byte) error, record func(Record)) error {
+	w, err := CreateFormat(out, format)
+	if err != nil {
+		return err
+	}
+	for c := int64(0); c < n; c++ {
+		err := eachGameLine(chunkFile(c), func(line []byte) error {
+			if len(line) == 0 {
+				return nil
+			}
+			if line[0] == '#' {
+				return header(c, line)
+			}
+			rec, err := ParseText(string(line))
+			if err != nil {
+				return err
+			}
+			record(rec)
+			return w.Write(rec)
+		})
+		if err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	return w.Close()
+}
+
+// finishRun completes a chunked run whose output out is written: it fills
+// in the output's SHA-256 and size, writes manifest m beside it atomically,
+// and only then removes the parts directory, so that a kill at any point
+// leaves either the parts or a finished output with its manifest.
+func finishRun(out, parts string, m any, sha *string, size *int64) error {
+	var err error
+	if *sha, *size, err = sha256File(out); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := toml.NewEncoder(&b).Encode(m); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(ManifestPath(out), b.Bytes()); err != nil {
+		return err
+	}
+	return os.RemoveAll(parts)
 }

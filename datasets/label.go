@@ -420,39 +420,18 @@ func (lr *labelRun) label(ctx context.Context, eng *UCIEngine, ch labelChunk) ([
 // merge writes chunks 0..n-1 to out, then the manifest, and removes the
 // parts directory.
 func (lr *labelRun) merge(out string, format Format, chunks, badInput int64) (*LabelManifest, error) {
-	w, err := CreateFormat(out, format)
-	if err != nil {
-		return nil, err
-	}
 	sum := LabelSummary{BadInput: badInput}
-	for c := int64(0); c < chunks; c++ {
-		err := eachGameLine(lr.chunkFile(c), func(line []byte) error {
-			if len(line) == 0 {
-				return nil
-			}
-			if line[0] == '#' {
-				var idx, n, mate, noMove int64
-				if _, err := fmt.Sscanf(string(line), "# chunk %d records %d mate %d nomove %d", &idx, &n, &mate, &noMove); err != nil || idx != c {
-					return fmt.Errorf("bad chunk header %q", line)
-				}
-				sum.Read += n
-				sum.Mate += mate
-				sum.NoMove += noMove
-				return nil
-			}
-			rec, err := ParseText(string(line))
-			if err != nil {
-				return err
-			}
-			sum.Labelled++
-			return w.Write(rec)
-		})
-		if err != nil {
-			w.Abort()
-			return nil, err
+	header := func(c int64, line []byte) error {
+		var idx, n, mate, noMove int64
+		if _, err := fmt.Sscanf(string(line), "# chunk %d records %d mate %d nomove %d", &idx, &n, &mate, &noMove); err != nil || idx != c {
+			return fmt.Errorf("bad chunk header %q", line)
 		}
+		sum.Read += n
+		sum.Mate += mate
+		sum.NoMove += noMove
+		return nil
 	}
-	if err := w.Close(); err != nil {
+	if err := mergeChunks(out, format, chunks, lr.chunkFile, header, func(Record) { sum.Labelled++ }); err != nil {
 		return nil, err
 	}
 	m := &LabelManifest{
@@ -462,17 +441,7 @@ func (lr *labelRun) merge(out string, format Format, chunks, badInput int64) (*L
 		Settings:       *lr.cfg,
 		Summary:        sum,
 	}
-	if m.SHA256, m.Bytes, err = sha256File(out); err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	if err := toml.NewEncoder(&b).Encode(m); err != nil {
-		return nil, err
-	}
-	if err := writeFileAtomic(ManifestPath(out), b.Bytes()); err != nil {
-		return nil, err
-	}
-	if err := os.RemoveAll(lr.parts); err != nil {
+	if err := finishRun(out, lr.parts, m, &m.SHA256, &m.Bytes); err != nil {
 		return nil, err
 	}
 	return m, nil
