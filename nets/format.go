@@ -1,6 +1,7 @@
 package nets
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
@@ -48,55 +49,72 @@ type Header struct {
 const maxHeader = 1 << 20
 
 // WriteFloat writes a float network to path atomically (a temporary file
-// renamed into place, so an interrupted write never leaves a half file).
+// renamed into place, so an interrupted write never leaves a half file),
+// compressed for size: this is the file that gets shipped.
 // h.PayloadSHA256 is filled in.
 func WriteFloat(path string, h Header, tensors []nnue.Tensor) error {
-	var payload bytes.Buffer
+	return WriteFloatLevel(path, h, tensors, zstd.SpeedBetterCompression)
+}
+
+// WriteFloatLevel is WriteFloat at a chosen zstd level: trainers write
+// checkpoints (weights plus optimizer moments, mostly incompressible) every
+// epoch with zstd.SpeedFastest, where speed matters more than size.
+func WriteFloatLevel(path string, h Header, tensors []nnue.Tensor, level zstd.EncoderLevel) error {
+	n := 0
 	for _, t := range tensors {
 		if len(t.Name) > math.MaxUint16 || len(t.Shape) > 255 {
 			return fmt.Errorf("tensor %q: name or rank too large", t.Name)
 		}
-		n := 1
+		size := 1
 		for _, d := range t.Shape {
-			n *= d
+			size *= d
 		}
-		if n != len(t.Data) {
-			return fmt.Errorf("tensor %q: shape %v holds %d values, data has %d", t.Name, t.Shape, n, len(t.Data))
+		if size != len(t.Data) {
+			return fmt.Errorf("tensor %q: shape %v holds %d values, data has %d", t.Name, t.Shape, size, len(t.Data))
 		}
-		binary.Write(&payload, binary.LittleEndian, uint16(len(t.Name)))
-		payload.WriteString(t.Name)
-		payload.WriteByte(byte(len(t.Shape)))
-		for _, d := range t.Shape {
-			binary.Write(&payload, binary.LittleEndian, uint32(d))
-		}
-		binary.Write(&payload, binary.LittleEndian, t.Data)
+		n += 2 + len(t.Name) + 1 + 4*len(t.Shape) + 4*len(t.Data)
 	}
-	sum := sha256.Sum256(payload.Bytes())
+	payload := make([]byte, 0, n)
+	for _, t := range tensors {
+		payload = binary.LittleEndian.AppendUint16(payload, uint16(len(t.Name)))
+		payload = append(payload, t.Name...)
+		payload = append(payload, byte(len(t.Shape)))
+		for _, d := range t.Shape {
+			payload = binary.LittleEndian.AppendUint32(payload, uint32(d))
+		}
+		for _, v := range t.Data {
+			payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(v))
+		}
+	}
+	sum := sha256.Sum256(payload)
 	h.PayloadSHA256 = hex.EncodeToString(sum[:])
 	var hb bytes.Buffer
 	if err := toml.NewEncoder(&hb).Encode(h); err != nil {
 		return err
 	}
-
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	tmp.WriteString(Magic)
-	binary.Write(tmp, binary.LittleEndian, uint32(hb.Len()))
-	tmp.Write(hb.Bytes())
-	zw, err := zstd.NewWriter(tmp, zstd.WithEncoderLevel(zstd.SpeedBetterCompression))
+	// bufio's error is sticky, so a failed write anywhere shows at Flush.
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	bw.WriteString(Magic)
+	binary.Write(bw, binary.LittleEndian, uint32(hb.Len()))
+	bw.Write(hb.Bytes())
+	zw, err := zstd.NewWriter(bw, zstd.WithEncoderLevel(level), zstd.WithEncoderConcurrency(1))
+	if err == nil {
+		if _, err = zw.Write(payload); err == nil {
+			err = zw.Close()
+		}
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
-		return err
-	}
-	if _, err := zw.Write(payload.Bytes()); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
 		return err
 	}
 	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp makes it 0600

@@ -4,12 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -181,66 +179,7 @@ func saveCheckpoint(path string, m *Model, cfg *Config, dataSHA string, st *stat
 			"kind": checkpointKind, "config": string(cj), "history": string(historyCSV(st.History)),
 			"epoch": strconv.Itoa(st.Epoch), "step": strconv.Itoa(st.Step), "positions": strconv.FormatInt(st.Positions, 10),
 		}}
-	return writeFast(path, h, ts)
-}
-
-// writeFast writes tensors in nnuelab's float net format (nets.WriteFloat's
-// layout, read back by nets.ReadFloat) with zstd's fastest level: a
-// checkpoint holds the weights and both Adam moments, mostly incompressible
-// float32, and is written every epoch, so speed matters more than size.
-func writeFast(path string, h nets.Header, tensors []nnue.Tensor) error {
-	n := 0
-	for _, t := range tensors {
-		n += 2 + len(t.Name) + 1 + 4*len(t.Shape) + 4*len(t.Data)
-	}
-	payload := make([]byte, 0, n)
-	for _, t := range tensors {
-		payload = binary.LittleEndian.AppendUint16(payload, uint16(len(t.Name)))
-		payload = append(payload, t.Name...)
-		payload = append(payload, byte(len(t.Shape)))
-		for _, d := range t.Shape {
-			payload = binary.LittleEndian.AppendUint32(payload, uint32(d))
-		}
-		for _, v := range t.Data {
-			payload = binary.LittleEndian.AppendUint32(payload, math.Float32bits(v))
-		}
-	}
-	sum := sha256.Sum256(payload)
-	h.PayloadSHA256 = hex.EncodeToString(sum[:])
-	var hb bytes.Buffer
-	if err := toml.NewEncoder(&hb).Encode(h); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	bw.WriteString(nets.Magic)
-	binary.Write(bw, binary.LittleEndian, uint32(hb.Len()))
-	bw.Write(hb.Bytes())
-	zw, err := zstd.NewWriter(bw, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := zw.Write(payload); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return renameReadable(tmp.Name(), path)
+	return nets.WriteFloatLevel(path, h, ts, zstd.SpeedFastest)
 }
 
 // loadCheckpoint reads a checkpoint for spec into m and returns its config
