@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/nnuelab/nnuelab/internal/version"
 )
 
 // ShuffleConfig says how Shuffle mixes and splits.
@@ -342,4 +347,70 @@ func ShuffleOutputNames(pattern string, n int) ([]string, error) {
 		names[i] = fmt.Sprintf(pattern, i+1)
 	}
 	return names, nil
+}
+
+// ShuffleManifest records how a shuffle's outputs were made, so that a
+// committed split can be checked against its inputs and regenerated.
+type ShuffleManifest struct {
+	Command        string      `toml:"command"`
+	EngineRevision string      `toml:"engine_revision"`
+	Seed           uint64      `toml:"seed"`
+	ValFrac        float64     `toml:"val_frac"`
+	Read           int64       `toml:"read"`
+	Skipped        int64       `toml:"skipped"`
+	Inputs         []FileEntry `toml:"input"`
+	Outputs        []FileEntry `toml:"output"`
+}
+
+// FileEntry names one file of a manifest with its size and SHA-256 and,
+// for outputs, its split and record count.
+type FileEntry struct {
+	Path    string `toml:"path"`
+	Split   string `toml:"split,omitempty"`
+	Records int64  `toml:"records,omitempty"`
+	SHA256  string `toml:"sha256"`
+	Bytes   int64  `toml:"bytes"`
+}
+
+// NewShuffleManifest describes a finished Shuffle of inputs with cfg and
+// its summary, hashing every input and output. Outputs are named by base
+// name (the manifest lives beside them), inputs as given.
+func NewShuffleManifest(command string, inputs []string, cfg ShuffleConfig, sum ShuffleSummary) (*ShuffleManifest, error) {
+	m := &ShuffleManifest{Command: command, EngineRevision: version.Revision(), Seed: cfg.Seed,
+		ValFrac: cfg.ValFrac, Read: sum.Read, Skipped: sum.Skipped}
+	entry := func(path, name, split string, records int64) (FileEntry, error) {
+		h, n, err := sha256File(path)
+		return FileEntry{Path: name, Split: split, Records: records, SHA256: h, Bytes: n}, err
+	}
+	for _, in := range inputs {
+		e, err := entry(in, in, "", 0)
+		if err != nil {
+			return nil, err
+		}
+		m.Inputs = append(m.Inputs, e)
+	}
+	for i, o := range cfg.Outputs {
+		e, err := entry(o, filepath.Base(o), "train", sum.Train[i])
+		if err != nil {
+			return nil, err
+		}
+		m.Outputs = append(m.Outputs, e)
+	}
+	if cfg.ValOutput != "" {
+		e, err := entry(cfg.ValOutput, filepath.Base(cfg.ValOutput), "validation", sum.Val)
+		if err != nil {
+			return nil, err
+		}
+		m.Outputs = append(m.Outputs, e)
+	}
+	return m, nil
+}
+
+// Write stores the manifest at path atomically.
+func (m *ShuffleManifest) Write(path string) error {
+	var b bytes.Buffer
+	if err := toml.NewEncoder(&b).Encode(m); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, b.Bytes())
 }

@@ -1,11 +1,15 @@
 package datasets
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 func TestShuffle(t *testing.T) {
@@ -155,5 +159,57 @@ func TestShuffleOutputNames(t *testing.T) {
 		if (err != nil) != tc.err || !slices.Equal(got, tc.want) {
 			t.Errorf("%q %d: %v %v", tc.pattern, tc.n, got, err)
 		}
+	}
+}
+
+// The manifest names every input and output with its split, record count
+// and SHA-256, and survives a TOML round trip.
+func TestShuffleManifest(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.bin")
+	writeAll(t, in, sampleRecords(t))
+	cfg := ShuffleConfig{Seed: 3, Outputs: []string{filepath.Join(dir, "t1.bin"), filepath.Join(dir, "t2.txt")},
+		ValOutput: filepath.Join(dir, "v.bin"), ValFrac: 0.25}
+	s, err := Shuffle([]string{in}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewShuffleManifest("nnuelab shuffle test", []string{in}, cfg, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "shuffle.manifest.toml")
+	if err := m.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	var back ShuffleManifest
+	if _, err := toml.DecodeFile(path, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Inputs) != 1 || len(back.Outputs) != 3 || back.Seed != 3 || back.ValFrac != 0.25 || back.Read != s.Read {
+		t.Fatalf("manifest round trip: %+v", back)
+	}
+	var total int64
+	for i, e := range back.Outputs {
+		want := []string{"train", "train", "validation"}[i]
+		if e.Split != want {
+			t.Errorf("output %d split %q, want %q", i, e.Split, want)
+		}
+		full := filepath.Join(dir, e.Path)
+		recs, _, err := readAll(t, full, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int64(len(recs)) != e.Records {
+			t.Errorf("%s: %d records, manifest says %d", e.Path, len(recs), e.Records)
+		}
+		data, _ := os.ReadFile(full)
+		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != e.SHA256 || int64(len(data)) != e.Bytes {
+			t.Errorf("%s: hash or size in the manifest does not match the file", e.Path)
+		}
+		total += e.Records
+	}
+	if total != s.Read {
+		t.Errorf("outputs hold %d records, %d were read", total, s.Read)
 	}
 }

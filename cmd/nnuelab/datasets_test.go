@@ -59,6 +59,9 @@ func TestDatasetCommands(t *testing.T) {
 	if len(a) == 0 || !bytes.Equal(a, b) {
 		t.Error("text -> binary -> text changed the datagen output")
 	}
+	if m, err := os.ReadFile(p("t-1.bin.manifest.toml")); err != nil || !bytes.Contains(m, []byte(`split = "validation"`)) {
+		t.Errorf("shuffle manifest missing or without the validation output (%v)", err)
+	}
 	svg, _ := os.ReadFile(p("s.svg"))
 	if !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("pieces on the board")) {
 		t.Error("the plot is not an SVG with the histograms")

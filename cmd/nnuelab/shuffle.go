@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/nnuelab/nnuelab/datasets"
 )
@@ -22,6 +23,7 @@ func runShuffle(args []string, stdout, stderr io.Writer) error {
 	mem := fs.Int("mem-records", 4_000_000, "records held in memory at once (about 40 bytes each)")
 	tmp := fs.String("tmp", "", "directory for the bucket files (default: beside the output; 32 bytes per record)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed entries (counted) instead of stopping")
+	manifest := fs.String("manifest", "", "where to write the manifest (command, seed, inputs and outputs with counts and SHA-256; default: FIRST-OUTPUT.manifest.toml)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -33,12 +35,23 @@ func runShuffle(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s, err := datasets.Shuffle(fs.Args(), datasets.ShuffleConfig{
+	cfg := datasets.ShuffleConfig{
 		Seed: *seed, Outputs: outs, ValOutput: *val, ValFrac: *valFrac,
 		MemRecords: *mem, TempDir: *tmp, Read: datasets.Options{SkipBad: *skipBad},
-	})
+	}
+	s, err := datasets.Shuffle(fs.Args(), cfg)
 	if err != nil {
 		return err
+	}
+	m, err := datasets.NewShuffleManifest("nnuelab shuffle "+strings.Join(args, " "), fs.Args(), cfg, s)
+	if err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	if *manifest == "" {
+		*manifest = datasets.ManifestPath(outs[0])
+	}
+	if err := m.Write(*manifest); err != nil {
+		return fmt.Errorf("manifest: %w", err)
 	}
 	fmt.Fprintf(stdout, "read %d records", s.Read)
 	if s.Skipped > 0 {
@@ -51,5 +64,6 @@ func runShuffle(args []string, stdout, stderr io.Writer) error {
 	if *val != "" {
 		fmt.Fprintf(stdout, "%s: %d (validation, %.2f%%)\n", *val, s.Val, 100*float64(s.Val)/float64(max(s.Read, 1)))
 	}
+	fmt.Fprintf(stdout, "manifest: %s\n", *manifest)
 	return nil
 }
