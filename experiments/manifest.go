@@ -26,7 +26,7 @@ const (
 	MetricEvalSpeed     = "eval_speed"     // incremental evaluations per second, ratio to base
 	MetricBenchNPS      = "bench_nps"      // `nnuelab bench` nodes per second, ratio to base
 	MetricHistoryShares = "history_shares" // accumulator updates by distance, refreshes
-	MetricElo           = "elo"            // `nnuelab match` against the base
+	MetricElo           = "elo"            // `nnuelab match` against the base (or the classical engine)
 )
 
 // Metrics returns every metric name, in report order.
@@ -155,8 +155,21 @@ type TrainSpec struct {
 	Warmup      int     `toml:"warmup" json:"warmup,omitempty"`
 }
 
-// EloSpec is the Elo test of every variant against the base.
+// Elo opponents: who the variants play.
+const (
+	// OpponentBase: every variant but the base plays the base.
+	OpponentBase = "base"
+	// OpponentClassical: every variant, the base included, plays nnuelab
+	// with its classical (PeSTO) evaluation, the baseline a net must beat.
+	OpponentClassical = "classical"
+)
+
+// EloSpec is the Elo test of every variant against the base (or, with
+// Opponent "classical", of every variant against the classical engine).
 type EloSpec struct {
+	// Opponent is OpponentBase (the default, stored empty) or
+	// OpponentClassical.
+	Opponent string `toml:"opponent" json:"opponent,omitempty"`
 	// Games is a fixed number of games (even), played in chunks of Chunk
 	// games, one task each. With SPRT, MaxGames bounds the test instead.
 	Games    int       `toml:"games" json:"games,omitempty"`
@@ -776,6 +789,13 @@ func (m *Manifest) checkElo() *Error {
 		if !(s.Alpha > 0 && s.Alpha < 0.5) || !(s.Beta > 0 && s.Beta < 0.5) {
 			return bad("sprt.alpha", "alpha and beta must be in (0, 0.5)")
 		}
+	}
+	switch e.Opponent {
+	case "", OpponentBase:
+		e.Opponent = "" // one spelling, so that plan keys do not depend on it
+	case OpponentClassical:
+	default:
+		return bad("opponent", "%q is not one of %s, %s", e.Opponent, OpponentBase, OpponentClassical)
 	}
 	if e.Chunk < 2 || e.Chunk%2 != 0 {
 		return bad("chunk", "must be an even number >= 2, got %d", e.Chunk)

@@ -57,6 +57,7 @@ func TestParseErrors(t *testing.T) {
 		{"elo no limit", "metrics = [\"elo\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n[elo]\ngames = 2\n", "elo.tc", "time control"},
 		{"elo bad tc", "metrics = [\"elo\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n[elo]\ngames = 2\ntc = \"fast\"\n", "elo.tc", ""},
 		{"elo games and sprt", "metrics = [\"elo\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n[elo]\ngames = 2\ntc = \"1+0.01\"\n[elo.sprt]\nelo0 = 0\nelo1 = 5\n", "elo.games", "not both"},
+		{"elo opponent", "metrics = [\"elo\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n[elo]\ngames = 2\nnodes = 100\nopponent = \"stockfish\"\n", "elo.opponent", "not one of base, classical"},
 		{"sprt bounds", "metrics = [\"elo\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n[elo]\nmax_games = 100\ntc = \"1+0.01\"\n[elo.sprt]\nelo0 = 5\nelo1 = 0\n", "elo.sprt.elo1", "above elo0"},
 		{"sprt model", "metrics = [\"elo\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n[elo]\nmax_games = 100\ntc = \"1+0.01\"\n[elo.sprt]\nelo0 = 0\nelo1 = 5\nmodel = \"bayes\"\n", "elo.sprt.model", "not one of"},
 		{"train without data", minimal + "[train]\nepochs = 1\n", "train", "needs [data]"},

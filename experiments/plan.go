@@ -498,8 +498,15 @@ func (p *Plan) addTasks() {
 	}
 	if e := m.Elo; e != nil {
 		base := p.BaseVariant()
-		for _, v := range p.Variants[1:] {
-			needs := append(p.needsOf(v, 0), p.needsOf(base, 0)...)
+		players, opponent := p.Variants[1:], p.identity(base, 0)
+		if e.Opponent == OpponentClassical {
+			players, opponent = p.Variants, netIdentity{Variant: OpponentClassical}
+		}
+		for _, v := range players {
+			needs := p.needsOf(v, 0)
+			if e.Opponent != OpponentClassical {
+				needs = append(needs, p.needsOf(base, 0)...)
+			}
 			var chunks []*Task
 			if e.SPRT != nil {
 				chunks = append(chunks, &Task{ID: "elo-" + v.Name, Games: e.MaxGames, Start: 1})
@@ -520,7 +527,7 @@ func (p *Plan) addTasks() {
 					Chunk, Games, Start int
 					Seed                uint64
 					Openings            string
-				}{PlanVersion, t.Kind, p.identity(v, 0), p.identity(base, 0), *e, t.Chunk, t.Games, t.Start, t.Seed, p.OpeningsSHA256})
+				}{PlanVersion, t.Kind, p.identity(v, 0), opponent, *e, t.Chunk, t.Games, t.Start, t.Seed, p.OpeningsSHA256})
 				p.Tasks = append(p.Tasks, t)
 			}
 		}

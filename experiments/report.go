@@ -140,6 +140,14 @@ func ownOverrides(s *summary, base []string) []string {
 // as a sign where there is none).
 func nz(x float64) float64 { return x + 0 }
 
+// eloOpponent names what the report's Elo is measured against.
+func eloOpponent(m *Manifest) string {
+	if m.Elo != nil && m.Elo.Opponent == OpponentClassical {
+		return OpponentClassical
+	}
+	return OpponentBase
+}
+
 func eloCell(s *summary) string {
 	a, ok := s.get("elo")
 	if !ok {
@@ -229,7 +237,7 @@ func WriteReport(p *Plan, recs []Record, dir string) (string, error) {
 		{"refreshes", func(s *summary) string { return pct(s, "history_shares.refresh") }, has("history_shares.refresh")},
 		{"evals/s ratio [range]", func(s *summary) string { return s.rangeCell("eval_speed.ratio", "%.3f") }, has("eval_speed.ratio")},
 		{"bench nps ratio [range]", func(s *summary) string { return s.rangeCell("bench_nps.ratio", "%.3f") }, has("bench_nps.ratio")},
-		{"Elo vs base [95%]", eloCell, has("elo")},
+		{"Elo vs " + eloOpponent(m) + " [95%]", eloCell, has("elo")},
 	}
 	b.WriteString("## Results\n\n| variant | overrides |")
 	for _, c := range cols {
@@ -276,7 +284,7 @@ func WriteReport(p *Plan, recs []Record, dir string) (string, error) {
 			fmt.Fprintf(&b, "- %s: no quantization error: %v.\n", s.label, a.detail["note"])
 		}
 	}
-	b.WriteString(findings(sums))
+	b.WriteString(findings(sums, eloOpponent(m)))
 	if pending := pendingMetrics(p, recs); len(pending) > 0 {
 		fmt.Fprintf(&b, "\n**Pending:** %s — not measured in this run; `%s` runs them (finished tasks are reused).\n",
 			strings.Join(pending, ", "), p.Command)
@@ -314,7 +322,7 @@ func WriteReport(p *Plan, recs []Record, dir string) (string, error) {
 	}
 
 	// Plots.
-	plots, err := reportPlots(sums, recs)
+	plots, err := reportPlots(sums, recs, eloOpponent(m))
 	if err != nil {
 		return "", err
 	}
@@ -353,8 +361,12 @@ func WriteReport(p *Plan, recs []Record, dir string) (string, error) {
 			m.Loss.Kind, m.Loss.Power, m.Loss.Scale, m.Loss.Lambda, strings.Join(relAll(p.Validation), ", "))
 	}
 	if e := m.Elo; e != nil {
-		fmt.Fprintf(&b, "- Elo: `nnuelab match`, each variant (first engine) against the base, game pairs with colours reversed, openings `%s`, hash %d MB, adjudication %v; intervals are 95%% (pentanomial).\n",
-			filepath.Base(p.Openings), e.Hash, e.Adjudicate)
+		against := "each variant (first engine) against the base"
+		if e.Opponent == OpponentClassical {
+			against = "each variant, the base included (first engine), against nnuelab's classical evaluation (PeSTO, same search)"
+		}
+		fmt.Fprintf(&b, "- Elo: `nnuelab match`, %s, game pairs with colours reversed, openings `%s`, hash %d MB, adjudication %v; intervals are 95%% (pentanomial).\n",
+			against, filepath.Base(p.Openings), e.Hash, e.Adjudicate)
 	}
 	if m.Train != nil {
 		fmt.Fprintf(&b, "- Training: data %s (sha256 `%s`), %d epoch(s), batch %d, %s lr %g → %g (%s), seeds %v; nets cached by content key.\n",
@@ -426,7 +438,7 @@ func pct(s *summary, metric string) string {
 }
 
 // findings writes the short text: each variant against the base.
-func findings(sums []*summary) string {
+func findings(sums []*summary, eloVs string) string {
 	var base *summary
 	for _, s := range sums {
 		if s.base {
@@ -440,6 +452,9 @@ func findings(sums []*summary) string {
 	b.WriteString("\n### What the numbers say\n\n")
 	for _, s := range sums {
 		if s.base {
+			if _, ok := s.get("elo"); ok {
+				fmt.Fprintf(&b, "- **%s** (the base) scores %s against the %s engine.\n", s.label, eloCell(s), eloVs)
+			}
 			continue
 		}
 		var parts []string
@@ -480,7 +495,11 @@ func findings(sums []*summary) string {
 			parts = append(parts, fmt.Sprintf("searches at %.3f× the base's nps (range %.3f–%.3f)", a.value(), a.lo, a.hi))
 		}
 		if _, ok := s.get("elo"); ok {
-			parts = append(parts, "scores "+eloCell(s)+" against it")
+			if eloVs == OpponentBase {
+				parts = append(parts, "scores "+eloCell(s)+" against it")
+			} else {
+				parts = append(parts, "scores "+eloCell(s)+" against the "+eloVs+" engine")
+			}
 		}
 		if len(parts) == 0 {
 			continue
@@ -491,7 +510,7 @@ func findings(sums []*summary) string {
 }
 
 // reportPlots draws the SVGs a report has data for, by file name.
-func reportPlots(sums []*summary, recs []Record) (map[string][]byte, error) {
+func reportPlots(sums []*summary, recs []Record, eloVs string) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	speedMetric := ""
 	for _, m := range []string{"eval_speed.ratio", "bench_nps.ratio"} {
@@ -510,7 +529,7 @@ func reportPlots(sums []*summary, recs []Record) (map[string][]byte, error) {
 		for _, y := range []struct{ metric, label, file string }{
 			{"agreement.mae_cp", "MAE vs Stockfish 15.1 (cp)", "accuracy-vs-speed.svg"},
 			{"val_loss", "validation loss", "loss-vs-speed.svg"},
-			{"elo", "Elo vs base", "elo-vs-speed.svg"},
+			{"elo", "Elo vs " + eloVs, "elo-vs-speed.svg"},
 		} {
 			data, err := scatter(sums, speedMetric, y.metric, speedLabel, y.label)
 			if err != nil {
@@ -532,7 +551,7 @@ func reportPlots(sums []*summary, recs []Record) (map[string][]byte, error) {
 		{"quant_error.mean_cp", "mean |quantized − float| (cp)", "quantization-error.svg"},
 		{"eval_speed.ratio", "evaluations/s, ratio to base", "eval-speed.svg"},
 		{"bench_nps.ratio", "bench nps, ratio to base", "bench-nps.svg"},
-		{"elo", "Elo vs base (95%)", "elo.svg"},
+		{"elo", "Elo vs " + eloVs + " (95%)", "elo.svg"},
 		{"agreement.mae_cp", "MAE vs Stockfish 15.1 after scale (cp)", "agreement.svg"},
 	} {
 		data, err := barPlot(sums, bm.metric, bm.label)
@@ -635,7 +654,7 @@ func scatter(sums []*summary, xm, ym, xl, yl string) ([]byte, error) {
 	for _, s := range sums {
 		x, ok1 := s.get(xm)
 		y, ok2 := s.get(ym)
-		if ym == "elo" && s.base && ok1 {
+		if ym == "elo" && s.base && ok1 && !ok2 { // the base is the zero when Elo is measured against it
 			xys = append(xys, plotter.XY{X: x.value(), Y: 0})
 			labels = append(labels, s.label)
 			yerr = append(yerr, struct{ Low, High float64 }{0, 0})

@@ -117,7 +117,7 @@ func Merge(p *Plan) ([]Record, error) {
 					return rec(0, metric, value, unit, n, p.PositionsSHA256)
 				})...)
 			case MetricElo:
-				if v.Base {
+				if v.Base && m.Elo.Opponent != OpponentClassical {
 					continue
 				}
 				r, err := eloRecord(p, v, results, rec(0, "elo", 0, "Elo", 0, p.OpeningsSHA256))

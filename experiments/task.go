@@ -375,11 +375,17 @@ func engineArgs(p *Plan, v *Variant) []string {
 // matchArgs are the arguments of a task's `nnuelab match`.
 func matchArgs(p *Plan, t *Task) []string {
 	e := p.Manifest.Elo
-	v, base := p.Variant(t.Variant), p.BaseVariant()
+	v := p.Variant(t.Variant)
 	args := []string{"match", "-engine"}
 	args = append(args, engineArgs(p, v)...)
 	args = append(args, "-engine")
-	args = append(args, engineArgs(p, base)...)
+	if e.Opponent == OpponentClassical {
+		// nnuelab without arguments is the UCI engine with its default,
+		// classical evaluation.
+		args = append(args, "cmd="+p.Binary, "name="+OpponentClassical)
+	} else {
+		args = append(args, engineArgs(p, p.BaseVariant())...)
+	}
 	args = append(args, "-each", "option.Hash="+strconv.Itoa(e.Hash))
 	if e.TC != "" {
 		args = append(args, "tc="+e.TC)
