@@ -90,6 +90,10 @@ type VariantSpec struct {
 	// [train] section, else the architecture's shipped net. A variant that
 	// names no arch is the base plus its overrides and uses the base's net.
 	Net string `toml:"net" json:"net,omitempty"`
+	// Data, if given, are this variant's training files instead of [data]
+	// train (a data-source ablation); validation stays [data]'s, so that
+	// the losses compare.
+	Data []string `toml:"data" json:"data,omitempty"`
 }
 
 // PositionsSpec is the position set of the agreement and quantization
@@ -466,6 +470,26 @@ func (m *Manifest) validate() *Error {
 		}
 		if e := m.checkElo(); e != nil {
 			return e
+		}
+	}
+	for i, v := range m.All() {
+		if len(v.Data) == 0 {
+			continue
+		}
+		key := "base.data"
+		if i > 0 {
+			key = fmt.Sprintf("variant[%d].data", i-1)
+		}
+		switch {
+		case m.Train == nil:
+			return bad(key, "training data for a variant needs a [train] section")
+		case v.Net != "":
+			return bad(key, "a variant with a net file is not trained; give net or data, not both")
+		}
+		for j, f := range v.Data {
+			if strings.TrimSpace(f) == "" {
+				return bad(key, "file %d is an empty path", j)
+			}
 		}
 	}
 	return nil

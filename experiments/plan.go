@@ -283,6 +283,16 @@ func (p *Plan) resolveVariant(vs *VariantSpec, base bool, dataFiles, valFiles []
 	if err != nil {
 		return nil, err
 	}
+	dataSHA := p.DataSHA256
+	if len(vs.Data) > 0 {
+		dataFiles = nil
+		for _, f := range vs.Data {
+			dataFiles = append(dataFiles, m.Path(f))
+		}
+		if dataSHA, err = hashFiles(append(append([]string(nil), dataFiles...), valFiles...)); err != nil {
+			return nil, fmt.Errorf("data: %w", err)
+		}
+	}
 	v := &Variant{
 		Name: vs.Name, Label: vs.Label, Base: base, Arch: vs.Arch, Overrides: vs.Overrides,
 		SpecFile:   filepath.Join("variants", vs.Name+".toml"),
@@ -314,7 +324,7 @@ func (p *Plan) resolveVariant(vs *VariantSpec, base bool, dataFiles, valFiles []
 				ArchSHA256 string
 				Data       string
 				Config     train.Config
-			}{PlanVersion, v.ArchSHA256, p.DataSHA256, kc})
+			}{PlanVersion, v.ArchSHA256, dataSHA, kc})
 			dir := filepath.Join(p.Cache, ckey[:16])
 			cfg.Out = filepath.Join(dir, "net.nnue.zst")
 			id := "train-" + ckey[:12]

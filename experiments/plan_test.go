@@ -1,0 +1,149 @@
+package experiment
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// With opponent = "classical" every variant, the base included, plays the
+// classical engine (nnuelab with no arguments), and the tasks' keys differ
+// from a run against the base; with the default the base plays no games.
+func TestEloOpponent(t *testing.T) {
+	const manifest = `
+name = "opp"
+metrics = ["elo"]
+[base]
+arch = "koivisto-7.4"
+[[variant]]
+name = "H1"
+overrides = ["history=1"]
+[elo]
+games = 4
+chunk = 2
+nodes = 300
+`
+	plan := func(extra string) *Plan {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "opp.toml")
+		if err := os.WriteFile(path, []byte(strings.Replace(manifest, "[elo]\n", "[elo]\n"+extra, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewPlan(m, PlanOptions{Out: t.TempDir(), Cache: t.TempDir(), Binary: "/bin/nnuelab"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	elo := func(p *Plan) (ids []string, keys []string) {
+		for _, tk := range p.Tasks {
+			if tk.Kind == KindElo {
+				ids, keys = append(ids, tk.ID), append(keys, tk.Key)
+			}
+		}
+		return ids, keys
+	}
+
+	def, explicit, classical := plan(""), plan("opponent = \"base\"\n"), plan("opponent = \"classical\"\n")
+	defIDs, defKeys := elo(def)
+	if !slices.Equal(defIDs, []string{"elo-H1-c000", "elo-H1-c001"}) {
+		t.Fatalf("against the base: tasks %v", defIDs)
+	}
+	if _, keys := elo(explicit); !slices.Equal(keys, defKeys) {
+		t.Error(`opponent = "base" changed the task keys of the default`)
+	}
+	ids, keys := elo(classical)
+	if !slices.Equal(ids, []string{"elo-base-c000", "elo-base-c001", "elo-H1-c000", "elo-H1-c001"}) {
+		t.Fatalf("against classical: tasks %v", ids)
+	}
+	if keys[2] == defKeys[0] {
+		t.Error("the same task key against the base and against the classical engine")
+	}
+
+	args := strings.Join(matchArgs(classical, classical.Task("elo-base-c000")), " ")
+	if !strings.Contains(args, "-engine cmd=/bin/nnuelab name=base arg=experiment") ||
+		!strings.Contains(args, "-engine cmd=/bin/nnuelab name=classical -each") {
+		t.Errorf("match against classical: %s", args)
+	}
+	args = strings.Join(matchArgs(def, def.Task("elo-H1-c000")), " ")
+	if !strings.Contains(args, "name=H1 arg=experiment") || !strings.Contains(args, "name=base arg=experiment") {
+		t.Errorf("match against the base: %s", args)
+	}
+}
+
+// A variant's own training data gives it its own training task (the
+// cache key holds the data's hash); variants without it share [data].
+func TestVariantData(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"a.txt", "b.txt", "v.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(body string) string {
+		path := filepath.Join(dir, "d.toml")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	const head = `
+name = "d"
+metrics = ["val_loss"]
+[base]
+arch = "chess768"
+[data]
+train = ["a.txt"]
+validation = ["v.txt"]
+`
+	m, err := Load(write(head + `[train]
+epochs = 1
+[[variant]]
+name = "own"
+data = ["b.txt"]
+[[variant]]
+name = "same"
+overrides = ["history=1"]
+[[variant]]
+name = "both"
+data = ["a.txt", "b.txt"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(m, PlanOptions{Out: t.TempDir(), Cache: t.TempDir(), Binary: "/bin/nnuelab"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train := map[string]string{} // variant -> train task
+	for _, v := range p.Variants {
+		train[v.Name] = v.Nets[0].Train
+	}
+	if train["base"] == "" || train["own"] == train["base"] || train["both"] == train["own"] || train["both"] == train["base"] {
+		t.Errorf("train tasks by variant: %v", train)
+	}
+	own := p.Task(train["own"]).Train.Config
+	if len(own.Data) != 1 || filepath.Base(own.Data[0]) != "b.txt" || len(own.ValData) != 1 || filepath.Base(own.ValData[0]) != "v.txt" {
+		t.Errorf("variant own trains on %v, validates on %v", own.Data, own.ValData)
+	}
+	if base := p.Task(train["base"]).Train.Config; len(base.Data) != 1 || filepath.Base(base.Data[0]) != "a.txt" {
+		t.Errorf("base trains on %v", base.Data)
+	}
+
+	for _, tc := range []struct{ body, key, reason string }{
+		{head + "[[variant]]\nname = \"x\"\ndata = [\"b.txt\"]\n", "variant[0].data", "needs a [train] section"},
+		{head + "[train]\nepochs = 1\n[[variant]]\nname = \"x\"\nnet = \"a.txt\"\ndata = [\"b.txt\"]\n", "variant[0].data", "not both"},
+		{head + "[train]\nepochs = 1\n[[variant]]\nname = \"x\"\ndata = [\" \"]\n", "variant[0].data", "empty path"},
+	} {
+		_, err := Load(write(tc.body))
+		if err == nil || !strings.Contains(err.Error(), tc.key) || !strings.Contains(err.Error(), tc.reason) {
+			t.Errorf("want an error naming %s (%s), got %v", tc.key, tc.reason, err)
+		}
+	}
+}
