@@ -24,6 +24,9 @@ type Data struct {
 	SHA256 string
 	// Skipped counts the bad entries skipped (LoadData with skipBad).
 	Skipped int64
+	// Excluded counts the training positions dropped because the same
+	// position (by board hash) is in the validation files.
+	Excluded int64
 }
 
 // FileHash is one data file and its SHA-256.
@@ -91,8 +94,11 @@ func fileSHA256(path string) (string, error) {
 // splits off the validation positions: those of valFiles if given, else
 // the fraction valFraction of the positions chosen by board hash, so that
 // a position and its repetitions land on the same side, and the split is
-// the same for every architecture and seed. A bad entry is an error naming
-// its file and line, unless skipBad skips (and counts) it.
+// the same for every architecture and seed. With valFiles, training
+// positions that also occur in them (by board hash) are dropped, so that a
+// validation set cut from the same source never leaks into training. A bad
+// entry is an error naming its file and line, unless skipBad skips (and
+// counts) it.
 func LoadData(files, valFiles []string, valFraction float64, limit int, skipBad bool) (*Data, error) {
 	if len(files) == 0 {
 		return nil, errors.New("no training data given")
@@ -111,7 +117,6 @@ func LoadData(files, valFiles []string, valFraction float64, limit int, skipBad 
 		d.Files = append(d.Files, FileHash{f, sum})
 	}
 	if len(valFiles) > 0 {
-		d.Train = all
 		for _, f := range valFiles {
 			var sum string
 			var err error
@@ -119,6 +124,18 @@ func LoadData(files, valFiles []string, valFraction float64, limit int, skipBad 
 				return nil, err
 			}
 			d.Files = append(d.Files, FileHash{f, sum})
+		}
+		inVal := make(map[uint64]struct{}, len(d.Val))
+		for i := range d.Val {
+			inVal[d.Val[i].BoardHash()] = struct{}{}
+		}
+		d.Train = all[:0]
+		for _, r := range all {
+			if _, ok := inVal[r.BoardHash()]; ok {
+				d.Excluded++
+				continue
+			}
+			d.Train = append(d.Train, r)
 		}
 	} else {
 		cut := uint64(valFraction * (1 << 32))

@@ -247,6 +247,9 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 		if data, err = LoadData(cfg.Data, cfg.ValData, cfg.ValFraction, cfg.MaxPositions, cfg.SkipBad); err != nil {
 			return nil, err
 		}
+		if data.Excluded > 0 {
+			logf(opt.Log, "left out %d training positions that are also in the validation files\n", data.Excluded)
+		}
 		if data.Skipped > 0 {
 			logf(opt.Log, "skipped %d bad entries\n", data.Skipped)
 		}

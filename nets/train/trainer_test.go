@@ -331,6 +331,50 @@ func TestLoadDataSplit(t *testing.T) {
 	_ = datasets.RecordSize
 }
 
+// TestLoadDataExcludesValidation: with validation files, a training
+// position that is also in them is left out, and counted.
+func TestLoadDataExcludesValidation(t *testing.T) {
+	all, err := LoadData([]string{"testdata/sample.txt.zst"}, nil, 0, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first 300 positions as the validation file (a cut of the same
+	// source, as the experiments' built-in validation set is).
+	valFile := filepath.Join(t.TempDir(), "val.bin")
+	w, err := datasets.Create(valFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inVal := map[uint64]bool{}
+	for i := range all.Train[:300] {
+		inVal[all.Train[i].BoardHash()] = true
+		if err := w.Write(all.Train[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := LoadData([]string{"testdata/sample.txt.zst"}, []string{valFile}, 0, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := int64(0)
+	for i := range all.Train {
+		if inVal[all.Train[i].BoardHash()] {
+			want++
+		}
+	}
+	if want < 300 || d.Excluded != want || len(d.Train) != len(all.Train)-int(want) || len(d.Val) != 300 {
+		t.Fatalf("excluded %d (want %d), %d train, %d val", d.Excluded, want, len(d.Train), len(d.Val))
+	}
+	for i := range d.Train {
+		if inVal[d.Train[i].BoardHash()] {
+			t.Fatalf("%s is in training and validation", d.Train[i].Text())
+		}
+	}
+}
+
 // TestMeasure runs a throughput measurement over an epoch boundary: it
 // counts every step and writes no file.
 func TestMeasure(t *testing.T) {
