@@ -49,6 +49,20 @@ func openData(name string) (io.ReadCloser, error) {
 	return os.Open(name)
 }
 
+// copyData writes a data file (path or builtin:) to dst atomically.
+func copyData(name, dst string) error {
+	f, err := openData(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(dst, data)
+}
+
 // fileSHA256 returns the hex SHA-256 of a data file (path or builtin:).
 func fileSHA256(name string) (string, error) {
 	f, err := openData(name)

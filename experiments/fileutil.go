@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 )
@@ -39,5 +38,3 @@ func writeAtomic(path string, data []byte) error {
 	}
 	return nil
 }
-
-func readAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }

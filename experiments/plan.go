@@ -230,6 +230,12 @@ func NewPlan(m *Manifest, opt PlanOptions) (*Plan, error) {
 		for _, f := range m.Data.Validation {
 			valFiles = append(valFiles, m.Path(f))
 		}
+		if len(valFiles) == 0 && m.Has(MetricValLoss) {
+			// val_loss is measured on the built-in set, which is cut from
+			// the Stockfish data experiments train on: it is the trainer's
+			// validation too, and so left out of training.
+			valFiles = p.Validation
+		}
 		if p.DataSHA256, err = hashFiles(append(append([]string(nil), dataFiles...), valFiles...)); err != nil {
 			return nil, merr("data.train", err)
 		}
@@ -392,7 +398,11 @@ func (p *Plan) trainConfig(vs *VariantSpec, seed uint64, dataFiles, valFiles []s
 	cfg := train.DefaultConfig()
 	cfg.Arch = m.archRef(vs.Arch)
 	cfg.Overrides = vs.Overrides
-	cfg.Data, cfg.ValData = dataFiles, valFiles
+	cfg.Data = dataFiles
+	cfg.ValData = nil
+	for _, f := range valFiles {
+		cfg.ValData = append(cfg.ValData, p.localPath(f))
+	}
 	cfg.ValFraction = m.Data.ValFraction
 	if len(valFiles) > 0 {
 		cfg.ValFraction = 0
@@ -415,6 +425,15 @@ func (p *Plan) trainConfig(vs *VariantSpec, seed uint64, dataFiles, valFiles []s
 	cfg.Optim.Warmup = t.Warmup
 	cfg.Export = "none"
 	return cfg
+}
+
+// localPath is where a data file is read from: the path itself, or for a
+// built-in file its copy in the results folder (Plan.Write puts it there).
+func (p *Plan) localPath(name string) string {
+	if b, ok := strings.CutPrefix(name, "builtin:"); ok {
+		return filepath.Join(p.Out, b)
+	}
+	return name
 }
 
 // Variant returns the variant called name, or nil.
@@ -563,17 +582,24 @@ func (p *Plan) Write() error {
 		}
 	}
 	if p.Manifest.Elo != nil && p.Manifest.Elo.Openings == "" {
-		f, err := openData(BuiltinOpenings)
-		if err != nil {
+		if err := copyData(BuiltinOpenings, p.Openings); err != nil {
 			return err
 		}
-		defer f.Close()
-		data, err := readAll(f)
-		if err != nil {
-			return err
+	}
+	// Built-in validation files that training tasks read.
+	copied := map[string]bool{}
+	for _, t := range p.Tasks {
+		if t.Train == nil {
+			continue
 		}
-		if err := writeAtomic(p.Openings, data); err != nil {
-			return err
+		for _, f := range p.Validation {
+			if !strings.HasPrefix(f, "builtin:") || copied[f] {
+				continue
+			}
+			copied[f] = true
+			if err := copyData(f, p.localPath(f)); err != nil {
+				return err
+			}
 		}
 	}
 	data, err := json.MarshalIndent(p, "", "  ")
