@@ -92,7 +92,13 @@ func EstimateTask(p *Plan, t *Task) float64 {
 		}
 		return s
 	case KindElo:
-		return float64(t.Games) * gameSeconds(m.Elo) * widthFactor(p, t.Variant)
+		// A clock fixes a game's length whatever the net's speed; fixed
+		// nodes or depth take longer with a wider net.
+		f := 1.0
+		if m.Elo.TC == "" {
+			f = widthFactor(p, t.Variant)
+		}
+		return float64(t.Games) * gameSeconds(m.Elo) * f
 	case KindTrain:
 		return trainSeconds(t.Train)
 	}

@@ -194,3 +194,44 @@ epochs = 1
 		t.Error("the copy of the built-in validation set differs from it")
 	}
 }
+
+// A clock bounds a game whatever the net's width; at fixed nodes a wider
+// net takes longer.
+func TestEloEstimateWidth(t *testing.T) {
+	for _, limit := range []string{`tc = "10+0.1"`, `nodes = 5000`} {
+		path := filepath.Join(t.TempDir(), "w.toml")
+		body := `
+name = "w"
+metrics = ["elo"]
+[base]
+arch = "koivisto-7.4"
+[[variant]]
+name = "wide"
+arch = "leorik-3.1"
+[elo]
+games = 2
+chunk = 2
+` + limit + "\n"
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewPlan(m, PlanOptions{Out: t.TempDir(), Cache: t.TempDir(), Binary: "/bin/nnuelab"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tk := p.Task("elo-wide-c000")
+		wide := EstimateTask(p, tk)
+		tk.Variant = "base"
+		narrow := EstimateTask(p, tk)
+		switch {
+		case limit[0] == 't' && wide != narrow:
+			t.Errorf("%s: %v s for the wide net, %v s for the base", limit, wide, narrow)
+		case limit[0] == 'n' && !(wide > narrow):
+			t.Errorf("%s: the wide net's %v s is not above the base's %v s", limit, wide, narrow)
+		}
+	}
+}
