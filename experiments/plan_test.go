@@ -8,6 +8,25 @@ import (
 	"testing"
 )
 
+// planOf loads a manifest given as text and expands it into a plan in
+// temporary folders.
+func planOf(t *testing.T, manifest string) *Plan {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.toml")
+	if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(m, PlanOptions{Out: t.TempDir(), Cache: t.TempDir(), Binary: "/bin/nnuelab"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // With opponent = "classical" every variant, the base included, plays the
 // classical engine (nnuelab with no arguments), and the tasks' keys differ
 // from a run against the base; with the default the base plays no games.
@@ -26,20 +45,7 @@ chunk = 2
 nodes = 300
 `
 	plan := func(extra string) *Plan {
-		t.Helper()
-		path := filepath.Join(t.TempDir(), "opp.toml")
-		if err := os.WriteFile(path, []byte(strings.Replace(manifest, "[elo]\n", "[elo]\n"+extra, 1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		m, err := Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := NewPlan(m, PlanOptions{Out: t.TempDir(), Cache: t.TempDir(), Binary: "/bin/nnuelab"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return planOf(t, strings.Replace(manifest, "[elo]\n", "[elo]\n"+extra, 1))
 	}
 	elo := func(p *Plan) (ids []string, keys []string) {
 		for _, tk := range p.Tasks {
@@ -199,7 +205,6 @@ epochs = 1
 // net takes longer.
 func TestEloEstimateWidth(t *testing.T) {
 	for _, limit := range []string{`tc = "10+0.1"`, `nodes = 5000`} {
-		path := filepath.Join(t.TempDir(), "w.toml")
 		body := `
 name = "w"
 metrics = ["elo"]
@@ -212,17 +217,7 @@ arch = "leorik-3.1"
 games = 2
 chunk = 2
 ` + limit + "\n"
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		m, err := Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := NewPlan(m, PlanOptions{Out: t.TempDir(), Cache: t.TempDir(), Binary: "/bin/nnuelab"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := planOf(t, body)
 		tk := p.Task("elo-wide-c000")
 		wide := EstimateTask(p, tk)
 		tk.Variant = "base"

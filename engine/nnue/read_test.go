@@ -127,6 +127,20 @@ func TestReadLeorikPadding(t *testing.T) {
 	}
 }
 
+// damage is the fuzzers' edit of a net file: patch written at offset at
+// (if inside), then a cut to cut bytes (0: none, else modulo the length),
+// then extra appended.
+func damage(base []byte, at uint32, patch []byte, cut uint32, extra []byte) []byte {
+	b := slices.Clone(base)
+	if int(at) < len(b) {
+		copy(b[at:], patch)
+	}
+	if cut > 0 {
+		b = b[:int(cut)%(len(b)+1)]
+	}
+	return append(b, extra...)
+}
+
 // FuzzReadLinear edits the shipped Koivisto 7.4 net (bytes written at an
 // offset, a cut, bytes appended): the reader must return an error or a
 // network that evaluates without panicking.
@@ -147,15 +161,7 @@ func FuzzReadLinear(f *testing.F) {
 	p, _ := board.ParseFEN("8/kp4Q1/r4R2/p3p3/P2P4/3b2P1/1B1P3P/R1N3K1 b - - 0 31")
 	pos := []*board.Position{board.StartPosition(), p}
 	f.Fuzz(func(t *testing.T, at uint32, patch []byte, cut uint32, extra []byte) {
-		b := slices.Clone(base)
-		if int(at) < len(b) {
-			copy(b[at:], patch)
-		}
-		if cut > 0 {
-			b = b[:int(cut)%(len(b)+1)]
-		}
-		b = append(b, extra...)
-		n, err := Read(spec, bytes.NewReader(b))
+		n, err := Read(spec, bytes.NewReader(damage(base, at, patch, cut, extra)))
 		if err != nil {
 			if n != nil {
 				t.Fatal("a network and an error")
