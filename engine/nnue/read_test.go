@@ -141,6 +141,19 @@ func damage(base []byte, at uint32, patch []byte, cut uint32, extra []byte) []by
 	return append(b, extra...)
 }
 
+// readDamaged reads a damaged net: nil when Read rejects it, and a failure
+// when Read returns a network together with an error.
+func readDamaged(t *testing.T, spec *arch.Spec, b []byte) *Network {
+	n, err := Read(spec, bytes.NewReader(b))
+	if err != nil {
+		if n != nil {
+			t.Fatal("a network and an error")
+		}
+		return nil
+	}
+	return n
+}
+
 // FuzzReadLinear edits the shipped Koivisto 7.4 net (bytes written at an
 // offset, a cut, bytes appended): the reader must return an error or a
 // network that evaluates without panicking.
@@ -161,11 +174,8 @@ func FuzzReadLinear(f *testing.F) {
 	p, _ := board.ParseFEN("8/kp4Q1/r4R2/p3p3/P2P4/3b2P1/1B1P3P/R1N3K1 b - - 0 31")
 	pos := []*board.Position{board.StartPosition(), p}
 	f.Fuzz(func(t *testing.T, at uint32, patch []byte, cut uint32, extra []byte) {
-		n, err := Read(spec, bytes.NewReader(damage(base, at, patch, cut, extra)))
-		if err != nil {
-			if n != nil {
-				t.Fatal("a network and an error")
-			}
+		n := readDamaged(t, spec, damage(base, at, patch, cut, extra))
+		if n == nil {
 			return
 		}
 		for _, p := range pos {

@@ -215,22 +215,32 @@ func DotUint8Int8(a []uint8, w []int8) int32 {
 // the rows with zeros), len(bias) == len(out) (any length) and
 // len(w) == len(out)*len(in).
 func Affine(out []int32, in []uint8, w []int8, bias []int32) {
-	rows, cols := len(out), len(in)
-	if len(bias) != rows || cols%32 != 0 || len(w) != rows*cols {
-		panicPrecondition("Affine: need len(in)%32 == 0, len(bias) == len(out), len(w) == len(out)*len(in)")
-	}
-	if rows == 0 {
-		return
-	}
-	if cols == 0 {
-		copy(out, bias)
+	if !affineWork("Affine", out, in, w, bias) {
 		return
 	}
 	if useAVX2 {
-		affineAVX2(&out[0], &in[0], &w[0], &bias[0], rows, cols)
+		affineAVX2(&out[0], &in[0], &w[0], &bias[0], len(out), len(in))
 		return
 	}
 	affineGeneric(out, in, w, bias)
+}
+
+// affineWork checks the dense-layer preconditions shared by Affine and
+// Affine7 and handles the empty shapes, reporting whether a kernel still
+// has work to do.
+func affineWork(name string, out []int32, in []uint8, w []int8, bias []int32) bool {
+	rows, cols := len(out), len(in)
+	if len(bias) != rows || cols%32 != 0 || len(w) != rows*cols {
+		panicPrecondition(name + ": need len(in)%32 == 0, len(bias) == len(out), len(w) == len(out)*len(in)")
+	}
+	if rows == 0 {
+		return false
+	}
+	if cols == 0 {
+		copy(out, bias)
+		return false
+	}
+	return true
 }
 
 // Affine7 is Affine for inputs that are all below 128, the outputs of a
@@ -240,19 +250,11 @@ func Affine(out []int32, in []uint8, w []int8, bias []int32) {
 // and gives an unspecified result on the AVX2 path (the caller guarantees
 // the ceiling; the tests hold both paths to Affine on valid inputs).
 func Affine7(out []int32, in []uint8, w []int8, bias []int32) {
-	rows, cols := len(out), len(in)
-	if len(bias) != rows || cols%32 != 0 || len(w) != rows*cols {
-		panicPrecondition("Affine7: need len(in)%32 == 0, len(bias) == len(out), len(w) == len(out)*len(in)")
-	}
-	if rows == 0 {
-		return
-	}
-	if cols == 0 {
-		copy(out, bias)
+	if !affineWork("Affine7", out, in, w, bias) {
 		return
 	}
 	if useAVX2 {
-		affine7AVX2(&out[0], &in[0], &w[0], &bias[0], rows, cols)
+		affine7AVX2(&out[0], &in[0], &w[0], &bias[0], len(out), len(in))
 		return
 	}
 	affineGeneric(out, in, w, bias)
