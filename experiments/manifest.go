@@ -157,6 +157,10 @@ type TrainSpec struct {
 	StepEpochs  int     `toml:"step_epochs" json:"step_epochs,omitempty"`
 	Gamma       float64 `toml:"gamma" json:"gamma,omitempty"`
 	Warmup      int     `toml:"warmup" json:"warmup,omitempty"`
+	// QAT is the trainer's quantization-aware training mode: auto (the
+	// default), on or off. The plan resolves auto per architecture
+	// (train.QATFor), so that a net's cache key says what was done.
+	QAT string `toml:"qat" json:"qat,omitempty"`
 }
 
 // Elo opponents: who the variants play.
@@ -337,6 +341,7 @@ func (m *Manifest) defaults(md toml.MetaData) *Error {
 			"min_lr":       func() { t.MinLR = -1 }, // 1% of lr, filled in below
 			"weight_decay": func() { t.WeightDecay = 0.01 },
 			"schedule":     func() { t.Schedule = "cosine" },
+			"qat":          func() { t.QAT = "auto" },
 		}
 		for k, f := range def {
 			if !md.IsDefined("train", k) {
@@ -780,6 +785,8 @@ func (m *Manifest) checkTraining() *Error {
 		return &Error{Key: "train.gamma", Reason: fmt.Sprintf("a step schedule needs gamma in (0, 1], got %v", t.Gamma)}
 	case t.Warmup < 0:
 		return &Error{Key: "train.warmup", Reason: "must be >= 0"}
+	case !contains([]string{"auto", "on", "off"}, t.QAT):
+		return &Error{Key: "train.qat", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.QAT)}
 	}
 	return nil
 }

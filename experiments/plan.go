@@ -320,7 +320,7 @@ func (p *Plan) resolveVariant(vs *VariantSpec, base bool, dataFiles, valFiles []
 	for _, seed := range m.Seeds {
 		switch {
 		case v.Trained:
-			cfg := p.trainConfig(vs, seed, dataFiles, valFiles)
+			cfg := p.trainConfig(vs, spec, seed, dataFiles, valFiles)
 			// The key holds the architecture and the data by their hashes,
 			// not by paths, so that clones and clusters share a cache.
 			kc := cfg
@@ -392,7 +392,7 @@ func specTOML(s *arch.Spec) (string, error) {
 }
 
 // trainConfig is the nets/train configuration of a variant and seed.
-func (p *Plan) trainConfig(vs *VariantSpec, seed uint64, dataFiles, valFiles []string) train.Config {
+func (p *Plan) trainConfig(vs *VariantSpec, spec *arch.Spec, seed uint64, dataFiles, valFiles []string) train.Config {
 	m := p.Manifest
 	t := m.Train
 	cfg := train.DefaultConfig()
@@ -423,6 +423,10 @@ func (p *Plan) trainConfig(vs *VariantSpec, seed uint64, dataFiles, valFiles []s
 	cfg.Optim.StepEpochs = t.StepEpochs
 	cfg.Optim.Gamma = t.Gamma
 	cfg.Optim.Warmup = t.Warmup
+	cfg.QAT = "off"
+	if train.QATFor(spec, t.QAT) {
+		cfg.QAT = "on"
+	}
 	cfg.Export = "none"
 	return cfg
 }

@@ -217,16 +217,21 @@ func LoadFloat(spec *arch.Spec, path string) (*nnue.Network, error) {
 		return nil, err
 	}
 	defer f.Close()
-	h, tensors, err := ReadFloat(f)
+	return readFloatNet(spec, f, path)
+}
+
+// readFloatNet is LoadFloat on a reader; name says where it came from.
+func readFloatNet(spec *arch.Spec, r io.Reader, name string) (*nnue.Network, error) {
+	h, tensors, err := ReadFloat(r)
 	if err != nil {
-		return nil, fmt.Errorf("net %s: %w", path, err)
+		return nil, fmt.Errorf("net %s: %w", name, err)
 	}
 	if h.Arch != spec.Name {
-		return nil, fmt.Errorf("net %s was trained for architecture %q, not %q", path, h.Arch, spec.Name)
+		return nil, fmt.Errorf("net %s was trained for architecture %q, not %q", name, h.Arch, spec.Name)
 	}
 	n, err := nnue.FromFloat(spec, tensors)
 	if err != nil {
-		return nil, fmt.Errorf("net %s: %w", path, err)
+		return nil, fmt.Errorf("net %s: %w", name, err)
 	}
 	return n, nil
 }

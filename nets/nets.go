@@ -27,13 +27,21 @@ import (
 //go:embed manifest.toml *.net *.nnue
 var files embed.FS
 
-// Entry is one shipped network.
+// Entry is one shipped network. Nets trained by nnuelab also say how: the
+// dataset, the command, the epochs and the final losses, so that the line
+// alone is enough to retrain the net and check it.
 type Entry struct {
 	File    string `toml:"file"`
 	Arch    string `toml:"arch"`
 	SHA256  string `toml:"sha256"`
 	Source  string `toml:"source"`
 	License string `toml:"license"`
+
+	Dataset   string  `toml:"dataset,omitempty"`
+	Command   string  `toml:"command,omitempty"`
+	Epochs    int     `toml:"epochs,omitempty"`
+	TrainLoss float64 `toml:"train_loss,omitempty"`
+	ValLoss   float64 `toml:"val_loss,omitempty"`
 }
 
 // Manifest returns the shipped networks.
@@ -105,6 +113,9 @@ func Load(spec *arch.Spec, file string) (*nnue.Network, error) {
 	sum := sha256.Sum256(data)
 	if got := hex.EncodeToString(sum[:]); got != d.SHA256 {
 		return nil, fmt.Errorf("shipped net %s: SHA-256 %s, manifest says %s", d.File, got, d.SHA256)
+	}
+	if bytes.HasPrefix(data, []byte(Magic)) {
+		return readFloatNet(spec, bytes.NewReader(data), "shipped "+d.File)
 	}
 	n, err := nnue.Read(spec, bytes.NewReader(data))
 	if err != nil {
