@@ -23,12 +23,11 @@ const (
 	estEvalSec      = 2e-6    // one evaluation from scratch, 512 wide
 	estFloatEvalSec = 60e-6   // one float-model evaluation (allocates)
 	estStartSec     = 0.3     // process start and net load
-	estTrainFLOPS   = 1.5e9   // trainer float ops per CPU second
+	estTrainSecPerW = 2.1e-8  // trainer CPU seconds per position and accumulator column
+	estTrainSF12    = 3       // sf12 heads' dense layers: times the transformer's cost
 	estGamePlies    = 120     // plies of an average test game
-	estBytesPerPos  = 10.0    // zstd text; 62 for plain text, 32 for packs
-	estActive       = 32      // active features per perspective
+	estBytesPerPos  = 10.0    // zstd text; 62 for plain text, 12.2 for packs
 	estHeadShare    = 0.7     // share of a clock a side uses in a game
-	estTrainPasses  = 6       // forward + backward + update, per weight touched
 	estWidthRef     = 512.0
 )
 
@@ -143,7 +142,10 @@ func trainSeconds(j *TrainJob) float64 {
 			continue
 		}
 		per := estBytesPerPos
-		if !strings.HasSuffix(f, ".zst") {
+		switch {
+		case strings.HasSuffix(f, ".bin"):
+			per = 12.2
+		case !strings.HasSuffix(f, ".zst"):
 			per = 62
 		}
 		positions += float64(st.Size()) / per
@@ -158,15 +160,23 @@ func trainSeconds(j *TrainJob) float64 {
 	if cfg.Positions > 0 {
 		total = float64(cfg.Positions)
 	}
+	// Measured on 2 cores (docs/training.md): about 21 ns per position and
+	// accumulator column (chess768 at 256: 216k positions per CPU second,
+	// Leorik 3.2 at 640: 84k), three times that with Stockfish 12's dense
+	// head (halfkp at 256: 59k).
 	spec, err := arch.Load(cfg.Arch)
-	width := estWidthRef
+	width, head := estWidthRef, 1.0
 	if err == nil {
 		if s2, err := spec.Override(cfg.Overrides...); err == nil {
 			width = float64(s2.Accumulator.Width)
+			if s2.Head.Type == "sf12" {
+				head = estTrainSF12
+			}
 		}
 	}
-	flops := total * 2 * estActive * width * estTrainPasses
-	return flops / estTrainFLOPS
+	// Narrow designs do not get cheaper without end (Rengar's 24k
+	// parameters: 160k per CPU second, as a 300-wide net).
+	return total * math.Max(width, 256) * estTrainSecPerW * head
 }
 
 // Describe prints the plan of a dry run: variants, nets, tasks with their
