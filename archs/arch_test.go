@@ -8,15 +8,17 @@ import (
 
 func TestBuiltinArchitecturesLoad(t *testing.T) {
 	want := map[string]int{ // features per perspective
-		"halfkp":        41024,
-		"sf15.1":        22528,
-		"koivisto-16":   12288,
-		"koivisto-7.4":  1536,
-		"koivisto-5.13": 768,
-		"leorik-3.1":    768,
-		"leorik-3.2":    3840,
-		"chess768":      768,
-		"rengar":        768,
+		"halfkp":          41024,
+		"sf15.1":          22528,
+		"koivisto-16":     12288,
+		"koivisto-7.4":    1536,
+		"koivisto-5.13":   768,
+		"leorik-3.1":      768,
+		"leorik-3.2":      3840,
+		"chess768":        768,
+		"halfkp-128":      41024,
+		"koivisto-16-256": 12288,
+		"rengar":          768,
 	}
 	names := Builtin()
 	if len(names) != len(want) {
