@@ -535,6 +535,10 @@ func (p *Plan) addTasks() {
 		if e.Opponent == OpponentClassical {
 			players, opponent = p.Variants, netIdentity{Variant: OpponentClassical}
 		}
+		// Chunks are queued round-robin over the players (chunk 0 of every
+		// variant, then chunk 1, ...), so that a run stopped part-way has
+		// a first estimate for every variant rather than all of a few.
+		var perVariant [][]*Task
 		for _, v := range players {
 			needs := p.needsOf(v, 0)
 			if e.Opponent != OpponentClassical {
@@ -561,7 +565,19 @@ func (p *Plan) addTasks() {
 					Seed                uint64
 					Openings            string
 				}{PlanVersion, t.Kind, p.identity(v, 0), opponent, *e, t.Chunk, t.Games, t.Start, t.Seed, p.OpeningsSHA256})
-				p.Tasks = append(p.Tasks, t)
+			}
+			perVariant = append(perVariant, chunks)
+		}
+		for c := 0; ; c++ {
+			more := false
+			for _, chunks := range perVariant {
+				if c < len(chunks) {
+					p.Tasks = append(p.Tasks, chunks[c])
+					more = true
+				}
+			}
+			if !more {
+				break
 			}
 		}
 	}

@@ -65,10 +65,10 @@ nodes = 300
 		t.Error(`opponent = "base" changed the task keys of the default`)
 	}
 	ids, keys := elo(classical)
-	if !slices.Equal(ids, []string{"elo-base-c000", "elo-base-c001", "elo-H1-c000", "elo-H1-c001"}) {
+	if !slices.Equal(ids, []string{"elo-base-c000", "elo-H1-c000", "elo-base-c001", "elo-H1-c001"}) {
 		t.Fatalf("against classical: tasks %v", ids)
 	}
-	if keys[2] == defKeys[0] {
+	if keys[1] == defKeys[0] { // elo-H1-c000 against each opponent
 		t.Error("the same task key against the base and against the classical engine")
 	}
 
