@@ -2,20 +2,38 @@ package nnue
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 
+	"github.com/klauspost/compress/zstd"
+
 	arch "github.com/nnuelab/nnuelab/archs"
 )
 
+// zstdMagic starts every zstd frame.
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
 // Read reads a network in the format the spec names and builds it for the
 // spec. A truncated file, trailing bytes, a size that does not fit the
-// architecture or a quantized weight out of range is an error.
+// architecture or a quantized weight out of range is an error. A
+// zstd-compressed file (nnuelab ships its exported nets so: *.nnue.zst,
+// *.net.zst) is decompressed on the fly; no published format starts with
+// zstd's magic.
 func Read(spec *arch.Spec, r io.Reader) (*Network, error) {
-	br := &reader{r: bufio.NewReaderSize(r, 1<<16)}
+	in := bufio.NewReaderSize(r, 1<<16)
+	if head, _ := in.Peek(len(zstdMagic)); bytes.Equal(head, zstdMagic) {
+		zr, err := zstd.NewReader(in, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<30))
+		if err != nil {
+			return nil, err
+		}
+		defer zr.Close()
+		in = bufio.NewReaderSize(zr, 1<<16)
+	}
+	br := &reader{r: in}
 	var n *Network
 	var err error
 	switch spec.Net.Format {

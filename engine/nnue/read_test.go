@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
+
 	arch "github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 )
@@ -184,4 +186,43 @@ func FuzzReadLinear(f *testing.F) {
 			ev.Evaluate(p)
 		}
 	})
+}
+
+// TestReadZstd: a zstd-compressed net (as nnuelab ships its exported nets)
+// reads into the same network as the plain file, and a damaged stream is
+// an error.
+func TestReadZstd(t *testing.T) {
+	spec, err := arch.Load("koivisto-7.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := os.ReadFile("../../nets/koivisto-7.4.net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	packed := enc.EncodeAll(plain, nil)
+	a, err := Read(spec, bytes.NewReader(plain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Read(spec, bytes.NewReader(packed))
+	if err != nil {
+		t.Fatalf("compressed: %v", err)
+	}
+	if !slices.Equal(a.FTWeights, b.FTWeights) || !slices.Equal(a.FTBias, b.FTBias) {
+		t.Fatal("the compressed net's transformer differs")
+	}
+	p, _ := board.ParseFEN("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+	if ea, eb := a.Evaluate(p, nil), b.Evaluate(p, nil); ea != eb {
+		t.Fatalf("evaluations %d and %d", ea, eb)
+	}
+	for _, cut := range []int{4, len(packed) / 2, len(packed) - 1} {
+		if n := readDamaged(t, spec, packed[:cut]); n != nil {
+			t.Errorf("compressed net cut to %d of %d bytes read without an error", cut, len(packed))
+		}
+	}
 }
