@@ -175,4 +175,3 @@ func isFloatNet(file string) bool {
 	n, _ := io.ReadFull(f, b[:])
 	return n == len(Magic) && string(b[:]) == Magic
 }
-
