@@ -8,6 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
 
 	arch "github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
@@ -50,10 +53,21 @@ func exportExt(spec *arch.Spec) string {
 //   - sf12 (Stockfish 12 .nnue): version, hashes and description, int16
 //     transformer, int32 biases and int8 weights of the dense layers with
 //     rows padded to 32 (nnue.SF12FloatScales).
+//
+// A path ending in .zst gets the file zstd-compressed at the best ratio
+// (nnue.Read decompresses it): how nnuelab ships its trained nets.
 func ExportFile(spec *arch.Spec, tensors []nnue.Tensor, path string) error {
 	data, err := Export(spec, tensors)
 	if err != nil {
 		return err
+	}
+	if strings.HasSuffix(path, ".zst") {
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			return err
+		}
+		data = enc.EncodeAll(data, nil)
+		enc.Close()
 	}
 	return writeAtomic(path, data)
 }

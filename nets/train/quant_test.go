@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -271,6 +272,25 @@ func TestExportTiny(t *testing.T) {
 				p, _ := recs[i].Position()
 				if a, b := got.Evaluate(p, nil), ref.Evaluate(p, nil); a != b {
 					t.Fatalf("%s: exported %d, FromFloat %d", recs[i].Text(), a, b)
+				}
+			}
+			// The compressed export (path *.zst) is smaller and reads
+			// into the same net.
+			zpath := filepath.Join(t.TempDir(), "net.zst")
+			if err := ExportFile(spec, m.Tensors(), zpath); err != nil {
+				t.Fatal(err)
+			}
+			if st, err := os.Stat(zpath); err != nil || st.Size() >= int64(len(b)) {
+				t.Fatalf("compressed export: %v, %d bytes for %d", err, st.Size(), len(b))
+			}
+			zn, err := nnue.LoadFile(spec, zpath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range recs {
+				p, _ := recs[i].Position()
+				if a, b := zn.Evaluate(p, nil), got.Evaluate(p, nil); a != b {
+					t.Fatalf("%s: compressed export %d, plain %d", recs[i].Text(), a, b)
 				}
 			}
 		})
