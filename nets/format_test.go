@@ -1,9 +1,12 @@
 package nets
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -148,20 +151,61 @@ func TestShippedNetsLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m) != 3 {
+	if len(m) < 4 {
 		t.Fatalf("manifest lists %d nets", len(m))
 	}
+	// A queen up is winning for every net, whichever side has it.
+	queenUp, _ := board.ParseFEN("4k3/8/8/8/8/8/8/3QK3 w - - 0 1")
+	queenDown, _ := board.ParseFEN("3qk3/8/8/8/8/8/8/4K3 w - - 0 1")
+	trained := 0
 	for _, e := range m {
 		spec, err := arch.Load(e.Arch)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Load(spec, ""); err != nil {
+		n, err := Load(spec, "")
+		if err != nil {
 			t.Errorf("%s: %v", e.File, err)
+			continue
+		}
+		if up, down := n.Centipawns(n.Evaluate(queenUp, nil)), n.Centipawns(n.Evaluate(queenDown, nil)); up < 100 || down > -100 {
+			t.Errorf("%s: a queen up %d cp, a queen down %d cp", e.File, up, down)
+		}
+		if e.Command == "" {
+			continue
+		}
+		// A net nnuelab trained says how (the manifest line), and
+		// a float file's own header agrees with the line.
+		trained++
+		if e.Dataset == "" || e.Epochs < 1 || !(e.TrainLoss > 0) || !(e.ValLoss > 0) || !strings.HasPrefix(e.Command, "nnuelab ") {
+			t.Errorf("%s: manifest line without dataset, epochs, losses or command: %+v", e.File, e)
+		}
+		data, err := files.ReadFile(e.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(data), Magic) {
+			continue
+		}
+		h, _, err := ReadFloat(strings.NewReader(string(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Arch != e.Arch || h.Training["epochs"] != fmt.Sprint(e.Epochs) {
+			t.Errorf("%s: header says arch %s, %s epochs; manifest %s, %d", e.File, h.Arch, h.Training["epochs"], e.Arch, e.Epochs)
+		}
+		for key, want := range map[string]float64{"train_loss": e.TrainLoss, "val_loss": e.ValLoss} {
+			got, err := strconv.ParseFloat(h.Training[key], 64)
+			if err != nil || math.Abs(got-want) > 5e-9 {
+				t.Errorf("%s: header %s %q, manifest %g", e.File, key, h.Training[key], want)
+			}
 		}
 	}
-	spec, _ := arch.Load("leorik-3.2")
+	if trained == 0 {
+		t.Error("no net trained by nnuelab is shipped")
+	}
+	spec, _ := arch.Load("koivisto-16")
 	if _, err := Load(spec, ""); err == nil || !strings.Contains(err.Error(), "ships no network") {
-		t.Errorf("leorik-3.2 without a net: %v", err)
+		t.Errorf("koivisto-16 without a net: %v", err)
 	}
 }

@@ -24,7 +24,7 @@ import (
 	"github.com/nnuelab/nnuelab/engine/nnue"
 )
 
-//go:embed manifest.toml *.net *.nnue
+//go:embed manifest.toml *.net *.nnue *.zst
 var files embed.FS
 
 // Entry is one shipped network. Nets trained by nnuelab also say how: the

@@ -70,9 +70,9 @@ func TestNetworkArchitectures(t *testing.T) {
 	}
 	lf := filepath.Join(dir, "leorik.nnue")
 	os.WriteFile(lf, leorik, 0o644)
-	g.send("setoption name EvalFile value <empty>", "setoption name Arch value leorik-3.2")
+	g.send("setoption name EvalFile value <empty>", "setoption name Arch value koivisto-16")
 	if out := strings.Join(g.sync(), "\n"); !strings.Contains(out, "ships no network") {
-		t.Fatalf("leorik-3.2 without a net: %q", out)
+		t.Fatalf("koivisto-16 without a net: %q", out)
 	}
 	g.send("setoption name Arch value leorik-3.1", "setoption name EvalFile value "+lf, "position startpos", "eval")
 	if out := strings.Join(g.sync(), "\n"); !strings.Contains(out, "NNUE architecture leorik-3.1") || strings.Contains(out, "error") {
