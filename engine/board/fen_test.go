@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/engine/board/boardtest"
 )
 
 func readLines(t testing.TB, path string) []string {
@@ -28,7 +30,7 @@ func readLines(t testing.TB, path string) []string {
 // TestFENRoundTrip parses and prints every reference position and every
 // perft position (standard and Chess960) and expects the input back.
 func TestFENRoundTrip(t *testing.T) {
-	fens := readLines(t, "testdata/positions.epd")
+	fens := boardtest.Positions()
 	if len(fens) != 3000 {
 		t.Fatalf("positions.epd: %d lines, want 3000", len(fens))
 	}

@@ -3,6 +3,8 @@ package board
 import (
 	"sort"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/engine/board/boardtest"
 )
 
 // checkConsistent verifies the redundant board representations agree.
@@ -32,7 +34,7 @@ func checkConsistent(t *testing.T, p *Position, ctx string) {
 // TestMakeUnmakeWalk plays every legal move of every reference position and
 // checks keys, deltas, FEN and exact restoration on unmake.
 func TestMakeUnmakeWalk(t *testing.T) {
-	fens := readLines(t, "testdata/positions.epd")
+	fens := boardtest.Positions()
 	for _, r := range readPerft(t, "testdata/perft960.tsv") {
 		fens = append(fens, r.fen)
 	}

@@ -1,31 +1,19 @@
 package eval
 
 import (
-	"bufio"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/board/boardtest"
 )
 
-// readEPD returns up to n FENs from the board package's reference positions.
+// readEPD returns up to n FENs of the shared reference positions.
 func readEPD(t testing.TB, n int) []string {
 	t.Helper()
-	f, err := os.Open("../board/testdata/positions.epd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var fens []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() && len(fens) < n {
-		if line := strings.TrimSpace(sc.Text()); line != "" {
-			fens = append(fens, line)
-		}
-	}
-	return fens
+	fens := boardtest.Positions()
+	return fens[:min(n, len(fens))]
 }
 
 // mirrorFEN flips the board vertically and swaps the colours, so the

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/board/boardtest"
 )
 
 // randomSF12Float draws float tensors for the sf12 head of spec on the
@@ -78,7 +79,7 @@ func floatSF12(ts []Tensor, fs *FeatureSet, p *board.Position, width, n1, n2 int
 // scales (exact, with the same rounding), and follows the float formula
 // within the quantization error, at the published size and at a padded one.
 func TestFromFloatSF12(t *testing.T) {
-	fens := readLinesNNUE(t, "../board/testdata/positions.epd")[:300]
+	fens := boardtest.Positions()[:300]
 	for _, tc := range []struct {
 		name   string
 		tiny   bool

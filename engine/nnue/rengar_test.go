@@ -1,12 +1,11 @@
 package nnue
 
 import (
-	"os"
-	"strings"
 	"testing"
 
 	arch "github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/board/boardtest"
 )
 
 func rengarTestNet(t testing.TB) *Network {
@@ -47,7 +46,7 @@ func TestRengarSymmetry(t *testing.T) {
 		return v
 	}
 	nonzero := 0
-	for _, fen := range readLinesNNUE(t, "../board/testdata/positions.epd") {
+	for _, fen := range boardtest.Positions() {
 		p, _ := board.ParseFEN(fen)
 		y := white(p)
 		if y != 0 {
@@ -84,7 +83,7 @@ func TestRengarMatchesSpec(t *testing.T) {
 		return float32(x)
 	}
 	h := n.head.(*rengarHead)
-	for _, fen := range readLinesNNUE(t, "../board/testdata/positions.epd")[:1000] {
+	for _, fen := range boardtest.Positions()[:1000] {
 		p, _ := board.ParseFEN(fen)
 		var fs, va, ha, ra [32]float32 // in fixed-point units, exact
 		for occ := p.Occupied(); occ != 0; {
@@ -130,19 +129,4 @@ func TestRengarMatchesSpec(t *testing.T) {
 			t.Fatalf("%s: white-view output %d, spec formula %d", fen, got, ref)
 		}
 	}
-}
-
-func readLinesNNUE(t testing.TB, path string) []string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			out = append(out, l)
-		}
-	}
-	return out
 }

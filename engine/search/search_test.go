@@ -10,26 +10,16 @@ import (
 	"time"
 
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/board/boardtest"
 	"github.com/nnuelab/nnuelab/engine/eval"
 )
 
-// readFENs returns up to n positions of the board package's reference set
+// readFENs returns up to n positions of the shared reference set
 // (3,000 positions from Stockfish self-play).
 func readFENs(t testing.TB, n int) []string {
 	t.Helper()
-	f, err := os.Open("../board/testdata/positions.epd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var fens []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() && len(fens) < n {
-		if l := strings.TrimSpace(sc.Text()); l != "" {
-			fens = append(fens, l)
-		}
-	}
-	return fens
+	fens := boardtest.Positions()
+	return fens[:min(n, len(fens))]
 }
 
 func mustFEN(t testing.TB, fen string) *board.Position {
