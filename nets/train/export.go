@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -270,7 +269,8 @@ func (w *qwriter) result() ([]byte, error) {
 }
 
 // ExportNetFile converts a trained float net file into spec's published
-// format at out (the trainer does this itself at the end of a run).
+// format at out (the trainer does this itself at the end of a run);
+// zstd-compressed when out ends in .zst (ExportFile).
 func ExportNetFile(spec *arch.Spec, netPath, out string) error {
 	f, err := os.Open(netPath)
 	if err != nil {
@@ -286,9 +286,6 @@ func ExportNetFile(spec *arch.Spec, netPath, out string) error {
 	}
 	if h.Arch != spec.Name {
 		return fmt.Errorf("%s was trained for architecture %q, not %q", netPath, h.Arch, spec.Name)
-	}
-	if filepath.Ext(out) == ".zst" {
-		return fmt.Errorf("export %s: the published formats are not compressed (use .net or .nnue)", out)
 	}
 	return ExportFile(spec, ts, out)
 }
