@@ -60,13 +60,36 @@ func finite(x float64) float64 {
 // in a fixed order: variants as planned, metrics in report order, seeds
 // ascending. A missing result is an error.
 func Merge(p *Plan) ([]Record, error) {
+	recs, missing, err := merge(p, false)
+	if err == nil && len(missing) > 0 {
+		err = fmt.Errorf("task %s has no result in %s", missing[0], p.Out)
+	}
+	return recs, err
+}
+
+// MergePartial is Merge over the tasks finished so far, for a report of a
+// run that is still going or was stopped: a record whose tasks are not all
+// done is left out (the report marks its metric pending), except Elo,
+// which sums the chunks finished (its N says how many games; Detail
+// "games_planned" how many the manifest asks for). It also returns the
+// IDs of the tasks without a result.
+func MergePartial(p *Plan) ([]Record, []string, error) {
+	return merge(p, true)
+}
+
+func merge(p *Plan, partial bool) ([]Record, []string, error) {
 	results := map[string]*TaskResult{}
+	var missing []string
 	for _, t := range p.Tasks {
 		r, ok := ReadResult(p.Out, t)
 		if !ok {
-			return nil, fmt.Errorf("task %s has no result in %s", t.ID, p.Out)
+			missing = append(missing, t.ID)
+			continue
 		}
 		results[t.ID] = r
+	}
+	if len(missing) > 0 && !partial {
+		return nil, missing, nil
 	}
 	m := p.Manifest
 	var out []Record
@@ -85,7 +108,11 @@ func Merge(p *Plan) ([]Record, error) {
 		// Training: the trainer's own loss history.
 		if v.Trained {
 			for si := range m.Seeds {
-				tr := results[v.Nets[si].Train].Train
+				res := results[v.Nets[si].Train]
+				if res == nil {
+					continue
+				}
+				tr := res.Train
 				if len(tr.History) == 0 {
 					continue
 				}
@@ -106,13 +133,21 @@ func Merge(p *Plan) ([]Record, error) {
 			switch metric {
 			case MetricAgreement, MetricQuantError, MetricValLoss, MetricHistoryShares:
 				for si, seed := range m.Seeds {
-					mr := results[fmt.Sprintf("measure-%s-s%d", v.Name, seed)].Measure
+					res := results[fmt.Sprintf("measure-%s-s%d", v.Name, seed)]
+					if res == nil {
+						continue
+					}
+					mr := res.Measure
 					out = append(out, measureRecords(p, metric, mr, func(metric string, value float64, unit string, n int, data string) Record {
 						return rec(si, metric, value, unit, n, data)
 					})...)
 				}
 			case MetricEvalSpeed, MetricBenchNPS:
-				sr := results["speed"].Speed
+				res := results["speed"]
+				if res == nil {
+					continue
+				}
+				sr := res.Speed
 				out = append(out, speedRecords(metric, sr, vi, func(metric string, value float64, unit string, n int) Record {
 					return rec(0, metric, value, unit, n, p.PositionsSHA256)
 				})...)
@@ -122,13 +157,16 @@ func Merge(p *Plan) ([]Record, error) {
 				}
 				r, err := eloRecord(p, v, results, rec(0, "elo", 0, "Elo", 0, p.OpeningsSHA256))
 				if err != nil {
-					return nil, err
+					if partial {
+						continue // no chunk finished yet
+					}
+					return nil, nil, err
 				}
 				out = append(out, r)
 			}
 		}
 	}
-	return out, nil
+	return out, missing, nil
 }
 
 func measureRecords(p *Plan, metric string, mr *MeasureResult, rec func(string, float64, string, int, string) Record) []Record {
@@ -236,11 +274,17 @@ func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (R
 	var llr *float64
 	var decision string
 	var args []string
+	planned := 0
 	for _, t := range p.Tasks {
 		if t.Kind != KindElo || t.Variant != v.Name {
 			continue
 		}
-		e := results[t.ID].Elo
+		planned += t.Games
+		res := results[t.ID]
+		if res == nil {
+			continue // MergePartial: a chunk not played yet
+		}
+		e := res.Elo
 		w.Wins += e.Wins
 		w.Draws += e.Draws
 		w.Losses += e.Losses
@@ -270,6 +314,9 @@ func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (R
 		"los": finite(pen.LOS()), "draw_ratio": finite(w.DrawRatio()), "nelo": finite(nelo.Value),
 		"chunks": chunks, "against": p.BaseVariant().Name, "interval": interval,
 		"match_args_chunk0": args,
+	}
+	if w.Games() < planned && decision == "" {
+		r.Detail["games_planned"] = planned
 	}
 	if llr != nil {
 		r.Detail["llr"], r.Detail["sprt"] = *llr, decision

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -207,6 +208,8 @@ func TestRunLocal(t *testing.T) {
 		t.Errorf("second run ran tasks: %s %v", data, info)
 	}
 
+	checkPartialReport(t, dir)
+
 	// The dry run lists every task as done, and the cost.
 	out = run(t, dir, nil, "experiment", "run", "small.toml", "--out", "out", "--dry-run")
 	for _, want := range []string{"variants:", "H1", "k51", "elo-k51-c001", "done", "cost estimate"} {
@@ -386,5 +389,62 @@ threads = 1
 	}
 	if !bytes.Contains(a, []byte(`"metric":"train.val_loss"`)) {
 		t.Error("no trainer validation loss in the results")
+	}
+}
+
+// checkPartialReport reports a copy of the finished run in done with an
+// Elo chunk and a measurement taken away: the page says so, the Elo cell
+// counts the games played of those planned, and the plain report points to
+// --partial. (TestRunLocal calls it while its run folder exists.)
+func checkPartialReport(t *testing.T, done string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(done)); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"elo-k51-c001", "measure-H1-s1"} {
+		if err := os.Remove(filepath.Join(dir, "out", "tasks", id+".json")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Remove(filepath.Join(dir, "out", "results.jsonl"))
+	cmd := exec.Command(nnuelab(t), "experiment", "report", "small.toml", "--out", "out", "--report-dir", "reports")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "--partial") {
+		t.Fatalf("report without results.jsonl: %v\n%s", err, out)
+	}
+	run(t, dir, nil, "experiment", "report", "small.toml", "--out", "out", "--report-dir", "reports", "--partial")
+	md := string(readFile(t, filepath.Join(dir, "reports", "small.md")))
+	for _, want := range []string{"**Partial results:**", "not yet run: 1 measure, 1 elo", "2 games of 4"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("partial report lacks %q:\n%s", want, md)
+		}
+	}
+
+	m, err := Load(filepath.Join(dir, "small.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(m, PlanOptions{Out: filepath.Join(dir, "out"), Cache: filepath.Join(dir, "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, missing, err := MergePartial(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(missing, []string{"measure-H1-s1", "elo-k51-c001"}) {
+		t.Errorf("missing tasks %v", missing)
+	}
+	for _, r := range recs {
+		if r.Variant == "H1" && strings.HasPrefix(r.Metric, "history_shares") {
+			t.Errorf("a record from the missing measurement: %+v", r)
+		}
+		if r.Variant == "k51" && r.Metric == "elo" && (r.N != 2 || r.Detail["games_planned"] != 4) {
+			t.Errorf("partial Elo record: %d games, detail %v", r.N, r.Detail)
+		}
+	}
+	if _, err := Merge(p); err == nil {
+		t.Error("Merge accepted a plan with missing results")
 	}
 }

@@ -163,9 +163,10 @@ func splitList(s string) []string {
 }
 
 func experimentReport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("experiment report", "experiment report FILE [--out DIR] [--report-dir DIR]", stderr)
+	fs := newFlagSet("experiment report", "experiment report FILE [--out DIR] [--report-dir DIR] [--partial]", stderr)
 	out := fs.String("out", "", "results folder (default experiments/results/NAME)")
 	reportDir := fs.String("report-dir", filepath.Join("docs", "reports"), "where NAME.md and its plots go")
+	partial := fs.Bool("partial", false, "report a run that has not finished, from the tasks done so far (Elo from the chunks played)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -182,11 +183,30 @@ func experimentReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var path string
+	if *partial {
+		recs, missing, err := experiment.MergePartial(p)
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 {
+			return fmt.Errorf("no finished tasks to report in %s (run `nnuelab experiment run %s`)", p.Out, pos[0])
+		}
+		if len(missing) == 0 {
+			fmt.Fprintln(stderr, "every task has finished: this is the full report (the run writes results.jsonl when it ends)")
+		}
+		path, err = experiment.WritePartialReport(p, recs, missing, *reportDir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, path)
+		return nil
+	}
 	recs, err := experiment.ReadResults(experiment.ResultsPath(p.Out))
 	if err != nil {
-		return fmt.Errorf("no results to report (run `nnuelab experiment run %s` first): %w", pos[0], err)
+		return fmt.Errorf("no results to report (run `nnuelab experiment run %s` first, or report what is done with --partial): %w", pos[0], err)
 	}
-	path, err := experiment.WriteReport(p, recs, *reportDir)
+	path, err = experiment.WriteReport(p, recs, *reportDir)
 	if err != nil {
 		return err
 	}
