@@ -38,6 +38,12 @@ type LabelConfig struct {
 	ChunkRecords int `toml:"chunk_records"`
 	// Limit labels only the first Limit valid records (0: all).
 	Limit int64 `toml:"limit"`
+	// Shard (1-based) of Shards: the run labels only the chunks whose
+	// index is Shard-1 modulo Shards, so that shards run as separate jobs
+	// (an experiment's Slurm array) and together label every chunk once.
+	// 0/0 is the whole input.
+	Shard  int `toml:"shard,omitempty"`
+	Shards int `toml:"shards,omitempty"`
 	// SkipBad skips malformed input entries.
 	SkipBad bool `toml:"skip_bad"`
 	// Inputs are the datasets to label, in order (filled in by Label).
@@ -93,6 +99,9 @@ func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*
 	}
 	if cfg.Depth < 0 {
 		return nil, fmt.Errorf("depth %d", cfg.Depth)
+	}
+	if cfg.Shards < 0 || cfg.Shard < 0 || (cfg.Shards == 0) != (cfg.Shard == 0) || cfg.Shard > cfg.Shards {
+		return nil, fmt.Errorf("shard %d/%d: want 1 <= k <= N (or both 0)", cfg.Shard, cfg.Shards)
 	}
 	if len(inputs) == 0 {
 		return nil, errors.New("no inputs")
@@ -205,6 +214,25 @@ type labelRun struct {
 	cfg    *LabelConfig
 	parts  string
 	goArgs string
+}
+
+// mine reports whether chunk c belongs to this run's shard.
+func (lr *labelRun) mine(c int64) bool {
+	return lr.cfg.Shards == 0 || c%int64(lr.cfg.Shards) == int64(lr.cfg.Shard-1)
+}
+
+// shardChunks returns how many of the input's chunks are this shard's, and
+// the input chunk index of the shard's i-th.
+func (lr *labelRun) shardChunks(chunks int64) (int64, func(i int64) int64) {
+	if lr.cfg.Shards == 0 {
+		return chunks, func(i int64) int64 { return i }
+	}
+	n, k := int64(lr.cfg.Shards), int64(lr.cfg.Shard-1)
+	count := int64(0)
+	if chunks > k {
+		count = (chunks-k-1)/n + 1
+	}
+	return count, func(i int64) int64 { return i*n + k }
 }
 
 func (lr *labelRun) chunkFile(c int64) string {
@@ -330,7 +358,7 @@ func (lr *labelRun) run(parent context.Context, inputs []string, done map[int64]
 				}
 				c := total / size
 				total++
-				if !done[c] {
+				if !done[c] && lr.mine(c) {
 					cur.index = c
 					cur.recs = append(cur.recs, rec)
 				}
@@ -421,9 +449,10 @@ func (lr *labelRun) label(ctx context.Context, eng *UCIEngine, ch labelChunk) ([
 // parts directory.
 func (lr *labelRun) merge(out string, format Format, chunks, badInput int64) (*LabelManifest, error) {
 	sum := LabelSummary{BadInput: badInput}
-	header := func(c int64, line []byte) error {
+	n, index := lr.shardChunks(chunks)
+	header := func(i int64, line []byte) error {
 		var idx, n, mate, noMove int64
-		if _, err := fmt.Sscanf(string(line), "# chunk %d records %d mate %d nomove %d", &idx, &n, &mate, &noMove); err != nil || idx != c {
+		if _, err := fmt.Sscanf(string(line), "# chunk %d records %d mate %d nomove %d", &idx, &n, &mate, &noMove); err != nil || idx != index(i) {
 			return fmt.Errorf("bad chunk header %q", line)
 		}
 		sum.Read += n
@@ -431,7 +460,8 @@ func (lr *labelRun) merge(out string, format Format, chunks, badInput int64) (*L
 		sum.NoMove += noMove
 		return nil
 	}
-	if err := mergeChunks(out, format, chunks, lr.chunkFile, header, func(Record) { sum.Labelled++ }); err != nil {
+	file := func(i int64) string { return lr.chunkFile(index(i)) }
+	if err := mergeChunks(out, format, n, file, header, func(Record) { sum.Labelled++ }); err != nil {
 		return nil, err
 	}
 	m := &LabelManifest{

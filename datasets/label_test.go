@@ -167,6 +167,64 @@ func TestLabelFakeEngine(t *testing.T) {
 	}
 }
 
+// TestLabelShards: the shards of a run label disjoint chunks, and their
+// outputs, chunk by chunk, are the whole run's output.
+func TestLabelShards(t *testing.T) {
+	dir := t.TempDir()
+	in, _ := labelInput(t, dir, 230) // 5 chunks of 50
+	cfg := fakeEngine(t)
+	whole := filepath.Join(dir, "whole.txt")
+	if _, err := Label(context.Background(), []string{in}, whole, cfg); err != nil {
+		t.Fatal(err)
+	}
+	wantLines := strings.SplitAfter(readText(t, whole), "\n")
+	// Chunk c of the whole run is records [50c, 50c+50), minus the two
+	// dropped ones (records 11 and 21, both in chunk 0).
+	chunkOf := func(line int) int {
+		if line < 48 {
+			return 0
+		}
+		return (line + 2) / 50
+	}
+	const shards = 3
+	var total int64
+	for k := 1; k <= shards; k++ {
+		c := cfg
+		c.Shard, c.Shards = k, shards
+		out := filepath.Join(dir, fmt.Sprintf("shard%d.txt", k))
+		m, err := Label(context.Background(), []string{in}, out, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += m.Summary.Labelled
+		var want strings.Builder
+		for i, l := range wantLines {
+			if l != "" && chunkOf(i)%shards == k-1 {
+				want.WriteString(l)
+			}
+		}
+		if got := readText(t, out); got != want.String() {
+			t.Fatalf("shard %d/%d: %d bytes, want chunks %d mod %d of the whole run (%d bytes)", k, shards, len(got), k-1, shards, want.Len())
+		}
+	}
+	if total != 228 {
+		t.Fatalf("shards labelled %d records in all, want 228", total)
+	}
+	cfg.Shard, cfg.Shards = 4, 3
+	if _, err := Label(context.Background(), []string{in}, filepath.Join(dir, "bad.txt"), cfg); err == nil || !strings.Contains(err.Error(), "shard 4/3") {
+		t.Fatalf("shard 4 of 3: %v", err)
+	}
+}
+
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // TestLabelResume: an engine that hangs on one position is killed after
 // the timeout and the run stops with an error naming the record; the rerun
 // labels only what is missing and gives the uninterrupted output.

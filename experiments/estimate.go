@@ -12,6 +12,7 @@ import (
 
 	arch "github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/bench/match"
+	"github.com/nnuelab/nnuelab/datasets"
 )
 
 // Cost model of the dry run. The constants are rough measurements of
@@ -29,6 +30,15 @@ const (
 	estBytesPerPos  = 10.0    // zstd text; 62 for plain text, 12.2 for packs
 	estHeadShare    = 0.7     // share of a clock a side uses in a game
 	estWidthRef     = 512.0
+	// Self-play records about one position in 1.6 plies (classical-2m:
+	// 2.0M positions of 3.2M plies, 81 per game).
+	estPliesPerPos = 1.6
+	estPosPerGame  = 81
+	// Labelling with Stockfish 15.1, one process: about 1.5 ms a position
+	// of overhead (UCI round trips, ucinewgame per chunk) plus 2 us a node
+	// (500 nodes: 400 positions/s, 1000 nodes: 285/s).
+	estLabelSec     = 1.5e-3
+	estLabelNodeSec = 2e-6
 )
 
 // widthFactor scales costs by the accumulator width of a variant.
@@ -99,9 +109,63 @@ func EstimateTask(p *Plan, t *Task) float64 {
 		}
 		return float64(t.Games) * gameSeconds(m.Elo) * f
 	case KindTrain:
-		return trainSeconds(t.Train)
+		return trainSeconds(p, t.Train)
+	case KindDatagen:
+		g := t.Data.Gen
+		return filePositions(p, t.Data.Out) * estPliesPerPos * float64(max(g.Nodes, 1000)) / estNPS
+	case KindLabel:
+		var n float64
+		for _, f := range t.Data.Inputs {
+			n += filePositions(p, f)
+		}
+		return n / float64(t.Data.Shards) * (estLabelSec + float64(t.Data.Nodes)*estLabelNodeSec)
 	}
 	return 0
+}
+
+// filePositions estimates the positions of a data file: from its size, or
+// for a shard of a made dataset not made yet, from its settings.
+func filePositions(p *Plan, f string) float64 {
+	if st, err := os.Stat(f); err == nil && !p.isMadeFile(f) {
+		per := estBytesPerPos
+		switch {
+		case strings.HasSuffix(f, ".bin"):
+			per = 12.2
+		case !strings.HasSuffix(f, ".zst"):
+			per = 62
+		}
+		return float64(st.Size()) / per
+	}
+	for _, t := range p.Tasks {
+		if t.Data == nil || t.Data.Out != f {
+			continue
+		}
+		if g := t.Data.Gen; g != nil {
+			n := float64(g.Positions)
+			if n == 0 {
+				n = float64(g.Games) * estPosPerGame
+			}
+			return n / float64(g.Shards)
+		}
+		var n float64
+		for _, in := range t.Data.Inputs {
+			n += filePositions(p, in)
+		}
+		return n / float64(t.Data.Shards)
+	}
+	return 0
+}
+
+// isMadeFile reports whether f is a shard of a dataset the plan makes
+// (whose size on disk, if any, may be of a run still going).
+func (p *Plan) isMadeFile(f string) bool {
+	for _, t := range p.Tasks {
+		if t.Data != nil && t.Data.Out == f {
+			_, err := os.Stat(datasets.ManifestPath(f))
+			return err != nil
+		}
+	}
+	return false
 }
 
 // gameSeconds estimates one game's CPU seconds (one engine thinks at a
@@ -133,22 +197,11 @@ func gameSeconds(e *EloSpec) float64 {
 }
 
 // trainSeconds estimates a training run from the data size and schedule.
-func trainSeconds(j *TrainJob) float64 {
+func trainSeconds(p *Plan, j *TrainJob) float64 {
 	cfg := j.Config
 	var positions float64
 	for _, f := range cfg.Data {
-		st, err := os.Stat(f)
-		if err != nil {
-			continue
-		}
-		per := estBytesPerPos
-		switch {
-		case strings.HasSuffix(f, ".bin"):
-			per = 12.2
-		case !strings.HasSuffix(f, ".zst"):
-			per = 62
-		}
-		positions += float64(st.Size()) / per
+		positions += filePositions(p, f)
 	}
 	if cfg.MaxPositions > 0 {
 		positions = math.Min(positions, float64(cfg.MaxPositions))
@@ -248,7 +301,7 @@ func Describe(w io.Writer, p *Plan, executor string, jobs int) {
 		n, todo int
 		cpu     float64
 	}
-	kinds := []string{KindTrain, KindMeasure, KindSpeed, KindElo}
+	kinds := []string{KindDatagen, KindLabel, KindTrain, KindMeasure, KindSpeed, KindElo}
 	sums := map[string]*sum{}
 	for _, k := range kinds {
 		sums[k] = &sum{}
@@ -262,8 +315,8 @@ func Describe(w io.Writer, p *Plan, executor string, jobs int) {
 		state := "to run"
 		if _, ok := ReadResult(p.Out, t); ok {
 			state = "done"
-		} else if t.Kind == KindTrain && cached(t) {
-			state = "net in cache"
+		} else if cached(t) {
+			state = "in cache"
 		}
 		s := sums[t.Kind]
 		s.n++
@@ -306,7 +359,7 @@ func wallEstimate(p *Plan, jobs int) float64 {
 		if _, ok := ReadResult(p.Out, t); ok {
 			continue
 		}
-		if t.Kind == KindTrain && cached(t) {
+		if cached(t) {
 			continue
 		}
 		est := EstimateTask(p, t)
@@ -322,11 +375,18 @@ func wallEstimate(p *Plan, jobs int) float64 {
 	return shared/float64(jobs) + alone
 }
 
+// cached reports whether a task's output is in the cache already (from
+// another experiment or an earlier run), so that it costs nothing.
 func cached(t *Task) bool {
-	if t.Train == nil {
+	var err error
+	switch {
+	case t.Train != nil:
+		_, err = os.Stat(filepath.Join(t.Train.Dir, "done.json"))
+	case t.Data != nil:
+		_, err = os.Stat(datasets.ManifestPath(t.Data.Out))
+	default:
 		return false
 	}
-	_, err := os.Stat(filepath.Join(t.Train.Dir, "done.json"))
 	return err == nil
 }
 

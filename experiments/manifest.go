@@ -68,6 +68,10 @@ type Manifest struct {
 	Data      *DataSpec     `toml:"data" json:"data,omitempty"`
 	Train     *TrainSpec    `toml:"train" json:"train,omitempty"`
 	Elo       *EloSpec      `toml:"elo" json:"elo,omitempty"`
+	// Datagen and Label are datasets the runner makes (makedata.go);
+	// data lists refer to them as "datagen:NAME" and "label:NAME".
+	Datagen []DatagenSpec `toml:"datagen" json:"datagen,omitempty"`
+	Label   []LabelSpec   `toml:"label" json:"label,omitempty"`
 
 	// File is the manifest's path as given, Dir its folder (absolute).
 	File string `toml:"-" json:"file"`
@@ -352,6 +356,9 @@ func (m *Manifest) defaults(md toml.MetaData) *Error {
 			t.MinLR = t.LR / 100
 		}
 	}
+	if err := m.defaultsMade(); err != nil {
+		return err
+	}
 	if e := m.Elo; e != nil {
 		if !md.IsDefined("elo", "chunk") {
 			e.Chunk = 100
@@ -464,6 +471,9 @@ func (m *Manifest) validate() *Error {
 		return e
 	}
 	if e := m.checkTraining(); e != nil {
+		return e
+	}
+	if e := m.checkMade(); e != nil {
 		return e
 	}
 	if have[MetricElo] && m.Elo == nil {

@@ -27,6 +27,8 @@ const (
 	KindMeasure = "measure"
 	KindSpeed   = "speed"
 	KindElo     = "elo"
+	KindDatagen = "datagen" // a self-play shard (makedata.go)
+	KindLabel   = "label"   // a labelling shard
 )
 
 // Plan is an expanded manifest: every variant with its architecture and
@@ -60,8 +62,10 @@ type Plan struct {
 	// the report lists them as pending.
 	Skipped []string `json:"skipped,omitempty"`
 
-	Variants []*Variant `json:"variants"`
-	Tasks    []*Task    `json:"tasks"`
+	// Made are the datasets the plan makes (datagen and label shards).
+	Made     []*MadeData `json:"made,omitempty"`
+	Variants []*Variant  `json:"variants"`
+	Tasks    []*Task     `json:"tasks"`
 }
 
 // Variant is one architecture of the experiment, resolved.
@@ -119,6 +123,8 @@ type Task struct {
 	Key string `json:"key"`
 	// Train is the training run of a train task.
 	Train *TrainJob `json:"train,omitempty"`
+	// Data is the shard of a datagen or label task.
+	Data *DataJob `json:"data,omitempty"`
 }
 
 // TrainJob is a training run into the net cache.
@@ -222,11 +228,11 @@ func NewPlan(m *Manifest, opt PlanOptions) (*Plan, error) {
 			return nil, merr("elo.openings", err)
 		}
 	}
-	var dataFiles, valFiles []string
+	if err := p.planMade(); err != nil {
+		return nil, err
+	}
+	var dataFiles, valFiles, dataNeeds []string
 	if m.Train != nil {
-		for _, f := range m.Data.Train {
-			dataFiles = append(dataFiles, m.Path(f))
-		}
 		for _, f := range m.Data.Validation {
 			valFiles = append(valFiles, m.Path(f))
 		}
@@ -236,9 +242,10 @@ func NewPlan(m *Manifest, opt PlanOptions) (*Plan, error) {
 			// validation too, and so left out of training.
 			valFiles = p.Validation
 		}
-		if p.DataSHA256, err = hashFiles(append(append([]string(nil), dataFiles...), valFiles...)); err != nil {
+		if dataFiles, p.DataSHA256, dataNeeds, err = p.resolveData(append(append([]string(nil), m.Data.Train...), valFiles...)); err != nil {
 			return nil, merr("data.train", err)
 		}
+		dataFiles = dataFiles[:len(dataFiles)-len(valFiles)]
 	}
 
 	// Variants and their nets.
@@ -249,7 +256,7 @@ func NewPlan(m *Manifest, opt PlanOptions) (*Plan, error) {
 		if i > 0 {
 			key = fmt.Sprintf("variant[%d]", i-1)
 		}
-		v, err := p.resolveVariant(vs, i == 0, dataFiles, valFiles, trainTasks, &trainOrder)
+		v, err := p.resolveVariant(vs, i == 0, dataFiles, valFiles, dataNeeds, trainTasks, &trainOrder)
 		if err != nil {
 			return nil, merr(key, err)
 		}
@@ -283,7 +290,7 @@ func keyOf(v any) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func (p *Plan) resolveVariant(vs *VariantSpec, base bool, dataFiles, valFiles []string, trainTasks map[string]*Task, order *[]*Task) (*Variant, error) {
+func (p *Plan) resolveVariant(vs *VariantSpec, base bool, dataFiles, valFiles, dataNeeds []string, trainTasks map[string]*Task, order *[]*Task) (*Variant, error) {
 	m := p.Manifest
 	spec, err := m.Spec(vs)
 	if err != nil {
@@ -291,13 +298,10 @@ func (p *Plan) resolveVariant(vs *VariantSpec, base bool, dataFiles, valFiles []
 	}
 	dataSHA := p.DataSHA256
 	if len(vs.Data) > 0 {
-		dataFiles = nil
-		for _, f := range vs.Data {
-			dataFiles = append(dataFiles, m.Path(f))
-		}
-		if dataSHA, err = hashFiles(append(append([]string(nil), dataFiles...), valFiles...)); err != nil {
+		if dataFiles, dataSHA, dataNeeds, err = p.resolveData(append(append([]string(nil), vs.Data...), valFiles...)); err != nil {
 			return nil, fmt.Errorf("data: %w", err)
 		}
+		dataFiles = dataFiles[:len(dataFiles)-len(valFiles)]
 	}
 	v := &Variant{
 		Name: vs.Name, Label: vs.Label, Base: base, Arch: vs.Arch, Overrides: vs.Overrides,
@@ -336,7 +340,7 @@ func (p *Plan) resolveVariant(vs *VariantSpec, base bool, dataFiles, valFiles []
 			id := "train-" + ckey[:12]
 			if _, ok := trainTasks[id]; !ok {
 				threads := cfg.Threads
-				t := &Task{ID: id, Kind: KindTrain, Variant: v.Name, Seed: seed, CPUs: threads, Key: ckey,
+				t := &Task{ID: id, Kind: KindTrain, Variant: v.Name, Seed: seed, CPUs: threads, Key: ckey, Needs: dataNeeds,
 					Train: &TrainJob{Config: cfg, Threads: threads, Dir: dir}}
 				trainTasks[id] = t
 				*order = append(*order, t)

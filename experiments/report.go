@@ -220,7 +220,7 @@ func writeReport(p *Plan, recs []Record, dir string, missing []string) (string, 
 			}
 		}
 		var parts []string
-		for _, k := range []string{KindTrain, KindMeasure, KindSpeed, KindElo} {
+		for _, k := range []string{KindDatagen, KindLabel, KindTrain, KindMeasure, KindSpeed, KindElo} {
 			if kinds[k] > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", kinds[k], k))
 			}
@@ -404,6 +404,9 @@ func writeReport(p *Plan, recs []Record, dir string, missing []string) (string, 
 	if m.Train != nil {
 		fmt.Fprintf(&b, "- Training: data %s (sha256 `%s`), %d epoch(s), batch %d, %s lr %g → %g (%s), seeds %v; nets cached by content key.\n",
 			strings.Join(m.Data.Train, ", "), p.DataSHA256[:16], m.Train.Epochs, m.Train.Batch, m.Train.Optimizer, m.Train.LR, m.Train.MinLR, m.Train.Schedule, m.Seeds)
+	}
+	for _, line := range madeLines(p) {
+		fmt.Fprintf(&b, "- %s\n", line)
 	}
 	b.WriteString("\n| variant | arch | arch sha256 | net sha256 / cache key |\n|---|---|---|---|\n")
 	for _, v := range p.Variants {

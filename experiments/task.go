@@ -43,6 +43,7 @@ type TaskResult struct {
 	Speed   *SpeedResult   `json:"speed,omitempty"`
 	Elo     *EloResult     `json:"elo,omitempty"`
 	Train   *TrainResult   `json:"train,omitempty"`
+	Data    *DataResult    `json:"data,omitempty"`
 }
 
 // MeasureResult holds a variant's per-net metrics.
@@ -153,6 +154,8 @@ func RunTask(ctx context.Context, out, id string, log io.Writer) error {
 		res.Speed, err = runSpeed(ctx, p, t, log)
 	case KindElo:
 		res.Elo, err = runElo(ctx, p, t, log)
+	case KindDatagen, KindLabel:
+		res.Data, err = runMakeData(ctx, p, t, log)
 	default:
 		err = fmt.Errorf("unknown task kind %q", t.Kind)
 	}

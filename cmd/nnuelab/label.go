@@ -48,6 +48,7 @@ func runLabel(args []string, stdout, stderr io.Writer) error {
 	chunk := fs.Int("chunk", 1024, "records per chunk: unit of work and resumption; ucinewgame starts each")
 	limit := fs.Int64("limit", 0, "label only the first N records (0: all)")
 	timeout := fs.Duration("timeout", time.Minute, "longest one search may take before the engine is killed")
+	shard := fs.String("shard", "", "label only shard k of N: chunks with index k-1 mod N (default: all)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed input entries (counted) instead of stopping")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	if err := fs.Parse(args); err != nil {
@@ -60,12 +61,20 @@ func runLabel(args []string, stdout, stderr io.Writer) error {
 	if *nodes == 0 && *depth <= 0 {
 		return errors.New("give --nodes or --depth")
 	}
+	var k, n int
+	if *shard != "" {
+		var err error
+		if k, n, err = parseShard(*shard); err != nil {
+			return err
+		}
+	}
 	st := newStatus(stderr, *quiet)
 	ctx, stop := interruptible()
 	defer stop()
 	m, err := datasets.Label(ctx, fs.Args(), *out, datasets.LabelConfig{
 		Engine: *engine, Args: strings.Fields(*engineArgs), Options: opts,
 		Nodes: *nodes, Depth: *depth, ChunkRecords: *chunk, Limit: *limit, SkipBad: *skipBad,
+		Shard: k, Shards: n,
 		Processes: *procs, Timeout: *timeout,
 		Command: "nnuelab label " + strings.Join(args, " "),
 		Progress: func(done int64, rate float64) {

@@ -357,7 +357,10 @@ func (s *Searcher) checkStop() bool {
 	if s.stopped {
 		return true
 	}
-	if s.nodeLimit != 0 && s.nodes >= s.nodeLimit {
+	// The node limit waits for depth 1 to complete, so that even a tiny
+	// budget ends with a searched move and a score (a labeller's "go
+	// nodes 100" needs one); depth 1 costs at most a few thousand nodes.
+	if s.nodeLimit != 0 && s.nodes >= s.nodeLimit && s.rootDepth > 1 {
 		s.stopped = true
 		return true
 	}

@@ -228,12 +228,21 @@ func TestNeverIllegal(t *testing.T) {
 	}
 }
 
+// TestNodeLimit: a node budget is kept to the node, except that depth 1
+// always completes, so that the smallest budget still ends with a searched
+// move and a score.
 func TestNodeLimit(t *testing.T) {
 	p := mustFEN(t, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+	d1 := newSearcher(t).Search(context.Background(), p, Limits{Depth: 1}, nil).Nodes
 	for _, limit := range []uint64{1, 100, 5000, 50000} {
-		r := newSearcher(t).Search(context.Background(), p, Limits{Nodes: limit}, nil)
-		if r.Nodes > limit || r.Nodes < limit*9/10 {
-			t.Errorf("nodes %d: searched %d", limit, r.Nodes)
+		var reports int
+		r := newSearcher(t).Search(context.Background(), p, Limits{Nodes: limit}, func(Info) { reports++ })
+		want := max(limit, d1+1)
+		if r.Nodes > want || r.Nodes < want*9/10 {
+			t.Errorf("nodes %d: searched %d, want %d (depth 1 takes %d)", limit, r.Nodes, want, d1)
+		}
+		if r.Depth < 1 || reports < 1 {
+			t.Errorf("nodes %d: depth %d completed, %d reports", limit, r.Depth, reports)
 		}
 		if !p.IsLegal(r.Best) {
 			t.Errorf("nodes %d: illegal move %v", limit, r.Best)

@@ -1,0 +1,143 @@
+package experiment
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMadeData runs an experiment that makes its own training data: a
+// self-play set in two shards, rescored by a UCI engine (nnuelab itself,
+// so that the test needs no other engine) in two shards, then a net trained
+// on it. The tasks chain through their needs, the trainer reads exactly the
+// labelled shards, the report describes the data, and a rerun makes nothing
+// again.
+func TestMadeData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays self-play games")
+	}
+	dir := t.TempDir()
+	text := fmt.Sprintf(`
+metrics = ["val_loss"]
+[base]
+arch = "chess768"
+overrides = ["accumulator.width=32"]
+[[datagen]]
+name = "sp"
+positions = 200
+shards = 2
+nodes = 200
+[[label]]
+name = "relabel"
+inputs = ["datagen:sp"]
+engine = %q
+nodes = 100
+shards = 2
+[data]
+train = ["label:relabel"]
+val_limit = 300
+[train]
+epochs = 1
+batch = 256
+threads = 1
+`, nnuelab(t))
+	if err := os.WriteFile(filepath.Join(dir, "made.toml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dry := run(t, dir, nil, "experiment", "run", "made.toml", "--out", "out", "--cache", "cache", "--report-dir", "reports", "--dry-run")
+	for _, want := range []string{"datagen-sp-0001", "datagen-sp-0002", "label-relabel-0001", "label-relabel-0002", "datagen ", "label "} {
+		if !strings.Contains(dry, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, dry)
+		}
+	}
+	run(t, dir, nil, "experiment", "run", "made.toml", "--out", "out", "--cache", "cache", "--report-dir", "reports")
+
+	p, err := ReadPlan(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	positions := map[string]int64{}
+	var trainTask *Task
+	for _, task := range p.Tasks {
+		r, ok := ReadResult(p.Out, task)
+		if !ok {
+			t.Fatalf("task %s has no result", task.ID)
+		}
+		switch task.Kind {
+		case KindDatagen, KindLabel:
+			if r.Data == nil || r.Data.Positions <= 0 {
+				t.Fatalf("task %s: %+v", task.ID, r.Data)
+			}
+			positions[task.Kind] += r.Data.Positions
+		case KindTrain:
+			trainTask = task
+		}
+	}
+	// Labelling keeps every position but those the engine scores as mate.
+	if g, l := positions[KindDatagen], positions[KindLabel]; l > g || l < g*95/100 {
+		t.Errorf("%d self-play positions, %d labelled", g, l)
+	}
+	if trainTask == nil {
+		t.Fatal("no train task")
+	}
+	label := p.madeData("label:relabel")
+	if got := strings.Join(trainTask.Train.Config.Data, ","); got != strings.Join(label.Files, ",") {
+		t.Errorf("trainer reads %s, want the labelled shards %s", got, strings.Join(label.Files, ","))
+	}
+	if want := strings.Join(label.Tasks, ","); strings.Join(trainTask.Needs, ",") != want {
+		t.Errorf("train task needs %v, want %s", trainTask.Needs, want)
+	}
+	for _, id := range label.Tasks {
+		if lt := p.Task(id); len(lt.Needs) != 2 || !strings.HasPrefix(lt.Needs[0], "datagen-sp-") {
+			t.Errorf("label task %s needs %v, want both self-play shards", id, lt.Needs)
+		}
+	}
+	md := string(readFile(t, filepath.Join(dir, "reports", "made.md")))
+	if !strings.Contains(md, "Data `label:relabel`") || !strings.Contains(md, fmt.Sprintf("%d positions", positions[KindLabel])) {
+		t.Errorf("report does not describe the made data:\n%s", md)
+	}
+
+	// A second experiment folder with the same data: made once, in the
+	// cache, so its shards come back at once with the same content.
+	run(t, dir, nil, "experiment", "run", "made.toml", "--out", "out2", "--cache", "cache", "--report-dir", "reports2")
+	for _, task := range p.Tasks {
+		if task.Data == nil {
+			continue
+		}
+		a, _ := ReadResult(p.Out, task)
+		b, ok := ReadResult(filepath.Join(dir, "out2"), task)
+		if !ok || a.Data.SHA256 != b.Data.SHA256 {
+			ja, _ := json.Marshal(a)
+			jb, _ := json.Marshal(b)
+			t.Errorf("task %s differs between runs sharing a cache:\n%s\n%s", task.ID, ja, jb)
+		}
+		if b.Seconds > 5 {
+			t.Errorf("task %s took %.1f s with its output in the cache", task.ID, b.Seconds)
+		}
+	}
+}
+
+// TestMadeDataErrors: references to datasets are checked when the
+// manifest is read.
+func TestMadeDataErrors(t *testing.T) {
+	head := "metrics = [\"val_loss\"]\n[base]\narch = \"chess768\"\n[train]\nepochs = 1\n"
+	for _, c := range []struct{ name, text, key, want string }{
+		{"unknown ref", head + "[data]\ntrain = [\"label:x\"]\n", "data.train", "no such"},
+		{"ref as validation", head + "[[datagen]]\nname = \"g\"\npositions = 10\n[data]\ntrain = [\"datagen:g\"]\nvalidation = [\"datagen:g\"]\n", "data.validation", "validation is a file"},
+		{"label before its input", head + "[[label]]\nname = \"a\"\ninputs = [\"label:b\"]\nnodes = 1\n[[label]]\nname = \"b\"\ninputs = [\"x.bin\"]\nnodes = 1\n[data]\ntrain = [\"label:a\"]\n", "label[0].inputs", "defined above"},
+		{"no limit", head + "[[label]]\nname = \"a\"\ninputs = [\"x.bin\"]\n[data]\ntrain = [\"label:a\"]\n", "label[0].nodes", "nodes or depth"},
+		{"no size", head + "[[datagen]]\nname = \"g\"\n[data]\ntrain = [\"datagen:g\"]\n", "datagen[0].positions", "positions or games"},
+		{"twice", head + "[[datagen]]\nname = \"g\"\npositions = 1\n[[datagen]]\nname = \"g\"\npositions = 1\n[data]\ntrain = [\"datagen:g\"]\n", "datagen[1].name", "twice"},
+		{"unknown key", head + "[[datagen]]\nname = \"g\"\npositions = 1\nnode = 5\n[data]\ntrain = [\"datagen:g\"]\n", "datagen.node", "unknown key"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("m.toml", t.TempDir(), []byte(c.text))
+			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", c.key)) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want key %q and %q", err, c.key, c.want)
+			}
+		})
+	}
+}
