@@ -269,7 +269,11 @@ func Describe(w io.Writer, p *Plan, executor string, jobs int) {
 		if e.SPRT != nil {
 			test = fmt.Sprintf("SPRT [%g, %g] (%s), at most %d games", e.SPRT.Elo0, e.SPRT.Elo1, e.SPRT.Model, e.MaxGames)
 		}
-		fmt.Fprintf(w, "elo        %s per variant vs %s, %s, openings %s\n", test, p.BaseVariant().Name, strings.Join(limit, " "), filepath.Base(p.Openings))
+		opponent := p.BaseVariant().Name
+		if e.Opponent == OpponentClassical {
+			opponent = "the classical engine (every variant, the base too)"
+		}
+		fmt.Fprintf(w, "elo        %s per variant vs %s, %s, openings %s\n", test, opponent, strings.Join(limit, " "), filepath.Base(p.Openings))
 	}
 	fmt.Fprintln(w, "\nvariants:")
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
