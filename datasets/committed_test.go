@@ -96,3 +96,49 @@ func TestCommittedClassical2M(t *testing.T) {
 		t.Errorf("%d records of the set are validation positions, the split holds %d: some stayed in training", n, len(vh))
 	}
 }
+
+// The game-disjoint validation set (datasets/fresh-val): both files match
+// their manifests, the games are of another seed than the training set's,
+// and the labelled file holds the self-play file's positions, in order,
+// less the ones dropped as mate.
+func TestCommittedFreshVal(t *testing.T) {
+	dir := "fresh-val"
+	var gen GenManifest
+	if _, err := toml.DecodeFile(filepath.Join(dir, "fresh-classical.bin.manifest.toml"), &gen); err != nil {
+		t.Fatal(err)
+	}
+	var lab LabelManifest
+	if _, err := toml.DecodeFile(filepath.Join(dir, "fresh-sf500.bin.manifest.toml"), &lab); err != nil {
+		t.Fatal(err)
+	}
+	var train GenManifest
+	if _, err := toml.DecodeFile(filepath.Join("classical-2m", "datagen.manifest.toml"), &train); err != nil {
+		t.Fatal(err)
+	}
+	if gen.Settings.Seed == train.Settings.Seed {
+		t.Fatalf("fresh-val games have the training set's seed %d", gen.Settings.Seed)
+	}
+	for _, f := range []struct {
+		path, sum string
+		size      int64
+	}{{gen.Output, gen.SHA256, gen.Bytes}, {lab.Output, lab.SHA256, lab.Bytes}} {
+		p := filepath.Join(dir, f.path)
+		if sum, n, err := sha256File(p); err != nil || sum != f.sum || n != f.size {
+			t.Fatalf("%s: sha256 %s, %d bytes (%v); the manifest says %s, %d", p, sum, n, err, f.sum, f.size)
+		}
+	}
+	src := readHashes(t, filepath.Join(dir, gen.Output))
+	got := readHashes(t, filepath.Join(dir, lab.Output))
+	if int64(len(src)) != gen.Summary.Positions || int64(len(got)) != lab.Summary.Labelled || lab.Summary.Read != int64(len(src)) {
+		t.Fatalf("%d self-play and %d labelled records; manifests say %d, %d of %d", len(src), len(got), gen.Summary.Positions, lab.Summary.Labelled, lab.Summary.Read)
+	}
+	j := 0
+	for _, h := range src {
+		if j < len(got) && got[j] == h {
+			j++
+		}
+	}
+	if j != len(got) || int64(len(src)-len(got)) != lab.Summary.Mate+lab.Summary.NoMove {
+		t.Fatalf("the labelled positions are not the self-play positions in order less the dropped ones (%d of %d matched)", j, len(got))
+	}
+}
