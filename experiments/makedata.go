@@ -118,13 +118,23 @@ func (m *Manifest) defaultsMade() *Error {
 // checkMade validates the made datasets and every data reference.
 func (m *Manifest) checkMade() *Error {
 	defined := map[string]bool{}
+	// define checks a dataset's name and records it.
+	define := func(key, ref, name string) *Error {
+		switch {
+		case !nameRE.MatchString(name):
+			return &Error{Key: key + ".name", Reason: fmt.Sprintf("%q: use letters, digits and ._=+-", name)}
+		case defined[ref+name]:
+			return &Error{Key: key + ".name", Reason: fmt.Sprintf("%s%s defined twice", ref, name)}
+		}
+		defined[ref+name] = true
+		return nil
+	}
 	for i, g := range m.Datagen {
 		key := fmt.Sprintf("datagen[%d]", i)
+		if err := define(key, refDatagen, g.Name); err != nil {
+			return err
+		}
 		switch {
-		case !nameRE.MatchString(g.Name):
-			return &Error{Key: key + ".name", Reason: fmt.Sprintf("%q: use letters, digits and ._=+-", g.Name)}
-		case defined[refDatagen+g.Name]:
-			return &Error{Key: key + ".name", Reason: fmt.Sprintf("datagen %q defined twice", g.Name)}
 		case g.Positions < 0 || g.Games < 0 || (g.Positions == 0 && g.Games == 0):
 			return &Error{Key: key + ".positions", Reason: "give positions or games (> 0)"}
 		case g.Shards < 1 || g.Shards > 10000:
@@ -132,15 +142,10 @@ func (m *Manifest) checkMade() *Error {
 		case g.Depth < 0 || g.RandomPlies < 0:
 			return &Error{Key: key, Reason: "depth and random_plies must be >= 0"}
 		}
-		defined[refDatagen+g.Name] = true
 	}
 	for i, l := range m.Label {
 		key := fmt.Sprintf("label[%d]", i)
 		switch {
-		case !nameRE.MatchString(l.Name):
-			return &Error{Key: key + ".name", Reason: fmt.Sprintf("%q: use letters, digits and ._=+-", l.Name)}
-		case defined[refLabel+l.Name]:
-			return &Error{Key: key + ".name", Reason: fmt.Sprintf("label %q defined twice", l.Name)}
 		case len(l.Inputs) == 0:
 			return &Error{Key: key + ".inputs", Reason: "lists no input"}
 		case l.Nodes == 0 && l.Depth <= 0:
@@ -158,7 +163,9 @@ func (m *Manifest) checkMade() *Error {
 				return &Error{Key: key + ".inputs", Reason: fmt.Sprintf("%q is not a dataset defined above it", in)}
 			}
 		}
-		defined[refLabel+l.Name] = true
+		if err := define(key, refLabel, l.Name); err != nil {
+			return err
+		}
 	}
 	var lists [][2]any
 	if m.Data != nil {
