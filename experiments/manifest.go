@@ -165,6 +165,10 @@ type TrainSpec struct {
 	// default), on or off. The plan resolves auto per architecture
 	// (train.QATFor), so that a net's cache key says what was done.
 	QAT string `toml:"qat" json:"qat,omitempty"`
+	// Factorize is the trainer's factorizer mode for king-bucketed
+	// feature sets: auto (the default), on or off; resolved per
+	// architecture (train.FactorizeFor) into the cache key.
+	Factorize string `toml:"factorize" json:"factorize,omitempty"`
 }
 
 // Elo opponents: who the variants play.
@@ -346,6 +350,7 @@ func (m *Manifest) defaults(md toml.MetaData) *Error {
 			"weight_decay": func() { t.WeightDecay = 0.01 },
 			"schedule":     func() { t.Schedule = "cosine" },
 			"qat":          func() { t.QAT = "auto" },
+			"factorize":    func() { t.Factorize = "auto" },
 		}
 		for k, f := range def {
 			if !md.IsDefined("train", k) {
@@ -797,6 +802,8 @@ func (m *Manifest) checkTraining() *Error {
 		return &Error{Key: "train.warmup", Reason: "must be >= 0"}
 	case !contains([]string{"auto", "on", "off"}, t.QAT):
 		return &Error{Key: "train.qat", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.QAT)}
+	case !contains([]string{"auto", "on", "off"}, t.Factorize):
+		return &Error{Key: "train.factorize", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.Factorize)}
 	}
 	return nil
 }

@@ -431,6 +431,12 @@ func (p *Plan) trainConfig(vs *VariantSpec, spec *arch.Spec, seed uint64, dataFi
 	if train.QATFor(spec, t.QAT) {
 		cfg.QAT = "on"
 	}
+	// Off is stored empty, so that the keys of nets trained before the
+	// factorizer existed still hold.
+	cfg.Factorize = ""
+	if train.FactorizeFor(spec, t.Factorize) {
+		cfg.Factorize = "on"
+	}
 	cfg.Export = "none"
 	return cfg
 }

@@ -94,6 +94,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	gamma := fs.Float64("gamma", d.Optim.Gamma, "step schedule factor")
 	minLR := fs.Float64("min-lr", d.Optim.MinLR, "cosine schedule: final learning rate")
 	warmup := fs.Int("warmup", 0, "linear warm-up over this many steps")
+	factorize := fs.String("factorize", d.Factorize, "train king-bucketed feature sets with virtual (piece, square) features shared by all buckets, folded into the net at the end: auto (on with king buckets), on, off")
 	qat := fs.String("qat", d.QAT, "quantization-aware training of the head (forward on the weights rounded as the engine holds them): auto (on for sf12 heads), on, off")
 	export := fs.String("export", "auto", "published-format export: auto (NAME.net/.nnue beside --out), none, or a path")
 	exportFrom := fs.String("export-from", "", "only export this trained float net to --export (no training)")
@@ -184,6 +185,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	apply("min-lr", func() { cfg.Optim.MinLR = *minLR })
 	apply("warmup", func() { cfg.Optim.Warmup = *warmup })
 	apply("qat", func() { cfg.QAT = *qat })
+	apply("factorize", func() { cfg.Factorize = *factorize })
 	cfg.Out = *out
 	cfg.Threads = *threads
 	cfg.Export = *export

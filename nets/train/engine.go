@@ -37,6 +37,15 @@ const chunkSize = 64
 // maxFeatures bounds the active features per perspective (32 pieces).
 const maxFeatures = 32
 
+// slotFeatures is the room for one perspective's features: a factorized
+// model adds a virtual feature beside every real one.
+func (m *Model) slotFeatures() int {
+	if m.factor > 0 {
+		return 2 * maxFeatures
+	}
+	return maxFeatures
+}
+
 type chunkGrads struct {
 	head [][]float32 // per head parameter
 	bias []float32   // transformer bias (nil without one)
@@ -156,7 +165,7 @@ func (e *engine) parallel(n int, fn func(w, i int)) {
 func (e *engine) grow(sub, b int) {
 	slots := 2 * sub
 	if len(e.nfeat) < slots {
-		e.feats = make([]int32, slots*maxFeatures)
+		e.feats = make([]int32, slots*e.m.slotFeatures())
 		e.nfeat = make([]int32, slots)
 		e.dacc = make([]float32, slots*e.m.width)
 	}
@@ -197,12 +206,13 @@ func (e *engine) forwardBackward(w, c int, batch []*datasets.Record, base int) {
 		r := batch[i]
 		stm := r.SideToMove()
 		su, st := 2*(i-base), 2*(i-base)+1
-		fu := m.features(r, stm, e.feats[su*maxFeatures:su*maxFeatures:(su+1)*maxFeatures])
+		mf := m.slotFeatures()
+		fu := m.features(r, stm, e.feats[su*mf:su*mf:(su+1)*mf])
 		e.nfeat[su] = int32(len(fu))
 		vec.SumRows(s.us, m.bias(), m.matrix(), W, fu)
 		var them, dthem []float32
 		if m.both {
-			ft := m.features(r, stm.Other(), e.feats[st*maxFeatures:st*maxFeatures:(st+1)*maxFeatures])
+			ft := m.features(r, stm.Other(), e.feats[st*mf:st*mf:(st+1)*mf])
 			e.nfeat[st] = int32(len(ft))
 			vec.SumRows(s.them, m.bias(), m.matrix(), W, ft)
 			them, dthem = s.them, e.dacc[st*W:][:W]
@@ -242,7 +252,7 @@ func (e *engine) buildLists(slots int) {
 		k := cnt(c)
 		clear(k)
 		for s := c * per; s < min((c+1)*per, slots); s++ {
-			for _, f := range e.feats[s*maxFeatures:][:e.nfeat[s]] {
+			for _, f := range e.feats[s*e.m.slotFeatures():][:e.nfeat[s]] {
 				k[f]++
 			}
 		}
@@ -281,7 +291,7 @@ func (e *engine) buildLists(slots int) {
 	e.parallel(nChunks, func(_, c int) {
 		cur := cnt(c)
 		for s := c * per; s < min((c+1)*per, slots); s++ {
-			for _, f := range e.feats[s*maxFeatures:][:e.nfeat[s]] {
+			for _, f := range e.feats[s*e.m.slotFeatures():][:e.nfeat[s]] {
 				e.list[cur[f]] = int32(s)
 				cur[f]++
 			}

@@ -103,6 +103,26 @@ output_divisor = 16
 cp_num = 100
 cp_den = 208
 `,
+	"sf12-kings": `name = "t-halfkp-kings"
+[net]
+format = "sf12"
+[features]
+set = "halfkp"
+[accumulator]
+width = 32
+[head]
+type = "sf12"
+layers = [8, 8, 1]
+[quant]
+qa = 127
+qb = 64
+weight_shift = 6
+output_divisor = 16
+[output]
+perspective = "stm"
+cp_num = 100
+cp_den = 208
+`,
 	"sf12": `name = "t-halfkp"
 [net]
 format = "sf12"
@@ -177,18 +197,30 @@ func ptrs(recs []datasets.Record) []*datasets.Record {
 // loss. Entries where a clamp's kink lies within the step (the two step
 // sizes disagree) are skipped; most must be checked.
 func TestGradientCheck(t *testing.T) {
-	type tc struct{ spec, loss string }
+	type tc struct {
+		spec, loss string
+		factor     bool
+	}
 	var cases []tc
 	for name := range tinySpecs {
-		cases = append(cases, tc{name, "mpe"})
+		cases = append(cases, tc{name, "mpe", false})
 	}
-	cases = append(cases, tc{"rengar", "mpe"}, tc{"screlu-768", "mse"}, tc{"screlu-768", "result"},
-		tc{"sf12", "result"}, tc{"rengar", "result"}, tc{"relu-koivisto16", "mse"})
+	cases = append(cases, tc{"rengar", "mpe", false}, tc{"screlu-768", "mse", false}, tc{"screlu-768", "result", false},
+		tc{"sf12", "result", false}, tc{"rengar", "result", false}, tc{"relu-koivisto16", "mse", false},
+		tc{"relu-koivisto16", "mpe", true}, tc{"sf12-kings", "mpe", true}, tc{"screlu-leorik-buckets", "mse", true})
 	recs := testRecords(t, 24)
 	for _, c := range cases {
-		t.Run(c.spec+"/"+c.loss, func(t *testing.T) {
+		name := c.spec + "/" + c.loss
+		if c.factor {
+			name += "/factorized"
+		}
+		t.Run(name, func(t *testing.T) {
 			spec := tinySpec(t, c.spec)
-			m, err := NewModel(spec, 11)
+			var opts []Option
+			if c.factor {
+				opts = append(opts, Factorized())
+			}
+			m, err := NewModel(spec, 11, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -297,7 +329,7 @@ func TestBuildLists(t *testing.T) {
 		e.gradients(recs) // fills the feature lists and builds the gather lists
 		want := map[int][]int32{}
 		for s := 0; s < 2*len(recs); s++ {
-			for _, f := range e.feats[s*maxFeatures:][:e.nfeat[s]] {
+			for _, f := range e.feats[s*e.m.slotFeatures():][:e.nfeat[s]] {
 				want[int(f)] = append(want[int(f)], int32(s))
 			}
 		}
@@ -306,5 +338,55 @@ func TestBuildLists(t *testing.T) {
 				t.Fatalf("threads %d feature %d: %v, want %v", threads, f, got, want[f])
 			}
 		}
+	}
+}
+
+// TestFactorizedFold: a factorized model and the plain model of its folded
+// tensors evaluate alike, the folded net has the feature set's rows, and a
+// feature set without king buckets refuses the factorizer.
+func TestFactorizedFold(t *testing.T) {
+	recs := testRecords(t, 200)
+	for _, name := range []string{"relu-koivisto16", "sf12-kings", "screlu-leorik-buckets"} {
+		t.Run(name, func(t *testing.T) {
+			spec := tinySpec(t, name)
+			m, err := NewModel(spec, 3, Factorized())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if FactorizeFor(spec, "auto") != true || !m.Factorized() {
+				t.Fatalf("%s: auto does not factorize a king-bucketed set", name)
+			}
+			// Train-like state: every row, the virtual ones too, moved.
+			rng := rand.New(rand.NewPCG(1, 2))
+			for _, p := range m.all {
+				for i := range p.Data {
+					p.Data[i] += (2*rng.Float32() - 1) * 0.05 * p.LRMult
+				}
+			}
+			m.sync()
+			plain, err := NewModel(spec, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := m.Tensors()
+			if ts[0].Shape[0] != spec.Features.Size() {
+				t.Fatalf("folded transformer has %d rows, the feature set %d", ts[0].Shape[0], spec.Features.Size())
+			}
+			if err := plain.SetTensors(ts); err != nil {
+				t.Fatal(err)
+			}
+			for i := range recs {
+				a, b := m.Evaluate(&recs[i]), plain.Evaluate(&recs[i])
+				if math.Abs(float64(a-b)) > 1e-3*math.Max(1, math.Abs(float64(a))) {
+					t.Fatalf("position %d: factorized %g, folded %g", i, a, b)
+				}
+			}
+		})
+	}
+	if _, err := NewModel(tinySpec(t, "screlu-768"), 1, Factorized()); err == nil {
+		t.Error("chess768 accepted the factorizer")
+	}
+	if FactorizeFor(tinySpec(t, "screlu-768"), "auto") {
+		t.Error("auto factorizes a set without king buckets")
 	}
 }

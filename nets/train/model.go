@@ -110,8 +110,20 @@ type Model struct {
 	width int
 	// both is true when the head reads both perspectives.
 	both bool
-	// rows is the number of feature rows of the transformer matrix.
+	// rows is the number of feature rows of the transformer matrix: the
+	// feature set's, then, when factorized, the virtual rows.
 	rows int
+	// factor > 0 trains a king-bucketed feature set factorized: factor
+	// virtual rows, one per (piece, square) as the buckets see it, are
+	// active beside every real feature of that piece and square, so that
+	// what all king buckets share is learnt from every position (the
+	// "HalfKP^" factorizer of Stockfish's trainers). Tensors folds each
+	// virtual row into the real rows it stands beside; the engine never
+	// sees them.
+	factor   int
+	realRows int
+	fOffset  int
+	fStride  int
 	// ft and ftBias are the transformer's tensors (nil for rengar, whose
 	// matrix is built from the tied embeddings in tied).
 	ft, ftBias *Param
@@ -151,9 +163,21 @@ func cpPerUnit(spec *arch.Spec) float64 {
 
 // NewModel returns a model of spec with weights drawn from seed. Head
 // types linear, sf12 and rengar are trainable; sf15 is not (yet).
-func NewModel(spec *arch.Spec, seed uint64) (*Model, error) {
+func NewModel(spec *arch.Spec, seed uint64, opts ...Option) (*Model, error) {
 	m := &Model{Spec: spec, fs: nnue.NewFeatureSet(&spec.Features), width: spec.Accumulator.Width, both: true}
 	m.rows = m.fs.Size()
+	m.realRows = m.rows
+	for _, o := range opts {
+		o(m)
+	}
+	if m.factor < 0 {
+		if m.fs.KingBuckets() < 2 {
+			return nil, fmt.Errorf("arch %s: only a feature set with king buckets can be factorized", spec.Name)
+		}
+		m.fOffset, m.fStride = spec.Features.PlaneOffset, spec.Features.Stride()
+		m.factor = m.fStride - m.fOffset
+		m.rows += m.factor
+	}
 	rng := rand.New(rand.NewPCG(seed, 0x6e6e75656c6162))
 	q := spec.Quant
 	// The feature transformer's bound keeps the int16 accumulator (bias +
@@ -200,6 +224,11 @@ func NewModel(spec *arch.Spec, seed uint64) (*Model, error) {
 		m.all = append(m.all, m.ft, m.ftBias)
 	} else {
 		m.all = append(m.all, m.tied.params...)
+	}
+	if m.factor > 0 {
+		// Virtual rows start at zero: the folded net starts as an
+		// unfactorized one would.
+		clear(m.ft.Data[m.realRows*m.width:])
 	}
 	m.headStart = len(m.all)
 	m.all = append(m.all, m.head.params()...)
@@ -263,13 +292,67 @@ func (m *Model) SetTensors(ts []nnue.Tensor) error {
 	return nil
 }
 
-// Tensors returns the model's weights as nnue.FromFloat reads them (copies).
+// Option changes how NewModel builds a model.
+type Option func(*Model)
+
+// Factorized trains a king-bucketed feature set with virtual features
+// shared by all buckets (see Model.factor); NewModel refuses it for a set
+// without king buckets.
+func Factorized() Option { return func(m *Model) { m.factor = -1 } }
+
+// FactorizeFor resolves a factorizer mode for spec: "on" and "off" as
+// said, "auto" on for feature sets with king buckets (HalfKP's 64,
+// Koivisto's 16, Leorik's 5): their rows see a bucket's share of the data,
+// and on 3.1M positions a HalfKP 128x2 net overfits from the second epoch
+// unfactorized.
+func FactorizeFor(spec *arch.Spec, mode string) bool {
+	switch mode {
+	case "on":
+		return true
+	case "auto":
+		return spec.Features.NumKingBuckets() > 1
+	}
+	return false
+}
+
+// Factorized reports whether the model trains virtual features.
+func (m *Model) Factorized() bool { return m.factor > 0 }
+
+// Tensors returns the model's weights as nnue.FromFloat reads them (copies),
+// with a factorized model's virtual rows folded into the real ones (and
+// the sums clipped to the transformer's bound).
 func (m *Model) Tensors() []nnue.Tensor {
 	out := make([]nnue.Tensor, 0, len(m.all))
 	for _, p := range m.all {
-		out = append(out, nnue.Tensor{Name: p.Name, Shape: append([]int(nil), p.Shape...), Data: append([]float32(nil), p.Data...)})
+		t := nnue.Tensor{Name: p.Name, Shape: append([]int(nil), p.Shape...), Data: append([]float32(nil), p.Data...)}
+		if p == m.ft && m.factor > 0 {
+			W := m.width
+			t.Shape[0] = m.realRows
+			t.Data = t.Data[:m.realRows*W]
+			for f := 0; f < m.realRows; f++ {
+				vf := m.virtual(f)
+				if vf < 0 {
+					continue
+				}
+				row, v := t.Data[f*W:][:W], p.Data[(m.realRows+vf)*W:][:W]
+				for i := range row {
+					row[i] = max(-p.Clip, min(p.Clip, row[i]+v[i]))
+				}
+			}
+		}
+		out = append(out, t)
 	}
 	return out
+}
+
+// virtual returns the virtual row (counted from the first) of real feature
+// f, or -1 for the unused slots before a bucket's planes (HalfKP's first).
+func (m *Model) virtual(f int) int {
+	j := f % m.fStride
+	if j < m.fOffset {
+		return -1
+	}
+	return j - m.fOffset
 }
 
 // NumParams returns the number of trainable values.
@@ -303,6 +386,9 @@ func (m *Model) features(r *datasets.Record, c board.Color, dst []int32) []int32
 	r.Pieces(func(p board.Piece, s board.Square) {
 		if i := m.fs.Index(c, ksq, p, s); i >= 0 {
 			dst = append(dst, int32(i))
+			if m.factor > 0 {
+				dst = append(dst, int32(m.realRows+m.virtual(i)))
+			}
 		}
 	})
 	return dst

@@ -57,6 +57,10 @@ type Config struct {
 	// QAT is quantization-aware training of the head (Model.SetQAT): "on",
 	// "off", or "auto" (QATFor).
 	QAT string `json:"qat"`
+	// Factorize trains king-bucketed feature sets with virtual features
+	// shared by the buckets (Factorized): "on", "off", or "auto"
+	// (FactorizeFor); empty is off.
+	Factorize string `json:"factorize,omitempty"`
 	// Export writes the published format where the architecture has one:
 	// "auto" (beside Out), "none", or a path.
 	Export string `json:"-"`
@@ -93,7 +97,7 @@ func QATFor(spec *arch.Spec, mode string) bool {
 // every head: chess768, leorik-3.2, halfkp, rengar.)
 func DefaultConfig() Config {
 	return Config{
-		ValFraction: 0.02, Seed: 1, Batch: 16384, Epochs: 20, QAT: "auto",
+		ValFraction: 0.02, Seed: 1, Batch: 16384, Epochs: 20, QAT: "auto", Factorize: "auto",
 		Loss:   Loss{Kind: "mpe", Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5},
 		Optim:  Optim{Kind: "adamw", LR: 0.01, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.01, Schedule: "cosine", MinLR: 1e-4, StepEpochs: 5, Gamma: 0.3},
 		Export: "auto",
@@ -119,6 +123,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("threads %d out of range 0..1024", c.Threads)
 	case c.QAT != "auto" && c.QAT != "on" && c.QAT != "off":
 		return fmt.Errorf("qat %q is not one of auto, on, off", c.QAT)
+	case c.Factorize != "" && c.Factorize != "auto" && c.Factorize != "on" && c.Factorize != "off":
+		return fmt.Errorf("factorize %q is not one of auto, on, off", c.Factorize)
 	}
 	if err := c.Loss.Validate(); err != nil {
 		return err
@@ -238,7 +244,11 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("output folder %s does not exist", dir)
 		}
 	}
-	m, err := NewModel(spec, cfg.Seed)
+	var opts []Option
+	if FactorizeFor(spec, cfg.Factorize) {
+		opts = append(opts, Factorized())
+	}
+	m, err := NewModel(spec, cfg.Seed, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -287,8 +297,12 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	totalSteps := epochs * stepsPerEpoch
 	e := newEngine(m, cfg.Loss, cfg.Threads)
 	res.Threads = e.threads
-	logf(opt.Log, "%s: %d parameters, %d training and %d validation positions, %d epochs of %d positions (%d steps of %d), %d threads, kernels %s\n",
-		spec.Name, m.NumParams(), len(data.Train), len(data.Val), epochs, epochSize, stepsPerEpoch, cfg.Batch, e.threads, kernelName())
+	factorized := ""
+	if m.Factorized() {
+		factorized = fmt.Sprintf(" (%d of them virtual: factorized king buckets)", m.factor*m.width)
+	}
+	logf(opt.Log, "%s: %d parameters%s, %d training and %d validation positions, %d epochs of %d positions (%d steps of %d), %d threads, kernels %s\n",
+		spec.Name, m.NumParams(), factorized, len(data.Train), len(data.Val), epochs, epochSize, stepsPerEpoch, cfg.Batch, e.threads, kernelName())
 
 	stream := newStream(len(data.Train), cfg.Seed)
 	batch := make([]*datasets.Record, 0, cfg.Batch)
