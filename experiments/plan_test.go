@@ -230,3 +230,49 @@ chunk = 2
 		}
 	}
 }
+
+// TestNextWave: Elo chunks wait while a training or measurement can run,
+// then come all at once in plan (round-robin) order; a task whose needs
+// failed holds nothing back.
+func TestNextWave(t *testing.T) {
+	p := &Plan{Tasks: []*Task{
+		{ID: "train-a", Kind: KindTrain},
+		{ID: "train-b", Kind: KindTrain},
+		{ID: "measure-a", Kind: KindMeasure, Needs: []string{"train-a"}},
+		{ID: "measure-b", Kind: KindMeasure, Needs: []string{"train-b"}},
+		{ID: "elo-a-c000", Kind: KindElo, Needs: []string{"train-a"}},
+		{ID: "elo-b-c000", Kind: KindElo, Needs: []string{"train-b"}},
+		{ID: "elo-a-c001", Kind: KindElo, Needs: []string{"train-a"}},
+	}}
+	ids := func(ts []*Task) string {
+		var s []string
+		for _, t := range ts {
+			s = append(s, t.ID)
+		}
+		return strings.Join(s, ",")
+	}
+	done, failed := map[string]bool{}, map[string]string{}
+	for _, step := range []struct {
+		finish []string
+		fail   string
+		want   string
+	}{
+		{nil, "", "train-a,train-b"},
+		{[]string{"train-a"}, "", "train-b,measure-a"},
+		{[]string{"train-b", "measure-a"}, "", "measure-b"},
+		{[]string{"measure-b"}, "", "elo-a-c000,elo-b-c000,elo-a-c001"},
+	} {
+		for _, id := range step.finish {
+			done[id] = true
+		}
+		if got := ids(nextWave(p, done, failed)); got != step.want {
+			t.Fatalf("after %v: wave %s, want %s", step.finish, got, step.want)
+		}
+	}
+	// A failed training: its measurement never runs, and the other
+	// variant's chunks do not wait for it.
+	done, failed = map[string]bool{"train-a": true, "measure-a": true}, map[string]string{"train-b": "crashed"}
+	if got := ids(nextWave(p, done, failed)); got != "elo-a-c000,elo-a-c001" {
+		t.Fatalf("with train-b failed: wave %s", got)
+	}
+}

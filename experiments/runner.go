@@ -123,21 +123,7 @@ func Run(ctx context.Context, manifest string, opt RunOptions) (*Plan, error) {
 	env := Env{Binary: p.Binary, Out: p.Out, Log: opt.Log}
 	failed := map[string]string{}
 	for {
-		var ready []*Task
-		for _, t := range p.Tasks {
-			if done[t.ID] || failed[t.ID] != "" {
-				continue
-			}
-			ok := true
-			for _, n := range t.Needs {
-				if !done[n] {
-					ok = false
-				}
-			}
-			if ok {
-				ready = append(ready, t)
-			}
-		}
+		ready := nextWave(p, done, failed)
 		if len(ready) == 0 || ctx.Err() != nil {
 			break
 		}
@@ -317,4 +303,34 @@ func (p *progress) draw() {
 	s := fmt.Sprintf("[%d/%d done, %d running, %d queued, %d failed, %s] %s", p.done, p.total, len(p.running), max(queued, 0), p.failed,
 		time.Since(p.start).Round(time.Second), run)
 	fmt.Fprint(p.w, "\r\033[K"+s)
+}
+
+// nextWave returns the tasks to run next: those not done or failed whose
+// needs are done, in plan order. Elo chunks, the long tail, wait while any
+// other task can run: otherwise a wave would hold every chunk of the
+// variants trained first, and the measurements and the other variants'
+// chunks (queued round-robin) would wait behind all of them.
+func nextWave(p *Plan, done map[string]bool, failed map[string]string) []*Task {
+	canRun := func(t *Task) bool {
+		if done[t.ID] || failed[t.ID] != "" {
+			return false
+		}
+		for _, n := range t.Needs {
+			if !done[n] {
+				return false
+			}
+		}
+		return true
+	}
+	others := false
+	for _, t := range p.Tasks {
+		others = others || (t.Kind != KindElo && canRun(t))
+	}
+	var ready []*Task
+	for _, t := range p.Tasks {
+		if canRun(t) && !(others && t.Kind == KindElo) {
+			ready = append(ready, t)
+		}
+	}
+	return ready
 }
