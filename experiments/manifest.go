@@ -98,6 +98,19 @@ type VariantSpec struct {
 	// train (a data-source ablation); validation stays [data]'s, so that
 	// the losses compare.
 	Data []string `toml:"data" json:"data,omitempty"`
+	// Train, if given, overrides keys of [train] for this variant (a
+	// schedule or regularisation ablation); the other keys stay [train]'s.
+	Train *TrainOverride `toml:"train" json:"train,omitempty"`
+}
+
+// TrainOverride holds the [train] keys a variant may set for itself; nil
+// fields keep the manifest's value.
+type TrainOverride struct {
+	Epochs      *int     `toml:"epochs" json:"epochs,omitempty"`
+	LR          *float64 `toml:"lr" json:"lr,omitempty"`
+	MinLR       *float64 `toml:"min_lr" json:"min_lr,omitempty"`
+	WeightDecay *float64 `toml:"weight_decay" json:"weight_decay,omitempty"`
+	Factorize   *string  `toml:"factorize" json:"factorize,omitempty"`
 }
 
 // PositionsSpec is the position set of the agreement and quantization
@@ -169,6 +182,9 @@ type TrainSpec struct {
 	// feature sets: auto (the default), on or off; resolved per
 	// architecture (train.FactorizeFor) into the cache key.
 	Factorize string `toml:"factorize" json:"factorize,omitempty"`
+	// minLRDefault says min_lr was not given: it follows lr (1%), also
+	// when a variant overrides lr.
+	minLRDefault bool
 }
 
 // Elo opponents: who the variants play.
@@ -358,7 +374,7 @@ func (m *Manifest) defaults(md toml.MetaData) *Error {
 			}
 		}
 		if t.MinLR < 0 {
-			t.MinLR = t.LR / 100
+			t.MinLR, t.minLRDefault = t.LR/100, true
 		}
 	}
 	if err := m.defaultsMade(); err != nil {
@@ -489,6 +505,24 @@ func (m *Manifest) validate() *Error {
 			return bad("elo", "an [elo] section without \"elo\" in metrics")
 		}
 		if e := m.checkElo(); e != nil {
+			return e
+		}
+	}
+	for i, v := range m.All() {
+		if v.Train == nil {
+			continue
+		}
+		key := "base.train"
+		if i > 0 {
+			key = fmt.Sprintf("variant[%d].train", i-1)
+		}
+		switch {
+		case m.Train == nil:
+			return bad(key, "training overrides for a variant need a [train] section")
+		case v.Net != "":
+			return bad(key, "a variant with a net file is not trained; give net or train, not both")
+		}
+		if e := m.TrainFor(v).check(key); e != nil {
 			return e
 		}
 	}
@@ -773,37 +807,98 @@ func (m *Manifest) checkTraining() *Error {
 	if d == nil || len(d.Train) == 0 {
 		return &Error{Key: "train", Reason: "training needs [data] train = [files]"}
 	}
+	return t.check("train")
+}
+
+// String lists the overridden keys as TOML assignments, e.g.
+// "weight_decay = 0.3, epochs = 4".
+func (o *TrainOverride) String() string {
+	if o == nil {
+		return ""
+	}
+	var parts []string
+	add := func(k string, v any) { parts = append(parts, fmt.Sprintf("%s = %v", k, v)) }
+	if o.Epochs != nil {
+		add("epochs", *o.Epochs)
+	}
+	if o.LR != nil {
+		add("lr", *o.LR)
+	}
+	if o.MinLR != nil {
+		add("min_lr", *o.MinLR)
+	}
+	if o.WeightDecay != nil {
+		add("weight_decay", *o.WeightDecay)
+	}
+	if o.Factorize != nil {
+		add("factorize", fmt.Sprintf("%q", *o.Factorize))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// TrainFor returns the training schedule of variant v: [train] with the
+// variant's own overrides applied, or nil without a [train] section.
+func (m *Manifest) TrainFor(v *VariantSpec) *TrainSpec {
+	if m.Train == nil {
+		return nil
+	}
+	t := *m.Train
+	if o := v.Train; o != nil {
+		if o.Epochs != nil {
+			t.Epochs = *o.Epochs
+		}
+		if o.LR != nil {
+			t.LR = *o.LR
+			if t.minLRDefault {
+				t.MinLR = t.LR / 100
+			}
+		}
+		if o.MinLR != nil {
+			t.MinLR = *o.MinLR
+		}
+		if o.WeightDecay != nil {
+			t.WeightDecay = *o.WeightDecay
+		}
+		if o.Factorize != nil {
+			t.Factorize = *o.Factorize
+		}
+	}
+	return &t
+}
+
+// check validates a training schedule; key names its TOML table in errors.
+func (t *TrainSpec) check(key string) *Error {
 	switch {
 	case t.Epochs < 1 && t.Positions == 0:
-		return &Error{Key: "train.epochs", Reason: fmt.Sprintf("must be >= 1, got %d", t.Epochs)}
+		return &Error{Key: key + ".epochs", Reason: fmt.Sprintf("must be >= 1, got %d", t.Epochs)}
 	case t.EpochSize < 0:
-		return &Error{Key: "train.epoch_size", Reason: "must be >= 0 (0 = the training set's size)"}
+		return &Error{Key: key + ".epoch_size", Reason: "must be >= 0 (0 = the training set's size)"}
 	case t.Positions < 0:
-		return &Error{Key: "train.positions", Reason: "must be >= 0"}
+		return &Error{Key: key + ".positions", Reason: "must be >= 0"}
 	case t.Batch < 1 || t.Batch > 1<<22:
-		return &Error{Key: "train.batch", Reason: fmt.Sprintf("must be 1..%d, got %d", 1<<22, t.Batch)}
+		return &Error{Key: key + ".batch", Reason: fmt.Sprintf("must be 1..%d, got %d", 1<<22, t.Batch)}
 	case t.Threads < 0:
-		return &Error{Key: "train.threads", Reason: "must be >= 0 (0 = all cores)"}
+		return &Error{Key: key + ".threads", Reason: "must be >= 0 (0 = all cores)"}
 	case !contains([]string{"adamw", "adam"}, t.Optimizer):
-		return &Error{Key: "train.optimizer", Reason: fmt.Sprintf("%q is not one of adamw, adam", t.Optimizer)}
+		return &Error{Key: key + ".optimizer", Reason: fmt.Sprintf("%q is not one of adamw, adam", t.Optimizer)}
 	case !(t.LR > 0 && t.LR < 10):
-		return &Error{Key: "train.lr", Reason: fmt.Sprintf("must be in (0, 10), got %v", t.LR)}
+		return &Error{Key: key + ".lr", Reason: fmt.Sprintf("must be in (0, 10), got %v", t.LR)}
 	case !(t.MinLR >= 0 && t.MinLR <= t.LR):
-		return &Error{Key: "train.min_lr", Reason: fmt.Sprintf("must be in [0, lr], got %v", t.MinLR)}
-	case !(t.WeightDecay >= 0 && t.WeightDecay < 1):
-		return &Error{Key: "train.weight_decay", Reason: fmt.Sprintf("must be in [0, 1), got %v", t.WeightDecay)}
+		return &Error{Key: key + ".min_lr", Reason: fmt.Sprintf("must be in [0, lr], got %v", t.MinLR)}
+	case !(t.WeightDecay >= 0 && t.WeightDecay*t.LR < 1):
+		return &Error{Key: key + ".weight_decay", Reason: fmt.Sprintf("must be >= 0 with weight_decay*lr < 1, got %v (lr %v)", t.WeightDecay, t.LR)}
 	case !contains([]string{"constant", "step", "cosine"}, t.Schedule):
-		return &Error{Key: "train.schedule", Reason: fmt.Sprintf("%q is not one of constant, step, cosine", t.Schedule)}
+		return &Error{Key: key + ".schedule", Reason: fmt.Sprintf("%q is not one of constant, step, cosine", t.Schedule)}
 	case t.Schedule == "step" && t.StepEpochs < 1:
-		return &Error{Key: "train.step_epochs", Reason: "a step schedule needs step_epochs >= 1"}
+		return &Error{Key: key + ".step_epochs", Reason: "a step schedule needs step_epochs >= 1"}
 	case t.Schedule == "step" && !(t.Gamma > 0 && t.Gamma <= 1):
-		return &Error{Key: "train.gamma", Reason: fmt.Sprintf("a step schedule needs gamma in (0, 1], got %v", t.Gamma)}
+		return &Error{Key: key + ".gamma", Reason: fmt.Sprintf("a step schedule needs gamma in (0, 1], got %v", t.Gamma)}
 	case t.Warmup < 0:
-		return &Error{Key: "train.warmup", Reason: "must be >= 0"}
+		return &Error{Key: key + ".warmup", Reason: "must be >= 0"}
 	case !contains([]string{"auto", "on", "off"}, t.QAT):
-		return &Error{Key: "train.qat", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.QAT)}
+		return &Error{Key: key + ".qat", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.QAT)}
 	case !contains([]string{"auto", "on", "off"}, t.Factorize):
-		return &Error{Key: "train.factorize", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.Factorize)}
+		return &Error{Key: key + ".factorize", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.Factorize)}
 	}
 	return nil
 }

@@ -63,6 +63,11 @@ func TestParseErrors(t *testing.T) {
 		{"train without data", minimal + "[train]\nepochs = 1\n", "train", "needs [data]"},
 		{"train bad optimizer", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\noptimizer = \"sgd\"\n", "train.optimizer", "not one of"},
 		{"train step without gamma", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\nschedule = \"step\"\nstep_epochs = 2\n", "train.gamma", "gamma"},
+		{"train decay", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\nlr = 0.01\nweight_decay = 100.0\n", "train.weight_decay", "weight_decay*lr < 1"},
+		{"variant train without section", minimal + "[[variant]]\nname = \"wd\"\n[variant.train]\nweight_decay = 0.5\n", "variant[0].train", "[train] section"},
+		{"variant train with net", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"wd\"\nnet = \"x.nnue\"\n[variant.train]\nweight_decay = 0.5\n", "variant[0].train", "not trained"},
+		{"variant train bad value", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"e\"\n[variant.train]\nepochs = 0\n", "variant[0].train.epochs", ">= 1"},
+		{"variant train unknown key", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"e\"\n[variant.train]\nbatch = 5\n", "variant.train.batch", "unknown key"},
 		{"val fraction", minimal + "[data]\ntrain = [\"x.txt\"]\nval_fraction = 1.5\n", "data.val_fraction", "[0, 1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,6 +144,46 @@ history = [2, 4]
 	}
 	if spec.History != 2 || spec.Quant.QA != 64 || !spec.RefreshCache || spec.Name != "koivisto-7.4" {
 		t.Errorf("grid variant spec: history %d qa %d cache %v name %s", spec.History, spec.Quant.QA, spec.RefreshCache, spec.Name)
+	}
+}
+
+// TestTrainFor checks that a variant's [variant.train] overrides only the
+// keys it names, and that a default min_lr follows an overridden lr.
+func TestTrainFor(t *testing.T) {
+	m, err := Parse("m.toml", t.TempDir(), []byte(minimal+`[[variant]]
+name = "wd"
+[variant.train]
+weight_decay = 2.0
+lr = 0.0005
+[[variant]]
+name = "short"
+[variant.train]
+epochs = 3
+min_lr = 0.0
+[data]
+train = ["x.txt"]
+[train]
+epochs = 8
+weight_decay = 0.01
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, wd, short := m.TrainFor(&m.Base), m.TrainFor(&m.Variants[0]), m.TrainFor(&m.Variants[1])
+	if base.Epochs != 8 || base.WeightDecay != 0.01 || base.LR != 0.001 || base.MinLR != 0.001/100 {
+		t.Errorf("base schedule %+v, want [train]'s", *base)
+	}
+	if wd.WeightDecay != 2 || wd.LR != 0.0005 || wd.MinLR != 0.0005/100 || wd.Epochs != 8 {
+		t.Errorf("variant wd: %+v", *wd)
+	}
+	if short.Epochs != 3 || short.MinLR != 0 || short.WeightDecay != 0.01 || short.LR != 0.001 {
+		t.Errorf("variant short: %+v", *short)
+	}
+	if m.Train.WeightDecay != 0.01 || m.Train.Epochs != 8 {
+		t.Errorf("TrainFor changed [train]: %+v", *m.Train)
+	}
+	if got := m.Variants[0].Train.String(); got != "lr = 0.0005, weight_decay = 2" {
+		t.Errorf("String() = %q", got)
 	}
 }
 

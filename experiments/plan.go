@@ -398,7 +398,7 @@ func specTOML(s *arch.Spec) (string, error) {
 // trainConfig is the nets/train configuration of a variant and seed.
 func (p *Plan) trainConfig(vs *VariantSpec, spec *arch.Spec, seed uint64, dataFiles, valFiles []string) train.Config {
 	m := p.Manifest
-	t := m.Train
+	t := m.TrainFor(vs)
 	cfg := train.DefaultConfig()
 	cfg.Arch = m.archRef(vs.Arch)
 	cfg.Overrides = vs.Overrides

@@ -119,6 +119,10 @@ overrides = ["history=1"]
 [[variant]]
 name = "both"
 data = ["a.txt", "b.txt"]
+[[variant]]
+name = "decay"
+[variant.train]
+weight_decay = 0.5
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +144,13 @@ data = ["a.txt", "b.txt"]
 	}
 	if base := p.Task(train["base"]).Train.Config; len(base.Data) != 1 || filepath.Base(base.Data[0]) != "a.txt" {
 		t.Errorf("base trains on %v", base.Data)
+	}
+	// A variant's own schedule is its training config, and so its key.
+	if train["decay"] == train["base"] || train["decay"] == train["same"] {
+		t.Errorf("variant decay shares a train task: %v", train)
+	}
+	if d, b := p.Task(train["decay"]).Train.Config, p.Task(train["base"]).Train.Config; d.Optim.WeightDecay != 0.5 || b.Optim.WeightDecay != 0.01 {
+		t.Errorf("weight decay: variant %v, base %v", d.Optim.WeightDecay, b.Optim.WeightDecay)
 	}
 
 	for _, tc := range []struct{ body, key, reason string }{

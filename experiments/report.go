@@ -402,8 +402,13 @@ func writeReport(p *Plan, recs []Record, dir string, missing []string) (string, 
 			against, filepath.Base(p.Openings), e.Hash, e.Adjudicate)
 	}
 	if m.Train != nil {
-		fmt.Fprintf(&b, "- Training: data %s (sha256 `%s`), %d epoch(s), batch %d, %s lr %g → %g (%s), seeds %v; nets cached by content key.\n",
-			strings.Join(m.Data.Train, ", "), p.DataSHA256[:16], m.Train.Epochs, m.Train.Batch, m.Train.Optimizer, m.Train.LR, m.Train.MinLR, m.Train.Schedule, m.Seeds)
+		fmt.Fprintf(&b, "- Training: data %s (sha256 `%s`), %d epoch(s), batch %d, %s lr %g → %g (%s), weight decay %g, seeds %v; nets cached by content key.\n",
+			strings.Join(m.Data.Train, ", "), p.DataSHA256[:16], m.Train.Epochs, m.Train.Batch, m.Train.Optimizer, m.Train.LR, m.Train.MinLR, m.Train.Schedule, m.Train.WeightDecay, m.Seeds)
+		for _, v := range m.All() {
+			if v.Train != nil {
+				fmt.Fprintf(&b, "- %s trains with %s.\n", v.Label, v.Train)
+			}
+		}
 	}
 	for _, line := range madeLines(p) {
 		fmt.Fprintf(&b, "- %s\n", line)

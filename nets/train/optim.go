@@ -38,8 +38,10 @@ func (o *Optim) Validate() error {
 		return fmt.Errorf("betas %g, %g must be in [0, 1)", o.Beta1, o.Beta2)
 	case !(o.Eps > 0):
 		return fmt.Errorf("eps %g must be positive", o.Eps)
-	case !(o.WeightDecay >= 0 && o.WeightDecay < 1):
-		return fmt.Errorf("weight decay %g out of range [0, 1)", o.WeightDecay)
+	case !(o.WeightDecay >= 0 && o.WeightDecay*o.LR < 1):
+		// Decoupled decay shrinks a weight by lr*wd a step: at 1 or more
+		// it would flip or zero every weight.
+		return fmt.Errorf("weight decay %g out of range: need wd >= 0 and wd*lr < 1 (lr %g)", o.WeightDecay, o.LR)
 	case o.Warmup < 0:
 		return fmt.Errorf("warmup %d must be >= 0", o.Warmup)
 	}
