@@ -34,11 +34,13 @@ const (
 	// 2.0M positions of 3.2M plies, 81 per game).
 	estPliesPerPos = 1.6
 	estPosPerGame  = 81
-	// Labelling with Stockfish 15.1, one process: about 1.5 ms a position
-	// of overhead (UCI round trips, ucinewgame per chunk) plus 2 us a node
-	// (500 nodes: 400 positions/s, 1000 nodes: 285/s).
-	estLabelSec     = 1.5e-3
-	estLabelNodeSec = 2e-6
+	// Labelling with Stockfish 15.1, one process: 0.4 ms a position of
+	// overhead (UCI round trips, ucinewgame per chunk) plus 1 us a node.
+	// Measured at 500 nodes: 1,100 positions/s a process on an idle
+	// 2-core machine (classical-2m in two shards, 15 minutes), 700/s
+	// beside other work; the split between the two terms is a guess.
+	estLabelSec     = 0.4e-3
+	estLabelNodeSec = 1e-6
 )
 
 // widthFactor scales costs by the accumulator width of a variant.
