@@ -508,41 +508,33 @@ func (m *Manifest) validate() *Error {
 			return e
 		}
 	}
+	// A variant's own training data and schedule need training, and a
+	// variant with a net file is not trained.
 	for i, v := range m.All() {
-		if v.Train == nil {
-			continue
-		}
-		key := "base.train"
+		key := "base"
 		if i > 0 {
-			key = fmt.Sprintf("variant[%d].train", i-1)
+			key = fmt.Sprintf("variant[%d]", i-1)
 		}
-		switch {
-		case m.Train == nil:
-			return bad(key, "training overrides for a variant need a [train] section")
-		case v.Net != "":
-			return bad(key, "a variant with a net file is not trained; give net or train, not both")
+		for _, own := range []struct {
+			key, what string
+			given     bool
+		}{{".train", "training overrides for a variant need", v.Train != nil}, {".data", "training data for a variant needs", len(v.Data) > 0}} {
+			switch {
+			case !own.given:
+			case m.Train == nil:
+				return bad(key+own.key, "%s a [train] section", own.what)
+			case v.Net != "":
+				return bad(key+own.key, "a variant with a net file is not trained; give net or %s, not both", own.key[1:])
+			}
 		}
-		if e := m.TrainFor(v).check(key); e != nil {
-			return e
-		}
-	}
-	for i, v := range m.All() {
-		if len(v.Data) == 0 {
-			continue
-		}
-		key := "base.data"
-		if i > 0 {
-			key = fmt.Sprintf("variant[%d].data", i-1)
-		}
-		switch {
-		case m.Train == nil:
-			return bad(key, "training data for a variant needs a [train] section")
-		case v.Net != "":
-			return bad(key, "a variant with a net file is not trained; give net or data, not both")
+		if v.Train != nil {
+			if e := m.TrainFor(v).check(key + ".train"); e != nil {
+				return e
+			}
 		}
 		for j, f := range v.Data {
 			if strings.TrimSpace(f) == "" {
-				return bad(key, "file %d is an empty path", j)
+				return bad(key+".data", "file %d is an empty path", j)
 			}
 		}
 	}
