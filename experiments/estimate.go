@@ -296,6 +296,9 @@ func Describe(w io.Writer, p *Plan, executor string, jobs int) {
 			name += " (base)"
 		}
 		ov := strings.Join(v.Overrides, " ")
+		if t := p.Manifest.trainOverride(v.Name); t != "" {
+			ov = strings.TrimSpace(ov + " " + t)
+		}
 		if ov == "" {
 			ov = "-"
 		}

@@ -828,6 +828,17 @@ func (o *TrainOverride) String() string {
 	return strings.Join(parts, ", ")
 }
 
+// trainOverride describes the [variant.train] of the variant called name,
+// e.g. "train: weight_decay = 3", or "" when it has none.
+func (m *Manifest) trainOverride(name string) string {
+	for _, v := range m.All() {
+		if v.Name == name && v.Train != nil {
+			return "train: " + v.Train.String()
+		}
+	}
+	return ""
+}
+
 // TrainFor returns the training schedule of variant v: [train] with the
 // variant's own overrides applied, or nil without a [train] section.
 func (m *Manifest) TrainFor(v *VariantSpec) *TrainSpec {

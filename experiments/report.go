@@ -297,7 +297,11 @@ func writeReport(p *Plan, recs []Record, dir string, missing []string) (string, 
 			name = "**" + name + "** (base)"
 		}
 		ov := "–"
-		if own := ownOverrides(s, baseOv); len(own) > 0 {
+		own := ownOverrides(s, baseOv)
+		if t := m.trainOverride(s.name); t != "" {
+			own = append(own[:len(own):len(own)], t)
+		}
+		if len(own) > 0 {
 			ov = "`" + strings.Join(own, "` `") + "`"
 		}
 		fmt.Fprintf(&b, "| %s | %s |", name, ov)
