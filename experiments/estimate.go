@@ -319,11 +319,20 @@ func Describe(w io.Writer, p *Plan, executor string, jobs int) {
 	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  id\tkind\tcpus\test. CPU\tstate")
 	var todoCPU, total float64
+	results := map[string]*TaskResult{}
+	for _, t := range p.Tasks {
+		if r, ok := ReadResult(p.Out, t); ok {
+			results[t.ID] = r
+		}
+	}
+	skip := notNeeded(p, results)
 	for _, t := range p.Tasks {
 		est := EstimateTask(p, t)
 		state := "to run"
-		if _, ok := ReadResult(p.Out, t); ok {
+		if results[t.ID] != nil {
 			state = "done"
+		} else if skip[t.ID] {
+			state = "not needed (SPRT decided)"
 		} else if cached(t) {
 			state = "in cache"
 		}
@@ -358,6 +367,9 @@ func Describe(w io.Writer, p *Plan, executor string, jobs int) {
 		fmt.Fprintf(w, "; on Slurm, one array element per task")
 	}
 	fmt.Fprintln(w)
+	if _, ok := sprtTest(p.Manifest); ok {
+		fmt.Fprintln(w, "  (Elo at max_games: an upper bound, the SPRT stops a variant's chunks once it crosses a bound)")
+	}
 }
 
 // wallEstimate is the remaining work spread over jobs cores, with

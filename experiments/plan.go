@@ -554,18 +554,22 @@ func (p *Plan) addTasks() {
 			if e.Opponent != OpponentClassical {
 				needs = append(needs, p.needsOf(base, 0)...)
 			}
-			var chunks []*Task
+			// An SPRT plays up to max_games in chained chunks (see sprt.go).
+			games := e.Games
 			if e.SPRT != nil {
-				chunks = append(chunks, &Task{ID: "elo-" + v.Name, Games: e.MaxGames, Start: 1})
-			} else {
-				n := (e.Games + e.Chunk - 1) / e.Chunk
-				for c := 0; c < n; c++ {
-					g := min(e.Chunk, e.Games-c*e.Chunk)
-					chunks = append(chunks, &Task{ID: fmt.Sprintf("elo-%s-c%03d", v.Name, c), Chunk: c, Games: g, Start: 1 + c*e.Chunk/2})
-				}
+				games = e.MaxGames
 			}
-			for _, t := range chunks {
+			var chunks []*Task
+			n := (games + e.Chunk - 1) / e.Chunk
+			for c := 0; c < n; c++ {
+				g := min(e.Chunk, games-c*e.Chunk)
+				chunks = append(chunks, &Task{ID: fmt.Sprintf("elo-%s-c%03d", v.Name, c), Chunk: c, Games: g, Start: 1 + c*e.Chunk/2})
+			}
+			for c, t := range chunks {
 				t.Kind, t.Variant, t.Seed, t.Needs, t.CPUs = KindElo, v.Name, m.Seeds[0], needs, e.Concurrency
+				if e.SPRT != nil && c > 0 {
+					t.Needs = append(append([]string(nil), needs...), chunks[c-1].ID)
+				}
 				t.Key = keyOf(struct {
 					Version             int
 					Kind                string

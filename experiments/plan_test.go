@@ -276,14 +276,14 @@ func TestNextWave(t *testing.T) {
 		for _, id := range step.finish {
 			done[id] = true
 		}
-		if got := ids(nextWave(p, done, failed)); got != step.want {
+		if got := ids(nextWave(p, done, failed, nil)); got != step.want {
 			t.Fatalf("after %v: wave %s, want %s", step.finish, got, step.want)
 		}
 	}
 	// A failed training: its measurement never runs, and the other
 	// variant's chunks do not wait for it.
 	done, failed = map[string]bool{"train-a": true, "measure-a": true}, map[string]string{"train-b": "crashed"}
-	if got := ids(nextWave(p, done, failed)); got != "elo-a-c000,elo-a-c001" {
+	if got := ids(nextWave(p, done, failed, nil)); got != "elo-a-c000,elo-a-c001" {
 		t.Fatalf("with train-b failed: wave %s", got)
 	}
 }

@@ -88,6 +88,15 @@ func merge(p *Plan, partial bool) ([]Record, []string, error) {
 		}
 		results[t.ID] = r
 	}
+	// Chunks an SPRT no longer needs are not missing.
+	skip := notNeeded(p, results)
+	kept := missing[:0]
+	for _, id := range missing {
+		if !skip[id] {
+			kept = append(kept, id)
+		}
+	}
+	missing = kept
 	if len(missing) > 0 && !partial {
 		return nil, missing, nil
 	}
@@ -297,6 +306,15 @@ func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (R
 		chunks++
 		llr, decision = e.LLR, e.Decision
 	}
+	if s, ok := sprtTest(p.Manifest); ok {
+		// Decided on the pooled chunks; an undecided test that has played
+		// max_games stops without a verdict.
+		l := s.LLR(pen)
+		llr, decision = &l, s.Decide(l).String()
+		if decision == stats.Continue.String() && w.Games() >= planned {
+			decision = "max games reached"
+		}
+	}
 	if chunks == 0 {
 		return r, fmt.Errorf("variant %s has no Elo results", v.Name)
 	}
@@ -315,7 +333,7 @@ func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (R
 		"chunks": chunks, "against": p.BaseVariant().Name, "interval": interval,
 		"match_args_chunk0": args,
 	}
-	if w.Games() < planned && decision == "" {
+	if w.Games() < planned && (decision == "" || decision == stats.Continue.String()) {
 		r.Detail["games_planned"] = planned
 	}
 	if llr != nil {

@@ -122,8 +122,10 @@ func Run(ctx context.Context, manifest string, opt RunOptions) (*Plan, error) {
 	fmt.Fprintf(opt.Log, "experiment %s: %d tasks, %d already done; results in %s\n", m.Name, len(p.Tasks), len(done), p.Out)
 	env := Env{Binary: p.Binary, Out: p.Out, Log: opt.Log}
 	failed := map[string]string{}
+	skipped := map[string]bool{} // chunks of a decided SPRT
 	for {
-		ready := nextWave(p, done, failed)
+		skipped = notNeeded(p, finishedResults(p, done))
+		ready := nextWave(p, done, failed, skipped)
 		if len(ready) == 0 || ctx.Err() != nil {
 			break
 		}
@@ -150,17 +152,20 @@ func Run(ctx context.Context, manifest string, opt RunOptions) (*Plan, error) {
 	if err := ctx.Err(); err != nil {
 		return p, fmt.Errorf("interrupted; %d of %d tasks done, rerun the same command to continue", len(done), len(p.Tasks))
 	}
-	if len(done) < len(p.Tasks) {
+	if len(done)+len(skipped) < len(p.Tasks) {
 		var lines []string
 		for _, t := range p.Tasks {
 			if d := failed[t.ID]; d != "" {
 				lines = append(lines, fmt.Sprintf("  %s: %s", t.ID, d))
-			} else if !done[t.ID] {
+			} else if !done[t.ID] && !skipped[t.ID] {
 				lines = append(lines, fmt.Sprintf("  %s: not run (needs %s)", t.ID, strings.Join(t.Needs, ", ")))
 			}
 		}
 		return p, fmt.Errorf("%d of %d tasks did not finish (finished ones are kept; rerun to retry):\n%s",
-			len(p.Tasks)-len(done), len(p.Tasks), strings.Join(lines, "\n"))
+			len(p.Tasks)-len(done)-len(skipped), len(p.Tasks), strings.Join(lines, "\n"))
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(opt.Log, "experiment %s: %d Elo chunks not played: their SPRT was decided\n", m.Name, len(skipped))
 	}
 	recs, err := Merge(p)
 	if err != nil {
@@ -305,14 +310,28 @@ func (p *progress) draw() {
 	fmt.Fprint(p.w, "\r\033[K"+s)
 }
 
-// nextWave returns the tasks to run next: those not done or failed whose
-// needs are done, in plan order. Elo chunks, the long tail, wait while any
+// finishedResults reads the results of the finished Elo tasks, which
+// decide whether an SPRT needs more chunks.
+func finishedResults(p *Plan, done map[string]bool) map[string]*TaskResult {
+	out := map[string]*TaskResult{}
+	for _, t := range p.Tasks {
+		if t.Kind == KindElo && done[t.ID] {
+			if r, ok := ReadResult(p.Out, t); ok {
+				out[t.ID] = r
+			}
+		}
+	}
+	return out
+}
+
+// nextWave returns the tasks to run next: those not done, failed or
+// skipped (chunks of a decided SPRT) whose needs are done, in plan order. Elo chunks, the long tail, wait while any
 // other task can run: otherwise a wave would hold every chunk of the
 // variants trained first, and the measurements and the other variants'
 // chunks (queued round-robin) would wait behind all of them.
-func nextWave(p *Plan, done map[string]bool, failed map[string]string) []*Task {
+func nextWave(p *Plan, done map[string]bool, failed map[string]string, skipped map[string]bool) []*Task {
 	canRun := func(t *Task) bool {
-		if done[t.ID] || failed[t.ID] != "" {
+		if done[t.ID] || failed[t.ID] != "" || skipped[t.ID] {
 			return false
 		}
 		for _, n := range t.Needs {

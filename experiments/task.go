@@ -408,10 +408,7 @@ func matchArgs(p *Plan, t *Task) []string {
 	if e.Order == "random" {
 		args = append(args, "-seed", strconv.FormatUint(t.Seed*1000+uint64(t.Chunk), 10))
 	}
-	if s := e.SPRT; s != nil {
-		f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-		args = append(args, "-sprt", "elo0="+f(s.Elo0), "elo1="+f(s.Elo1), "alpha="+f(s.Alpha), "beta="+f(s.Beta), "model="+s.Model)
-	}
+	// An SPRT is decided on the pooled chunks (sprt.go), not per chunk.
 	if e.Adjudicate {
 		args = append(args, "-draw", "movenumber=40", "movecount=8", "score=10", "-resign", "movecount=3", "score=600")
 	}

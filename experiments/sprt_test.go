@@ -1,0 +1,124 @@
+package experiment
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/nnuelab/nnuelab/bench/stats"
+)
+
+// An SPRT plays chained chunks; once the pooled chunks cross a bound the
+// rest are not needed: not run, not missing from the merge, reported with
+// the verdict. Undecided, the chunks played are reported as a partial run.
+func TestSPRTChunks(t *testing.T) {
+	p := planOf(t, `
+name = "sprt"
+metrics = ["elo"]
+[base]
+arch = "koivisto-7.4"
+[[variant]]
+name = "H1"
+overrides = ["history=1"]
+[elo]
+max_games = 600
+chunk = 200
+nodes = 300
+[elo.sprt]
+elo0 = 0
+elo1 = 10
+model = "logistic"
+`)
+	var ids []string
+	for _, tk := range p.Tasks {
+		if tk.Kind == KindElo {
+			ids = append(ids, tk.ID)
+		}
+	}
+	if !slices.Equal(ids, []string{"elo-H1-c000", "elo-H1-c001", "elo-H1-c002"}) {
+		t.Fatalf("SPRT tasks %v", ids)
+	}
+	if c1 := p.Task("elo-H1-c001"); !slices.Contains(c1.Needs, "elo-H1-c000") || slices.Contains(p.Task("elo-H1-c000").Needs, "elo-H1-c001") {
+		t.Errorf("chunks are not chained: c000 needs %v, c001 needs %v", p.Task("elo-H1-c000").Needs, c1.Needs)
+	}
+	for _, a := range matchArgs(p, p.Task("elo-H1-c000")) {
+		if a == "-sprt" {
+			t.Error("a chunk runs its own SPRT; the test belongs to the pooled chunks")
+		}
+	}
+
+	write := func(id string, pen stats.Penta, w, d, l int) {
+		tk := p.Task(id)
+		r := TaskResult{ID: id, Kind: KindElo, Key: tk.Key, Variant: tk.Variant, Elo: &EloResult{Wins: w, Draws: d, Losses: l, Penta: pen}}
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(p.Out, "tasks"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(ResultPath(p.Out, id), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	elo := func(recs []Record) *Record {
+		for i := range recs {
+			if recs[i].Metric == MetricElo {
+				return &recs[i]
+			}
+		}
+		t.Fatal("no Elo record")
+		return nil
+	}
+
+	// 100 even pairs: undecided, so the next chunk is needed.
+	write("elo-H1-c000", stats.Penta{10, 20, 40, 20, 10}, 60, 80, 60)
+	results := map[string]*TaskResult{}
+	for _, tk := range p.Tasks {
+		if r, ok := ReadResult(p.Out, tk); ok {
+			results[tk.ID] = r
+		}
+	}
+	if skip := notNeeded(p, results); len(skip) != 0 {
+		t.Fatalf("undecided test skips %v", skip)
+	}
+	if _, err := Merge(p); err == nil {
+		t.Error("Merge of an undecided SPRT with chunks left succeeded")
+	}
+	recs, missing, err := MergePartial(p)
+	if err != nil || !slices.Equal(missing, []string{"elo-H1-c001", "elo-H1-c002"}) {
+		t.Fatalf("partial merge: missing %v, %v", missing, err)
+	}
+	if r := elo(recs); r.N != 200 || r.Detail["sprt"] != "continue" || r.Detail["games_planned"] != 600 {
+		t.Errorf("undecided record: N %d, detail %v", r.N, r.Detail)
+	}
+
+	// A second chunk that wins almost every pair decides for H1: the
+	// third is not needed, and the run is complete without it.
+	write("elo-H1-c001", stats.Penta{0, 0, 5, 15, 80}, 175, 20, 5)
+	results["elo-H1-c001"], _ = ReadResult(p.Out, p.Task("elo-H1-c001"))
+	skip := notNeeded(p, results)
+	if !skip["elo-H1-c002"] || len(skip) != 1 {
+		t.Fatalf("decided test skips %v, want elo-H1-c002", skip)
+	}
+	done := map[string]bool{}
+	for _, tk := range p.Tasks {
+		done[tk.ID] = tk.Kind != KindElo || results[tk.ID] != nil
+	}
+	if wave := nextWave(p, done, map[string]string{}, skip); len(wave) != 0 {
+		t.Errorf("wave after the decision: %v", wave[0].ID)
+	}
+	recs, err = Merge(p)
+	if err != nil {
+		t.Fatalf("Merge of a decided SPRT: %v", err)
+	}
+	r := elo(recs)
+	if r.N != 400 || r.Detail["sprt"] != "H1 accepted" || r.Detail["games_planned"] != nil {
+		t.Errorf("decided record: N %d, detail %v", r.N, r.Detail)
+	}
+	if llr, ok := r.Detail["llr"].(float64); !ok || llr < 2.94 {
+		t.Errorf("llr %v, want above the upper bound ln(0.95/0.05)", r.Detail["llr"])
+	}
+}
