@@ -27,19 +27,22 @@ func planOf(t *testing.T, manifest string) *Plan {
 	return p
 }
 
-// With opponent = "classical" every variant, the base included, plays the
-// classical engine (nnuelab with no arguments), and the tasks' keys differ
-// from a run against the base; with the default the base plays no games.
-func TestEloOpponent(t *testing.T) {
-	const manifest = `
-name = "opp"
+// eloManifest is the start of a manifest with one variant and an Elo test,
+// up to the [elo] keys.
+const eloManifest = `
 metrics = ["elo"]
 [base]
 arch = "koivisto-7.4"
 [[variant]]
 name = "H1"
 overrides = ["history=1"]
-[elo]
+[elo]`
+
+// With opponent = "classical" every variant, the base included, plays the
+// classical engine (nnuelab with no arguments), and the tasks' keys differ
+// from a run against the base; with the default the base plays no games.
+func TestEloOpponent(t *testing.T) {
+	const manifest = `name = "opp"` + eloManifest + `
 games = 4
 chunk = 2
 nodes = 300

@@ -14,15 +14,7 @@ import (
 // rest are not needed: not run, not missing from the merge, reported with
 // the verdict. Undecided, the chunks played are reported as a partial run.
 func TestSPRTChunks(t *testing.T) {
-	p := planOf(t, `
-name = "sprt"
-metrics = ["elo"]
-[base]
-arch = "koivisto-7.4"
-[[variant]]
-name = "H1"
-overrides = ["history=1"]
-[elo]
+	p := planOf(t, `name = "sprt"`+eloManifest+`
 max_games = 600
 chunk = 200
 nodes = 300
