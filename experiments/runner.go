@@ -122,9 +122,12 @@ func Run(ctx context.Context, manifest string, opt RunOptions) (*Plan, error) {
 	fmt.Fprintf(opt.Log, "experiment %s: %d tasks, %d already done; results in %s\n", m.Name, len(p.Tasks), len(done), p.Out)
 	env := Env{Binary: p.Binary, Out: p.Out, Log: opt.Log}
 	failed := map[string]string{}
-	skipped := map[string]bool{} // chunks of a decided SPRT
+	_, sprt := sprtTest(m)
+	var skipped map[string]bool // chunks of a decided SPRT
 	for {
-		skipped = notNeeded(p, finishedResults(p, done))
+		if sprt {
+			skipped = notNeeded(p, finishedResults(p, done))
+		}
 		ready := nextWave(p, done, failed, skipped)
 		if len(ready) == 0 || ctx.Err() != nil {
 			break
@@ -325,10 +328,11 @@ func finishedResults(p *Plan, done map[string]bool) map[string]*TaskResult {
 }
 
 // nextWave returns the tasks to run next: those not done, failed or
-// skipped (chunks of a decided SPRT) whose needs are done, in plan order. Elo chunks, the long tail, wait while any
-// other task can run: otherwise a wave would hold every chunk of the
-// variants trained first, and the measurements and the other variants'
-// chunks (queued round-robin) would wait behind all of them.
+// skipped (chunks of a decided SPRT) whose needs are done, in plan order.
+// Elo chunks, the long tail, wait while any other task can run: otherwise
+// a wave would hold every chunk of the variants trained first, and the
+// measurements and the other variants' chunks (queued round-robin) would
+// wait behind all of them.
 func nextWave(p *Plan, done map[string]bool, failed map[string]string, skipped map[string]bool) []*Task {
 	canRun := func(t *Task) bool {
 		if done[t.ID] || failed[t.ID] != "" || skipped[t.ID] {

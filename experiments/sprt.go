@@ -19,7 +19,7 @@ func sprtTest(m *Manifest) (stats.SPRT, bool) {
 }
 
 // sprtPooled sums the pentanomials of variant's finished Elo chunks.
-func sprtPooled(p *Plan, variant string, results map[string]*TaskResult) (pen stats.Penta, chunks int) {
+func sprtPooled(p *Plan, variant string, results map[string]*TaskResult) (pen stats.Penta) {
 	for _, t := range p.Tasks {
 		if t.Kind != KindElo || t.Variant != variant {
 			continue
@@ -28,10 +28,9 @@ func sprtPooled(p *Plan, variant string, results map[string]*TaskResult) (pen st
 			for i := range pen {
 				pen[i] += r.Elo.Penta[i]
 			}
-			chunks++
 		}
 	}
-	return pen, chunks
+	return pen
 }
 
 // notNeeded returns the Elo tasks without a result whose variant's SPRT
@@ -49,8 +48,7 @@ func notNeeded(p *Plan, results map[string]*TaskResult) map[string]bool {
 		}
 		d, seen := settled[t.Variant]
 		if !seen {
-			pen, _ := sprtPooled(p, t.Variant, results)
-			d = s.Decide(s.LLR(pen)) != stats.Continue
+			d = s.Decide(s.LLR(sprtPooled(p, t.Variant, results))) != stats.Continue
 			settled[t.Variant] = d
 		}
 		if d {
