@@ -26,10 +26,13 @@ const (
 	estStartSec     = 0.3     // process start and net load
 	estTrainSecPerW = 2.1e-8  // trainer CPU seconds per position and accumulator column
 	estTrainSF12    = 3       // sf12 heads' dense layers: times the transformer's cost
-	estGamePlies    = 120     // plies of an average test game
-	estBytesPerPos  = 10.0    // zstd text; 62 for plain text, 12.2 for packs
-	estHeadShare    = 0.7     // share of a clock a side uses in a game
-	estWidthRef     = 512.0
+	// Games at 10+0.1 (first-nets: 900 games against the classical
+	// engine, 50 a chunk at concurrency 2) last 130 plies on average and
+	// take 30 CPU seconds each: the sides use about 90% of their clocks.
+	estGamePlies   = 130  // plies of an average test game
+	estBytesPerPos = 10.0 // zstd text; 62 for plain text, 12.2 for packs
+	estHeadShare   = 0.9  // share of a clock a side uses in a game
+	estWidthRef    = 512.0
 	// Self-play records about one position in 1.6 plies (classical-2m:
 	// 2.0M positions of 3.2M plies, 81 per game).
 	estPliesPerPos = 1.6
