@@ -278,7 +278,11 @@ func Describe(w io.Writer, p *Plan, executor string, jobs int) {
 		if e.Opponent == OpponentClassical {
 			opponent = "the classical engine (every variant, the base too)"
 		}
-		fmt.Fprintf(w, "elo        %s per variant vs %s, %s, openings %s\n", test, opponent, strings.Join(limit, " "), filepath.Base(p.Openings))
+		who := "per variant"
+		if len(e.Variants) > 0 {
+			who = "for " + strings.Join(e.Variants, ", ")
+		}
+		fmt.Fprintf(w, "elo        %s %s vs %s, %s, openings %s\n", test, who, opponent, strings.Join(limit, " "), filepath.Base(p.Openings))
 	}
 	fmt.Fprintln(w, "\nvariants:")
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)

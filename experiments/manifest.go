@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -227,6 +228,17 @@ type EloSpec struct {
 	// when both scores stay within 10 cp for 8 moves; resign at 600 cp for
 	// 3 moves). Default true.
 	Adjudicate bool `toml:"adjudicate" json:"adjudicate"`
+	// Variants limits the test to the named variants (default: all). Elo
+	// is the dearest metric by far; a manifest that measures many variants
+	// cheaply can play only those whose speed or loss makes a difference
+	// likely. Not part of a chunk's key: a chunk of a listed variant stays
+	// valid when the list changes.
+	Variants []string `toml:"variants" json:"variants,omitempty"`
+}
+
+// Tests reports whether the Elo test plays variant name.
+func (e *EloSpec) Tests(name string) bool {
+	return len(e.Variants) == 0 || contains(e.Variants, name)
 }
 
 // SPRTSpec are the bounds of a sequential test.
@@ -968,6 +980,18 @@ func (m *Manifest) checkElo() *Error {
 	}
 	if e.MaxMoves < 0 {
 		return bad("maxmoves", "must be >= 0")
+	}
+	seen := map[string]bool{}
+	for _, name := range e.Variants {
+		switch {
+		case seen[name]:
+			return bad("variants", "%q is listed twice", name)
+		case name == m.Base.Name && e.Opponent != OpponentClassical:
+			return bad("variants", "%q is the base, which every variant plays against", name)
+		case name != m.Base.Name && !slices.ContainsFunc(m.Variants, func(v VariantSpec) bool { return v.Name == name }):
+			return bad("variants", "%q is not a variant of this manifest", name)
+		}
+		seen[name] = true
 	}
 	return nil
 }

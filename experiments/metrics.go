@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -146,10 +147,23 @@ type QuantError struct {
 	Bias float64 `json:"bias_cp"`
 }
 
+// floatNet is a net's float tensors and how its trainer evaluated them.
+type floatNet struct {
+	tensors []nnue.Tensor
+	// qat: the head was trained through its rounding (train.Model.SetQAT),
+	// so the float net that was trained and validated rounds the head's
+	// tensors to their grid. Its unrounded values are only the optimizer's
+	// state, and comparing the engine with them would charge to quantization
+	// what the trainer chose to ignore (the straight-through estimator never
+	// pulls a weight back towards its grid point).
+	qat bool
+}
+
 // floatTensors returns the float tensors of a net whose file keeps them:
-// nnuelab's float format, and Koivisto 5.x float nets. ok is false (with
-// the reason) for nets stored quantized.
-func floatTensors(spec *arch.Spec, ref NetRef) (ts []nnue.Tensor, why string, err error) {
+// nnuelab's float format (with its training config's QAT setting), and
+// Koivisto 5.x float nets. It returns nil (with the reason) for nets stored
+// quantized.
+func floatTensors(spec *arch.Spec, ref NetRef) (fn *floatNet, why string, err error) {
 	if ref.Path == "" {
 		if spec.Net.Format == "koivisto-float" {
 			return nil, "the shipped float net is embedded; give its file as net = \"...\" to compare float and quantized", nil
@@ -163,16 +177,43 @@ func floatTensors(spec *arch.Spec, ref NetRef) (ts []nnue.Tensor, why string, er
 			return nil, "", err
 		}
 		defer f.Close()
-		_, ts, err := nets.ReadFloat(f)
+		h, ts, err := nets.ReadFloat(f)
 		if err != nil {
 			return nil, "", fmt.Errorf("%s: %w", ref.Path, err)
 		}
-		return ts, "", nil
+		qat, err := trainedQAT(spec, h)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", ref.Path, err)
+		}
+		return &floatNet{tensors: ts, qat: qat}, "", nil
 	case "koivisto-float":
 		ts, err := readKoivistoFloat(spec, ref.Path)
-		return ts, "", err
+		if err != nil {
+			return nil, "", err
+		}
+		return &floatNet{tensors: ts}, "", nil
 	}
 	return nil, fmt.Sprintf("net format %s stores quantized weights: no float reference", spec.Net.Format), nil
+}
+
+// trainedQAT reads from a float net's header whether nnuelab's trainer ran
+// it with quantization-aware training. A net without a training config
+// (written by other tools) was not.
+func trainedQAT(spec *arch.Spec, h *nets.Header) (bool, error) {
+	js, ok := h.Training["config"]
+	if !ok {
+		return false, nil
+	}
+	var cfg struct {
+		QAT string `json:"qat"`
+	}
+	if err := json.Unmarshal([]byte(js), &cfg); err != nil {
+		return false, fmt.Errorf("header [training] config: %w", err)
+	}
+	if cfg.QAT == "" {
+		return false, nil
+	}
+	return train.QATFor(spec, cfg.QAT), nil
 }
 
 // readKoivistoFloat reads a Koivisto 5.x float net (u64 value count, then
@@ -227,16 +268,17 @@ func readKoivistoFloat(spec *arch.Spec, path string) ([]nnue.Tensor, error) {
 	return ts, nil
 }
 
-// quantError evaluates positions with the float model and the quantized
-// network.
-func quantError(spec *arch.Spec, net *nnue.Network, ts []nnue.Tensor, ps []Position) (*QuantError, error) {
+// quantError evaluates positions with the float model as it was trained
+// and with the quantized network.
+func quantError(spec *arch.Spec, net *nnue.Network, fn *floatNet, ps []Position) (*QuantError, error) {
 	model, err := train.NewModel(spec, 1)
 	if err != nil {
 		return nil, err
 	}
-	if err := model.SetTensors(ts); err != nil {
+	if err := model.SetTensors(fn.tensors); err != nil {
 		return nil, err
 	}
+	model.SetQAT(fn.qat)
 	per := float64(spec.Output.CPNum) / float64(spec.Output.CPDen)
 	q := &QuantError{N: len(ps)}
 	for _, p := range ps {

@@ -15,6 +15,7 @@ import (
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/nets"
+	"github.com/nnuelab/nnuelab/nets/train"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
@@ -97,11 +98,11 @@ func TestKoivistoFloat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ts, why, err := floatTensors(spec, NetRef{Path: path})
-		if err != nil || ts == nil {
+		fn, why, err := floatTensors(spec, NetRef{Path: path})
+		if err != nil || fn == nil || fn.qat {
 			t.Fatalf("%v: %v %s", ov, err, why)
 		}
-		fromTensors, err := nnue.FromFloat(spec, ts)
+		fromTensors, err := nnue.FromFloat(spec, fn.tensors)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +115,7 @@ func TestKoivistoFloat(t *testing.T) {
 				t.Fatalf("%v: line %d: tensors give %d, nnue's reader %d", ov, p.Line, a, b)
 			}
 		}
-		q, err := quantError(spec, reader, ts, ps)
+		q, err := quantError(spec, reader, fn, ps)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,8 +128,75 @@ func TestKoivistoFloat(t *testing.T) {
 		t.Errorf("shipped float net without a path: %q, %v", why, err)
 	}
 	k74, _ := arch.Load("koivisto-7.4")
-	if ts, why, err := floatTensors(k74, NetRef{Path: "x"}); ts != nil || err != nil || !strings.Contains(why, "quantized") {
-		t.Errorf("int16 net: %v %q %v", ts, why, err)
+	if fn, why, err := floatTensors(k74, NetRef{Path: "x"}); fn != nil || err != nil || !strings.Contains(why, "quantized") {
+		t.Errorf("int16 net: %v %q %v", fn, why, err)
+	}
+}
+
+// TestQuantErrorQAT: a net trained with quantization-aware training is
+// compared with the float model as it was trained (its head rounded to the
+// grid), not with the optimizer's unrounded values. The test moves every
+// first-layer weight of a HalfKP net 0.4 of a grid step off its grid point:
+// that offset rounds away in the engine and in the QAT model alike, so only
+// the plain float model sees it.
+func TestQuantErrorQAT(t *testing.T) {
+	shipped, err := arch.Load("halfkp-128")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := shipped.Override(`net.format="nnuelab"`) // as the runner loads a trained net
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := train.NewModel(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := model.Tensors()
+	step := 1 / float32(int(1)<<spec.Quant.WeightShift)
+	for i := range ts {
+		if ts[i].Name == "l1.weight" {
+			for j := range ts[i].Data {
+				ts[i].Data[j] = float32(math.Round(float64(ts[i].Data[j]/step)))*step + 0.4*step
+			}
+		}
+	}
+	net, err := nnue.FromFloat(spec, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := readPositions(BuiltinPositions, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	errs := map[string]*QuantError{}
+	for _, qat := range []string{"on", "off", ""} {
+		path := filepath.Join(dir, "net-"+qat+".nnue.zst")
+		h := nets.Header{Arch: spec.Name}
+		if qat != "" {
+			h.Training = map[string]string{"config": `{"arch":"halfkp-128","qat":"` + qat + `"}`}
+		}
+		if err := nets.WriteFloat(path, h, ts); err != nil {
+			t.Fatal(err)
+		}
+		fn, why, err := floatTensors(spec, NetRef{Path: path})
+		if err != nil || fn == nil {
+			t.Fatalf("qat %q: %v %s", qat, err, why)
+		}
+		if fn.qat != (qat == "on") {
+			t.Errorf("qat %q in the header read as %v", qat, fn.qat)
+		}
+		if errs[qat], err = quantError(spec, net, fn, ps); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("qat %q: mean %.3f cp, max %.2f cp, bias %+.3f cp", qat, errs[qat].Mean, errs[qat].Max, errs[qat].Bias)
+	}
+	if on, off := errs["on"], errs["off"]; !(on.Mean < off.Mean/4) {
+		t.Errorf("QAT reference: mean error %.3f cp, plain reference %.3f cp: the QAT model should be far closer to the engine", on.Mean, off.Mean)
+	}
+	if *errs[""] != *errs["off"] {
+		t.Errorf("a header without a config should read as no QAT")
 	}
 }
 

@@ -548,8 +548,15 @@ func (p *Plan) addTasks() {
 		// Chunks are queued round-robin over the players (chunk 0 of every
 		// variant, then chunk 1, ...), so that a run stopped part-way has
 		// a first estimate for every variant rather than all of a few.
+		// The key leaves out which variants play, so that a finished
+		// chunk stays valid when the list changes.
+		keyed := *e
+		keyed.Variants = nil
 		var perVariant [][]*Task
 		for _, v := range players {
+			if !e.Tests(v.Name) {
+				continue
+			}
 			needs := p.needsOf(v, 0)
 			if e.Opponent != OpponentClassical {
 				needs = append(needs, p.needsOf(base, 0)...)
@@ -578,7 +585,7 @@ func (p *Plan) addTasks() {
 					Chunk, Games, Start int
 					Seed                uint64
 					Openings            string
-				}{PlanVersion, t.Kind, p.identity(v, 0), opponent, *e, t.Chunk, t.Games, t.Start, t.Seed, p.OpeningsSHA256})
+				}{PlanVersion, t.Kind, p.identity(v, 0), opponent, keyed, t.Chunk, t.Games, t.Start, t.Seed, p.OpeningsSHA256})
 			}
 			perVariant = append(perVariant, chunks)
 		}

@@ -1,11 +1,14 @@
 package experiment
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/bench/stats"
 )
 
 // planOf loads a manifest given as text and expands it into a plan in
@@ -83,6 +86,79 @@ nodes = 300
 	args = strings.Join(matchArgs(def, def.Task("elo-H1-c000")), " ")
 	if !strings.Contains(args, "name=H1 arg=experiment") || !strings.Contains(args, "name=base arg=experiment") {
 		t.Errorf("match against the base: %s", args)
+	}
+}
+
+// [elo] variants plays only the listed variants; the chunks of a listed
+// variant keep their keys (the list is not part of them), and the report
+// says the others are not tested rather than pending.
+func TestEloVariants(t *testing.T) {
+	const manifest = `name = "some"
+metrics = ["elo"]
+[base]
+arch = "koivisto-7.4"
+[[variant]]
+name = "H1"
+overrides = ["history=1"]
+[[variant]]
+name = "H3"
+overrides = ["history=3"]
+[elo]
+games = 2
+chunk = 2
+nodes = 300
+`
+	elo := func(p *Plan) map[string]string {
+		keys := map[string]string{}
+		for _, tk := range p.Tasks {
+			if tk.Kind == KindElo {
+				keys[tk.ID] = tk.Key
+			}
+		}
+		return keys
+	}
+	all := elo(planOf(t, manifest))
+	if len(all) != 2 {
+		t.Fatalf("without a list: Elo tasks %v", all)
+	}
+	p := planOf(t, strings.Replace(manifest, "[elo]\n", "[elo]\nvariants = [\"H3\"]\n", 1))
+	some := elo(p)
+	if len(some) != 1 || some["elo-H3-c000"] != all["elo-H3-c000"] {
+		t.Fatalf("variants = [\"H3\"]: Elo tasks %v (all: %v)", some, all)
+	}
+
+	tk := p.Task("elo-H3-c000")
+	r := TaskResult{ID: tk.ID, Kind: KindElo, Key: tk.Key, Variant: tk.Variant, Elo: &EloResult{Wins: 1, Losses: 1, Penta: stats.Penta{0, 0, 1, 0, 0}}}
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(p.Out, "tasks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ResultPath(p.Out, tk.ID), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := Merge(p)
+	if err != nil {
+		t.Fatalf("Merge with the listed variant played: %v", err)
+	}
+	for _, rec := range recs {
+		if rec.Metric == MetricElo && rec.Variant != "H3" {
+			t.Errorf("an Elo record for %s, which is not listed", rec.Variant)
+		}
+	}
+	mdPath, err := WriteReport(p, recs, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := os.ReadFile(mdPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(body)
+	if !strings.Contains(md, "(only H3; the others are not tested)") || strings.Contains(md, "**Pending:**") {
+		t.Errorf("report does not say that only H3 plays, or calls Elo pending:\n%s", md)
 	}
 }
 

@@ -270,7 +270,12 @@ func writeReport(p *Plan, recs []Record, dir string, missing []string) (string, 
 		{"refreshes", func(s *summary) string { return pct(s, "history_shares.refresh") }, has("history_shares.refresh")},
 		{"evals/s ratio [range]", func(s *summary) string { return s.rangeCell("eval_speed.ratio", "%.3f") }, has("eval_speed.ratio")},
 		{"bench nps ratio [range]", func(s *summary) string { return s.rangeCell("bench_nps.ratio", "%.3f") }, has("bench_nps.ratio")},
-		{"Elo vs " + eloOpponent(m) + " [95%]", eloCell, has("elo")},
+		{"Elo vs " + eloOpponent(m) + " [95%]", func(s *summary) string {
+			if m.Elo != nil && !m.Elo.Tests(s.name) && !(s.base && m.Elo.Opponent != OpponentClassical) {
+				return "not tested"
+			}
+			return eloCell(s)
+		}, has("elo")},
 	}
 	b.WriteString("## Results\n\n| variant | overrides |")
 	for _, c := range cols {
@@ -401,6 +406,9 @@ func writeReport(p *Plan, recs []Record, dir string, missing []string) (string, 
 		against := "each variant (first engine) against the base"
 		if e.Opponent == OpponentClassical {
 			against = "each variant, the base included (first engine), against nnuelab's classical evaluation (PeSTO, same search)"
+		}
+		if len(e.Variants) > 0 {
+			against += " (only " + strings.Join(e.Variants, ", ") + "; the others are not tested)"
 		}
 		fmt.Fprintf(&b, "- Elo: `nnuelab match`, %s, game pairs with colours reversed, openings `%s`, hash %d MB, adjudication %v; intervals are 95%% (pentanomial).\n",
 			against, filepath.Base(p.Openings), e.Hash, e.Adjudicate)

@@ -161,7 +161,7 @@ func merge(p *Plan, partial bool) ([]Record, []string, error) {
 					return rec(0, metric, value, unit, n, p.PositionsSHA256)
 				})...)
 			case MetricElo:
-				if v.Base && m.Elo.Opponent != OpponentClassical {
+				if (v.Base && m.Elo.Opponent != OpponentClassical) || !m.Elo.Tests(v.Name) {
 					continue
 				}
 				r, err := eloRecord(p, v, results, rec(0, "elo", 0, "Elo", 0, p.OpeningsSHA256))

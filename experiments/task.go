@@ -225,14 +225,14 @@ func runMeasure(ctx context.Context, p *Plan, t *Task, log io.Writer) (*MeasureR
 		fmt.Fprintf(log, "%s: agreement with Stockfish 15.1 on %d positions: MAE %.1f cp (scale %.3f), sign %.1f%%\n", v.Name, a.N, a.MAE, a.Scale, 100*a.Sign)
 	}
 	if m.Has(MetricQuantError) {
-		ts, why, err := floatTensors(spec, ref)
+		fn, why, err := floatTensors(spec, ref)
 		switch {
 		case err != nil:
 			return nil, err
-		case ts == nil:
+		case fn == nil:
 			r.QuantNote = why
 		default:
-			if r.Quant, err = quantError(spec, net, ts, ps); err != nil {
+			if r.Quant, err = quantError(spec, net, fn, ps); err != nil {
 				return nil, fmt.Errorf("quantization error: %w", err)
 			}
 			fmt.Fprintf(log, "%s: quantization error on %d positions: mean %.2f cp, max %.1f cp\n", v.Name, r.Quant.N, r.Quant.Mean, r.Quant.Max)
