@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -127,18 +126,7 @@ nodes = 300
 		t.Fatalf("variants = [\"H3\"]: Elo tasks %v (all: %v)", some, all)
 	}
 
-	tk := p.Task("elo-H3-c000")
-	r := TaskResult{ID: tk.ID, Kind: KindElo, Key: tk.Key, Variant: tk.Variant, Elo: &EloResult{Wins: 1, Losses: 1, Penta: stats.Penta{0, 0, 1, 0, 0}}}
-	data, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(p.Out, "tasks"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(ResultPath(p.Out, tk.ID), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeEloResult(t, p, "elo-H3-c000", stats.Penta{0, 0, 1, 0, 0}, 1, 0, 1)
 	recs, err := Merge(p)
 	if err != nil {
 		t.Fatalf("Merge with the listed variant played: %v", err)

@@ -41,20 +41,7 @@ model = "logistic"
 		}
 	}
 
-	write := func(id string, pen stats.Penta, w, d, l int) {
-		tk := p.Task(id)
-		r := TaskResult{ID: id, Kind: KindElo, Key: tk.Key, Variant: tk.Variant, Elo: &EloResult{Wins: w, Draws: d, Losses: l, Penta: pen}}
-		data, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Join(p.Out, "tasks"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(ResultPath(p.Out, id), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(id string, pen stats.Penta, w, d, l int) { writeEloResult(t, p, id, pen, w, d, l) }
 	elo := func(recs []Record) *Record {
 		for i := range recs {
 			if recs[i].Metric == MetricElo {
@@ -112,5 +99,23 @@ model = "logistic"
 	}
 	if llr, ok := r.Detail["llr"].(float64); !ok || llr < 2.94 {
 		t.Errorf("llr %v, want above the upper bound ln(0.95/0.05)", r.Detail["llr"])
+	}
+}
+
+// writeEloResult stores the result of Elo task id as a finished match
+// chunk with the given pentanomial and game counts.
+func writeEloResult(t *testing.T, p *Plan, id string, pen stats.Penta, w, d, l int) {
+	t.Helper()
+	tk := p.Task(id)
+	r := TaskResult{ID: id, Kind: KindElo, Key: tk.Key, Variant: tk.Variant, Elo: &EloResult{Wins: w, Draws: d, Losses: l, Penta: pen}}
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(p.Out, "tasks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ResultPath(p.Out, id), data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
