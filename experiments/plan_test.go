@@ -92,17 +92,7 @@ nodes = 300
 // variant keep their keys (the list is not part of them), and the report
 // says the others are not tested rather than pending.
 func TestEloVariants(t *testing.T) {
-	const manifest = `name = "some"
-metrics = ["elo"]
-[base]
-arch = "koivisto-7.4"
-[[variant]]
-name = "H1"
-overrides = ["history=1"]
-[[variant]]
-name = "H3"
-overrides = ["history=3"]
-[elo]
+	manifest := `name = "some"` + strings.Replace(eloManifest, "[elo]", "[[variant]]\nname = \"H3\"\noverrides = [\"history=3\"]\n[elo]", 1) + `
 games = 2
 chunk = 2
 nodes = 300
