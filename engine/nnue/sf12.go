@@ -53,9 +53,9 @@ func (h *sf12Head) forward(us, them []int16, _, _ []int32, _ int, tr *Trace) int
 	var s1, s2 [maxSFDense]int32
 	var h1, h2 [maxSFDense]uint8 // zero beyond n1 / n2: the padding inputs
 	affineClipped(s1[:h.n1], in, h.w1, h.b1, h.qa)
-	clipShift(h1[:h.n1], s1[:h.n1], h.shift, h.qa)
+	clipShift(h1[:], s1[:], h.n1, h.shift, h.qa)
 	affineClipped(s2[:h.n2], h1[:pad32(h.n1)], h.w2, h.b2, h.qa)
-	clipShift(h2[:h.n2], s2[:h.n2], h.shift, h.qa)
+	clipShift(h2[:], s2[:], h.n2, h.shift, h.qa)
 	out := h.b3 + simd.DotUint8Int8(h2[:pad32(h.n2)], h.w3)
 	raw := out / h.div // Go's / truncates toward zero, like C's
 

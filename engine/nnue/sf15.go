@@ -75,7 +75,7 @@ func (h *sf15Head) forward(us, them []int16, psqtUs, psqtThem []int32, pieces in
 		in1[k+i] = uint8(min(max(v>>h.shift, 0), h.qa))
 	}
 	affineClipped(o1[:h.l1], in1[:pad32(2*k)], st.w1, st.b1, h.qa)
-	clipShift(in2[:h.l1], o1[:h.l1], h.shift, h.qa)
+	clipShift(in2[:], o1[:], h.l1, h.shift, h.qa)
 	o2 := st.b2 + simd.DotUint8Int8(in2[:pad32(h.l1)], st.w2)
 	// int32 product and truncating division, as the engine computes it.
 	fwd := o0[k] * h.skipNum / h.skipDen

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/engine/nnue/simd"
 )
 
 // What the Stockfish readers share: the file versions, the hash scheme by
@@ -81,13 +82,14 @@ const (
 	maxSFDense       = 128  // outputs (and padded inputs) of a dense layer
 )
 
-// clipShift is the dense layers' clipped ReLU:
-// dst[i] = clamp(src[i] >> shift, 0, ceil), with an arithmetic shift.
-func clipShift(dst []uint8, src []int32, shift uint, ceil int32) {
-	dst = dst[:len(src)]
-	for i, v := range src {
-		dst[i] = uint8(min(max(v>>shift, 0), ceil))
-	}
+// clipShift is the dense layers' clipped ReLU on the first n sums:
+// dst[i] = clamp(src[i] >> shift, 0, ceil), with an arithmetic shift. The
+// kernel runs over pad32(n) elements: the sums past n are the zeros of a
+// fresh buffer, so the activations past n become the zero padding inputs
+// that the next layer's padded weight rows expect.
+func clipShift(dst []uint8, src []int32, n int, shift uint, ceil int32) {
+	m := pad32(n)
+	simd.ClipShift(dst[:m], src[:m], shift, ceil)
 }
 
 // readSFHeader reads version, whole-network hash and description, checking

@@ -137,6 +137,23 @@ func BenchmarkClippedReLU(b *testing.B) {
 	})
 }
 
+// BenchmarkClipShift: n is the width of a dense layer's output (32 in
+// Stockfish 12's head), so the widths are smaller than the accumulator's.
+func BenchmarkClipShift(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 9))
+	benchBoth(b, []int{32, 64, 128}, func(b *testing.B, n int) {
+		dst, src := make([]uint8, n), make([]int32, n)
+		for i := range src {
+			src[i] = int32(r.IntN(1<<16) - 1<<15)
+		}
+		b.SetBytes(int64(5 * n))
+		for b.Loop() {
+			ClipShift(dst, src, 6, 127)
+		}
+		sinkBytes = dst
+	})
+}
+
 // BenchmarkPairwiseClippedReLU: n is the int16 input width (one perspective
 // of Stockfish 15.1 is 1024 -> 512 bytes).
 func BenchmarkPairwiseClippedReLU(b *testing.B) {

@@ -71,6 +71,14 @@ func FuzzKernels(f *testing.F) {
 				p := make([]uint8, n16/64*32)
 				PairwiseClippedReLU(p, v[:2*len(p)])
 				u8 = append(u8, p)
+				// The same bytes as int32 sums, shifted by max mod 64.
+				s32 := make([]int32, len(data)/4/32*32)
+				for i := range s32 {
+					s32[i] = int32(binary.LittleEndian.Uint32(data[4*i:]))
+				}
+				cs := make([]uint8, len(s32))
+				ClipShift(cs, s32, uint(uint16(max)%64), int32(m255))
+				u8 = append(u8, cs)
 
 				res = append(res,
 					DotUint8Int8(bytes, ints),

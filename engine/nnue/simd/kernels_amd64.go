@@ -38,6 +38,9 @@ func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16)
 func pairwiseClippedReLUAVX2(dst *uint8, src *int16, n int)
 
 //go:noescape
+func clipShiftAVX2(dst *uint8, src *int32, n int, shift uint, ceil uint8)
+
+//go:noescape
 func dotUint8Int8AVX2(a *uint8, w *int8, n int) int32
 
 //go:noescape

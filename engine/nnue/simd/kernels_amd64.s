@@ -414,6 +414,62 @@ loop:
 	VZEROUPPER
 	RET
 
+// Activations (int32 -> uint8): the clipped ReLU between dense layers.
+//
+// VPACKSSDW (int32 -> int16, signed saturation) and VPACKUSWB (int16 ->
+// uint8, unsigned saturation) both pack within 128-bit lanes, so packing
+// four vectors A, B, C, D of eight sums leaves the dwords (four bytes each)
+// in the order A0 B0 C0 D0 A1 B1 C1 D1 (A0 = A's first four elements);
+// VPERMD with clipShiftOrder puts them back in memory order.
+DATA clipShiftOrder<>+0(SB)/4, $0
+DATA clipShiftOrder<>+4(SB)/4, $4
+DATA clipShiftOrder<>+8(SB)/4, $1
+DATA clipShiftOrder<>+12(SB)/4, $5
+DATA clipShiftOrder<>+16(SB)/4, $2
+DATA clipShiftOrder<>+20(SB)/4, $6
+DATA clipShiftOrder<>+24(SB)/4, $3
+DATA clipShiftOrder<>+28(SB)/4, $7
+GLOBL clipShiftOrder<>(SB), RODATA|NOPTR, $32
+
+// func clipShiftAVX2(dst *uint8, src *int32, n int, shift uint, ceil uint8)
+// dst[i] = min(packus(packss(src[i] >> shift)), ceil): both saturations are
+// monotonic and leave [0, 255] alone, so with ceil <= 255 this is
+// clamp(src[i] >> shift, 0, ceil). VPSRAD shifts by the whole 64-bit count,
+// filling with the sign from 32 on, like Go's >>.
+TEXT ·clipShiftAVX2(SB), NOSPLIT, $0-33
+	MOVQ    dst+0(FP), DI
+	MOVQ    src+8(FP), SI
+	MOVQ    n+16(FP), CX
+	MOVQ    shift+24(FP), AX
+	VMOVQ   AX, X6
+	MOVBLZX ceil+32(FP), AX
+	VMOVD   AX, X7
+	VPBROADCASTB X7, Y7
+	VMOVDQU clipShiftOrder<>(SB), Y5
+
+loop:
+	VMOVDQU   (SI), Y0
+	VMOVDQU   32(SI), Y1
+	VMOVDQU   64(SI), Y2
+	VMOVDQU   96(SI), Y3
+	VPSRAD    X6, Y0, Y0
+	VPSRAD    X6, Y1, Y1
+	VPSRAD    X6, Y2, Y2
+	VPSRAD    X6, Y3, Y3
+	VPACKSSDW Y1, Y0, Y0
+	VPACKSSDW Y3, Y2, Y2
+	VPACKUSWB Y2, Y0, Y0
+	VPERMD    Y0, Y5, Y0
+	VPMINUB   Y7, Y0, Y0
+	VMOVDQU   Y0, (DI)
+	ADDQ      $128, SI
+	ADDQ      $32, DI
+	SUBQ      $32, CX
+	JNZ       loop
+
+	VZEROUPPER
+	RET
+
 // ---------------------------------------------------------------------------
 // Dot products.
 //

@@ -71,6 +71,13 @@ func pairwiseClippedReLUGeneric(dst []uint8, src []int16) {
 	}
 }
 
+func clipShiftGeneric(dst []uint8, src []int32, shift uint, ceil int32) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] = uint8(min(max(v>>shift, 0), ceil))
+	}
+}
+
 func dotUint8Int8Generic(a []uint8, w []int8) int32 {
 	w = w[:len(a)]
 	var sum int32

@@ -16,6 +16,7 @@ func addSubSubAVX2(dst, src, add, sub1, sub2 *int16, n int)                   { 
 func addAddSubSubAVX2(dst, src, add1, add2, sub1, sub2 *int16, n int)         { unreachable() }
 func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16)                { unreachable() }
 func pairwiseClippedReLUAVX2(dst *uint8, src *int16, n int)                   { unreachable() }
+func clipShiftAVX2(dst *uint8, src *int32, n int, shift uint, ceil uint8)     { unreachable() }
 func affineAVX2(out *int32, in *uint8, w *int8, bias *int32, rows, cols int)  { unreachable() }
 func affine7AVX2(out *int32, in *uint8, w *int8, bias *int32, rows, cols int) { unreachable() }
 

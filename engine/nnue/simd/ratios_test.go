@@ -105,6 +105,11 @@ func TestKernelRatios(t *testing.T) {
 		out, bias := make([]int32, rows), make([]int32, rows)
 		row("Affine", fmt.Sprintf("%d -> %d", cols, rows), 200000/(rows*cols)+10, func() { Affine(out, in, w, bias) })
 	}
+	sums, act := make([]int32, 32), make([]uint8, 32)
+	for i := range sums {
+		sums[i] = int32(r.IntN(1<<16) - 1<<15)
+	}
+	row("ClipShift", "32", 20000, func() { ClipShift(act, sums, 6, 127) })
 	psqt := make([]int32, 8)
 	row("AddSubInt32 (Go both)", "8", 2000, func() { AddSubInt32(psqt, psqt, psqt, psqt) })
 	t.Logf("implementation: %s\n%s%s", Implementation(), b.String(), copyRows.String())

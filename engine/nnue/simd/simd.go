@@ -193,6 +193,28 @@ func PairwiseClippedReLU(dst []uint8, src []int16) {
 	pairwiseClippedReLUGeneric(dst, src)
 }
 
+// ClipShift is the clipped ReLU between Stockfish's dense layers, int32 sums
+// to uint8 activations: dst[i] = clamp(src[i] >> shift, 0, ceil) with an
+// arithmetic shift (a shift of 32 or more leaves the sign, as in Go).
+// len(dst) == len(src), a multiple of 32; ceil in [0, 255].
+func ClipShift(dst []uint8, src []int32, shift uint, ceil int32) {
+	n := len(dst)
+	if len(src) != n || n%32 != 0 {
+		panicPrecondition("ClipShift: lengths must be equal multiples of 32")
+	}
+	if uint32(ceil) > 255 {
+		panicPrecondition("ClipShift: ceil must be in [0, 255]")
+	}
+	if n == 0 {
+		return
+	}
+	if useAVX2 {
+		clipShiftAVX2(&dst[0], &src[0], n, shift, uint8(ceil))
+		return
+	}
+	clipShiftGeneric(dst, src, shift, ceil)
+}
+
 // DotUint8Int8 returns sum a[i]*w[i] as an exact int32 (no intermediate
 // saturation, whatever the inputs). len(a) == len(w), a multiple of 32.
 func DotUint8Int8(a []uint8, w []int8) int32 {

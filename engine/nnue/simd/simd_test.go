@@ -352,6 +352,65 @@ func TestClippedReLU(t *testing.T) {
 	})
 }
 
+// Shifts and ceilings of TestClipShift: Stockfish's 6 and 127, the edges of
+// the ranges, and shifts past the int32 width (sign fill).
+var (
+	clipShifts = []uint{0, 1, 6, 7, 13, 31, 32, 63, 64, 200}
+	clipCeils  = []int32{0, 1, 126, 127, 128, 254, 255}
+)
+
+// gens32 draw dense-layer sums: random words, sums of the size a layer
+// produces, and values at the saturation edges of both packs.
+var gens32 = map[string]func(r *rand.Rand) int32{
+	"uniform": func(r *rand.Rand) int32 { return int32(r.Uint32()) },
+	"layer":   func(r *rand.Rand) int32 { return int32(r.IntN(1<<17) - 1<<16) },
+	"extreme": func(r *rand.Rand) int32 {
+		return []int32{math.MinInt32, math.MaxInt32, -1, 0, 1, 127, 128, 255, 256, 32767, 32768, -32768, -32769, 1 << 20}[r.IntN(14)]
+	},
+}
+
+func refClipShift(src []int32, shift uint, ceil int32) []uint8 {
+	out := make([]uint8, len(src))
+	for i, v := range src {
+		s := min(shift, 63) // int64 >> 63 is the sign, as int32 >> 32
+		out[i] = uint8(clampRef(int64(v)>>s, 0, int64(ceil)))
+	}
+	return out
+}
+
+func TestClipShift(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		seed := uint64(300)
+		for _, n := range lens32 {
+			for _, name := range sortedKeys(gens32) {
+				seed++
+				r := rand.New(rand.NewPCG(seed, uint64(n)))
+				src := make([]int32, n)
+				for i := range src {
+					src[i] = gens32[name](r)
+				}
+				for _, shift := range clipShifts {
+					for _, ceil := range clipCeils {
+						want := refClipShift(src, shift, ceil)
+						twin := make([]uint8, n)
+						clipShiftGeneric(twin, src, shift, ceil)
+						if !slices.Equal(twin, want) {
+							t.Fatalf("n=%d/%s shift=%d ceil=%d: pure-Go twin differs from the reference at %d", n, name, shift, ceil, firstDiff(twin, want))
+						}
+						dst, check := guarded[uint8](n, 0xa5)
+						ClipShift(dst, src, shift, ceil)
+						check(t)
+						if !slices.Equal(dst, want) {
+							i := firstDiff(dst, want)
+							t.Fatalf("n=%d/%s shift=%d ceil=%d: differs at %d: src %d got %d want %d", n, name, shift, ceil, i, src[i], dst[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
 func TestPairwiseClippedReLU(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		each16(t, func(t *testing.T, r *rand.Rand, n int, g gen16) {
@@ -558,6 +617,7 @@ func TestZeroLength(t *testing.T) {
 		AddAddSubSub(nil, nil, nil, nil, nil, nil)
 		ClippedReLU(nil, nil, 127)
 		PairwiseClippedReLU(nil, nil)
+		ClipShift(nil, nil, 6, 127)
 		if DotUint8Int8(nil, nil) != 0 || DotReLU(nil, nil) != 0 ||
 			DotClippedReLU(nil, nil, 127) != 0 || DotSquaredClippedReLU(nil, nil, 255) != 0 {
 			t.Error("dot product of empty slices is not 0")
@@ -589,6 +649,10 @@ func TestPreconditions(t *testing.T) {
 		"ClippedReLU/unequal":    func() { ClippedReLU(u32, s16, 127) },
 		"ClippedReLU/max256":     func() { ClippedReLU(u32, s32, 256) },
 		"ClippedReLU/maxneg":     func() { ClippedReLU(u32, s32, -1) },
+		"ClipShift/not32":        func() { ClipShift(u16, make([]int32, 16), 6, 127) },
+		"ClipShift/unequal":      func() { ClipShift(u32, make([]int32, 64), 6, 127) },
+		"ClipShift/ceil256":      func() { ClipShift(u32, make([]int32, 32), 6, 256) },
+		"ClipShift/ceilneg":      func() { ClipShift(u32, make([]int32, 32), 6, -1) },
 		"Pairwise/not32":         func() { PairwiseClippedReLU(u16, s32) },
 		"Pairwise/unequal":       func() { PairwiseClippedReLU(u32, s32) },
 		"DotUint8Int8/unequal":   func() { DotUint8Int8(u32, i16) },
@@ -628,6 +692,7 @@ func TestNoAllocs(t *testing.T) {
 	u := make([]uint8, n)
 	w8 := make([]int8, n*16)
 	out, bias := make([]int32, 16), make([]int32, 16)
+	sums := make([]int32, 32)
 	p := make([]int32, 8)
 	var sink int32
 	forEachImpl(t, func(t *testing.T) {
@@ -640,6 +705,7 @@ func TestNoAllocs(t *testing.T) {
 			AddAddSubSub(a, b, c, d, e, f)
 			ClippedReLU(u, a, 127)
 			PairwiseClippedReLU(u[:n/2], a)
+			ClipShift(u[:32], sums, 6, 127)
 			sink += DotUint8Int8(u, w8[:n])
 			Affine(out, u, w8, bias)
 			sink += DotReLU(a, b)
