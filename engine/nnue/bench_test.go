@@ -18,6 +18,19 @@ var benchFENs = []string{
 	"8/kp4Q1/r4R2/p3p3/P2P4/3b2P1/1B1P3P/R1N3K1 b - - 0 31",
 }
 
+// benchPositions parses benchFENs.
+func benchPositions(b *testing.B) []*board.Position {
+	var positions []*board.Position
+	for _, f := range benchFENs {
+		p, err := board.ParseFEN(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		positions = append(positions, p)
+	}
+	return positions
+}
+
 // treeWalk makes every move to depth plies, evaluating at every node, the
 // access pattern of a search; it returns the number of evaluations.
 func treeWalk(ev *Evaluator, p *board.Position, depth int) int {
@@ -83,11 +96,7 @@ func BenchmarkIncremental(b *testing.B) {
 			for _, cache := range []bool{false, true} {
 				b.Run(fmt.Sprintf("%s/H=%d/cache=%v", name, h, cache), func(b *testing.B) {
 					ev := NewEvaluatorWith(net, h, cache)
-					var positions []*board.Position
-					for _, f := range benchFENs {
-						p, _ := board.ParseFEN(f)
-						positions = append(positions, p)
-					}
+					positions := benchPositions(b)
 					evals := 0
 					b.ResetTimer()
 					for i := 0; i < b.N; i++ {
