@@ -112,6 +112,7 @@ type TrainOverride struct {
 	MinLR       *float64 `toml:"min_lr" json:"min_lr,omitempty"`
 	WeightDecay *float64 `toml:"weight_decay" json:"weight_decay,omitempty"`
 	Factorize   *string  `toml:"factorize" json:"factorize,omitempty"`
+	DecayScope  *string  `toml:"decay_scope" json:"decay_scope,omitempty"`
 }
 
 // PositionsSpec is the position set of the agreement and quantization
@@ -183,6 +184,9 @@ type TrainSpec struct {
 	// feature sets: auto (the default), on or off; resolved per
 	// architecture (train.FactorizeFor) into the cache key.
 	Factorize string `toml:"factorize" json:"factorize,omitempty"`
+	// DecayScope is the weights weight decay acts on (train.Optim's
+	// DecayScope): all (the default), transformer or buckets.
+	DecayScope string `toml:"decay_scope" json:"decay_scope,omitempty"`
 	// minLRDefault says min_lr was not given: it follows lr (1%), also
 	// when a variant overrides lr.
 	minLRDefault bool
@@ -379,6 +383,7 @@ func (m *Manifest) defaults(md toml.MetaData) *Error {
 			"schedule":     func() { t.Schedule = "cosine" },
 			"qat":          func() { t.QAT = "auto" },
 			"factorize":    func() { t.Factorize = "auto" },
+			"decay_scope":  func() { t.DecayScope = "all" },
 		}
 		for k, f := range def {
 			if !md.IsDefined("train", k) {
@@ -837,6 +842,9 @@ func (o *TrainOverride) String() string {
 	if o.Factorize != nil {
 		add("factorize", fmt.Sprintf("%q", *o.Factorize))
 	}
+	if o.DecayScope != nil {
+		add("decay_scope", fmt.Sprintf("%q", *o.DecayScope))
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -877,6 +885,9 @@ func (m *Manifest) TrainFor(v *VariantSpec) *TrainSpec {
 		if o.Factorize != nil {
 			t.Factorize = *o.Factorize
 		}
+		if o.DecayScope != nil {
+			t.DecayScope = *o.DecayScope
+		}
 	}
 	return &t
 }
@@ -914,6 +925,8 @@ func (t *TrainSpec) check(key string) *Error {
 		return &Error{Key: key + ".qat", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.QAT)}
 	case !contains([]string{"auto", "on", "off"}, t.Factorize):
 		return &Error{Key: key + ".factorize", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.Factorize)}
+	case !contains([]string{"all", "transformer", "buckets"}, t.DecayScope):
+		return &Error{Key: key + ".decay_scope", Reason: fmt.Sprintf("%q is not one of all, transformer, buckets", t.DecayScope)}
 	}
 	return nil
 }

@@ -69,6 +69,8 @@ func TestParseErrors(t *testing.T) {
 		{"train decay", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\nlr = 0.01\nweight_decay = 100.0\n", "train.weight_decay", "weight_decay*lr < 1"},
 		{"variant train without section", minimal + "[[variant]]\nname = \"wd\"\n[variant.train]\nweight_decay = 0.5\n", "variant[0].train", "[train] section"},
 		{"variant train with net", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"wd\"\nnet = \"x.nnue\"\n[variant.train]\nweight_decay = 0.5\n", "variant[0].train", "not trained"},
+		{"train decay scope", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\ndecay_scope = \"head\"\n", "train.decay_scope", "not one of all, transformer, buckets"},
+		{"variant decay scope", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"s\"\n[variant.train]\ndecay_scope = \"rows\"\n", "variant[0].train.decay_scope", "not one of"},
 		{"variant train bad value", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"e\"\n[variant.train]\nepochs = 0\n", "variant[0].train.epochs", ">= 1"},
 		{"variant train unknown key", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"e\"\n[variant.train]\nbatch = 5\n", "variant.train.batch", "unknown key"},
 		{"val fraction", minimal + "[data]\ntrain = [\"x.txt\"]\nval_fraction = 1.5\n", "data.val_fraction", "[0, 1)"},

@@ -423,6 +423,12 @@ func (p *Plan) trainConfig(vs *VariantSpec, spec *arch.Spec, seed uint64, dataFi
 	cfg.Optim.LR = t.LR
 	cfg.Optim.MinLR = t.MinLR
 	cfg.Optim.WeightDecay = t.WeightDecay
+	// "all" is stored empty, so that the keys of nets trained before the
+	// scope existed still hold.
+	cfg.Optim.DecayScope = ""
+	if t.DecayScope != "all" {
+		cfg.Optim.DecayScope = t.DecayScope
+	}
 	cfg.Optim.Schedule = t.Schedule
 	cfg.Optim.StepEpochs = t.StepEpochs
 	cfg.Optim.Gamma = t.Gamma

@@ -180,6 +180,14 @@ data = ["a.txt", "b.txt"]
 name = "decay"
 [variant.train]
 weight_decay = 0.5
+[[variant]]
+name = "scope"
+[variant.train]
+decay_scope = "buckets"
+[[variant]]
+name = "scope-all"
+[variant.train]
+decay_scope = "all"
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -208,6 +216,14 @@ weight_decay = 0.5
 	}
 	if d, b := p.Task(train["decay"]).Train.Config, p.Task(train["base"]).Train.Config; d.Optim.WeightDecay != 0.5 || b.Optim.WeightDecay != 0.01 {
 		t.Errorf("weight decay: variant %v, base %v", d.Optim.WeightDecay, b.Optim.WeightDecay)
+	}
+	// A decay scope is in the key; the default "all" is not (it is stored
+	// empty, so nets trained before the scope existed keep their keys).
+	if sc := p.Task(train["scope"]).Train.Config; sc.Optim.DecayScope != "buckets" || train["scope"] == train["base"] {
+		t.Errorf("variant scope: decay scope %q, task %s (base %s)", sc.Optim.DecayScope, train["scope"], train["base"])
+	}
+	if train["scope-all"] != train["base"] || p.Task(train["base"]).Train.Config.Optim.DecayScope != "" {
+		t.Errorf("decay_scope = \"all\" changes the train key: %s vs base %s", train["scope-all"], train["base"])
 	}
 
 	for _, tc := range []struct{ body, key, reason string }{

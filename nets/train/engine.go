@@ -309,9 +309,17 @@ type hyper struct {
 	step int // 1-based Adam step
 }
 
-func (h *hyper) adam(p *Param) vec.Adam {
+// Tensor parts for the decay scope (Optim.DecayScope).
+const (
+	partHead    = iota // a head tensor (or the transformer's bias)
+	partFT             // the transformer's real rows, Rengar's tied tensors
+	partVirtual        // a factorized transformer's virtual rows
+)
+
+// adam returns the update of tensor p, or of the rows of its part.
+func (h *hyper) adam(p *Param, part int) vec.Adam {
 	wd := 0.0
-	if p.Decay {
+	if p.Decay && h.o.decays(part) {
 		wd = h.o.WeightDecay
 	}
 	lr := h.lr * float64(p.LRMult)
@@ -381,16 +389,20 @@ func (e *engine) step(batch []*datasets.Record, h *hyper) float64 {
 	if m.tied == nil {
 		// Adam on every row (a row no position used still moves with its
 		// momentum), the gradient of the used ones.
-		a := h.adam(m.ft)
+		own, virt := h.adam(m.ft, partFT), h.adam(m.ft, partVirtual)
 		e.parallel(blocks, func(_, b int) {
 			for f := b * rowBlock; f < min((b+1)*rowBlock, m.rows); f++ {
 				row := m.ft.Data[f*W:][:W]
 				mm, vv := m.ft.M[f*W:][:W], m.ft.V[f*W:][:W]
+				a := &own
+				if f >= m.realRows {
+					a = &virt
+				}
 				if e.touched[f] {
-					vec.AdamUpdate(row, mm, vv, e.ftGrad[f*W:][:W], &a)
+					vec.AdamUpdate(row, mm, vv, e.ftGrad[f*W:][:W], a)
 					e.touched[f] = false
 				} else {
-					vec.AdamUpdate(row, mm, vv, nil, &a)
+					vec.AdamUpdate(row, mm, vv, nil, a)
 				}
 			}
 		})
@@ -407,7 +419,7 @@ func (e *engine) step(batch []*datasets.Record, h *hyper) float64 {
 		}
 		t.fold(e.tiedGrad)
 		for i, p := range t.params {
-			a := h.adam(p)
+			a := h.adam(p, partFT)
 			vec.AdamUpdate(p.Data, p.M, p.V, e.tiedGrad[i], &a)
 		}
 		t.build()
@@ -436,7 +448,7 @@ func (e *engine) step(batch []*datasets.Record, h *hyper) float64 {
 		for c := 1; c < nChunks; c++ {
 			vec.Add(dst, get(e.chunks[c]))
 		}
-		a := h.adam(p)
+		a := h.adam(p, partHead)
 		vec.AdamUpdate(p.Data, p.M, p.V, dst, &a)
 		p.refresh()
 	})

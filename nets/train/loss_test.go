@@ -2,6 +2,9 @@ package train
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -91,7 +94,11 @@ func TestFusedStep(t *testing.T) {
 					t.Fatalf("step %d: loss %g vs %g", step, la, lb)
 				}
 				for k, p := range b.all {
-					ad := h.adam(p)
+					part := partHead
+					if p == b.ft {
+						part = partFT
+					}
+					ad := h.adam(p, part)
 					vecAdam(p, grads[k], &ad)
 				}
 				b.sync()
@@ -105,5 +112,72 @@ func TestFusedStep(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDecayScope checks which weights each decay scope shrinks: one step
+// from the same (perturbed) weights with and without decay must change
+// exactly the tensors and rows in scope, and never a bias.
+func TestDecayScope(t *testing.T) {
+	recs := ptrs(testRecords(t, 300))
+	spec := tinySpec(t, "sf12-kings")
+	step := func(scope string, wd float64) *Model {
+		m, err := NewModel(spec, 3, Factorized())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Every row away from zero, the virtual ones too, so that decay shows.
+		rng := rand.New(rand.NewPCG(5, 6))
+		for _, p := range m.all {
+			for i := range p.Data {
+				p.Data[i] += (2*rng.Float32() - 1) * 0.05 * p.LRMult
+			}
+		}
+		m.sync()
+		o := DefaultConfig().Optim
+		o.WeightDecay, o.DecayScope = wd, scope
+		if err := o.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		newEngine(m, Loss{Kind: "mpe", Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5}, 1).step(recs, &hyper{o: &o, lr: 0.05, step: 1})
+		return m
+	}
+	ref := step("all", 0)
+	W := ref.width
+	same := func(a, b []float32) bool { return slices.Equal(a, b) }
+	for _, tc := range []struct {
+		scope                     string
+		ownRows, virtRows, headWs bool // which parts must have decayed
+	}{
+		{"", true, true, true},
+		{"all", true, true, true},
+		{"transformer", true, true, false},
+		{"buckets", true, false, false},
+	} {
+		t.Run("scope="+tc.scope, func(t *testing.T) {
+			m := step(tc.scope, 1)
+			own := same(m.ft.Data[:m.realRows*W], ref.ft.Data[:ref.realRows*W])
+			virt := same(m.ft.Data[m.realRows*W:], ref.ft.Data[ref.realRows*W:])
+			if own == tc.ownRows || virt == tc.virtRows {
+				t.Errorf("transformer rows decayed: own %v, virtual %v; want %v, %v", !own, !virt, tc.ownRows, tc.virtRows)
+			}
+			for k, p := range m.all {
+				if p == m.ft {
+					continue
+				}
+				unchanged := same(p.Data, ref.all[k].Data)
+				if !p.Decay && !unchanged {
+					t.Errorf("%s (no decay) changed", p.Name)
+				}
+				if p.Decay && unchanged == tc.headWs {
+					t.Errorf("%s decayed %v, want %v", p.Name, !unchanged, tc.headWs)
+				}
+			}
+		})
+	}
+	o := DefaultConfig().Optim
+	o.DecayScope = "head"
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "decay scope") {
+		t.Errorf("unknown scope: %v", err)
 	}
 }

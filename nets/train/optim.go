@@ -14,6 +14,15 @@ type Optim struct {
 	Beta1, Beta2 float64
 	Eps          float64
 	WeightDecay  float64
+	// DecayScope says which weights decay (never biases): "" or "all"
+	// every weight tensor; "transformer" the feature transformer's only,
+	// not the head's; "buckets" only the transformer's real rows, not a
+	// factorized net's virtual (piece, square) rows nor the head, so that
+	// decay pulls each king-specific row towards the shared row it sits
+	// beside without shrinking the shared row itself. Empty stays out of
+	// the JSON form, so the cache keys of nets trained before it existed
+	// still hold.
+	DecayScope string `json:",omitempty"`
 	// Schedule is "constant", "step" (LR times Gamma every StepEpochs
 	// epochs) or "cosine" (from LR down to MinLR over the whole run).
 	Schedule   string
@@ -44,6 +53,11 @@ func (o *Optim) Validate() error {
 		return fmt.Errorf("weight decay %g out of range: need wd >= 0 and wd*lr < 1 (lr %g)", o.WeightDecay, o.LR)
 	case o.Warmup < 0:
 		return fmt.Errorf("warmup %d must be >= 0", o.Warmup)
+	}
+	switch o.DecayScope {
+	case "", "all", "transformer", "buckets":
+	default:
+		return fmt.Errorf("unknown decay scope %q (all, transformer, buckets)", o.DecayScope)
 	}
 	switch o.Schedule {
 	case "constant":
@@ -76,4 +90,16 @@ func (o *Optim) rate(step, epoch, totalSteps int) float64 {
 		lr *= float64(step+1) / float64(o.Warmup)
 	}
 	return lr
+}
+
+// decays reports whether the decay scope covers a tensor part (partHead,
+// partFT, partVirtual).
+func (o *Optim) decays(part int) bool {
+	switch o.DecayScope {
+	case "transformer":
+		return part != partHead
+	case "buckets":
+		return part == partFT
+	}
+	return true
 }
