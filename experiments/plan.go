@@ -127,6 +127,19 @@ type Task struct {
 	Data *DataJob `json:"data,omitempty"`
 }
 
+// cacheOutput is the file a task leaves in the cache for the tasks that
+// need it (a trained net, a data shard), or "" when its result file holds
+// everything.
+func (t *Task) cacheOutput() string {
+	switch {
+	case t.Train != nil:
+		return t.Train.Config.Out
+	case t.Data != nil:
+		return t.Data.Out
+	}
+	return ""
+}
+
 // TrainJob is a training run into the net cache.
 type TrainJob struct {
 	Config train.Config `json:"config"`

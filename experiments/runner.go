@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -118,12 +119,22 @@ func Run(ctx context.Context, manifest string, opt RunOptions) (*Plan, error) {
 			info.Reused = append(info.Reused, t.ID)
 		}
 	}
+	_, sprt := sprtTest(m)
+	var skipped map[string]bool // chunks of a decided SPRT
+	if sprt {
+		skipped = notNeeded(p, finishedResults(p, done))
+	}
+	for _, id := range lostOutputs(p, done, skipped) {
+		if err := os.Remove(ResultPath(p.Out, id)); err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+		info.Reused = slices.DeleteFunc(info.Reused, func(r string) bool { return r == id })
+		fmt.Fprintf(opt.Log, "task %s: finished, but its output is not in the cache (%s): redoing it for the tasks that need it\n", id, p.Task(id).cacheOutput())
+	}
 	pr := newProgress(opt.Log, opt.Terminal, len(p.Tasks), len(done))
 	fmt.Fprintf(opt.Log, "experiment %s: %d tasks, %d already done; results in %s\n", m.Name, len(p.Tasks), len(done), p.Out)
 	env := Env{Binary: p.Binary, Out: p.Out, Log: opt.Log}
 	failed := map[string]string{}
-	_, sprt := sprtTest(m)
-	var skipped map[string]bool // chunks of a decided SPRT
 	for {
 		if sprt {
 			skipped = notNeeded(p, finishedResults(p, done))
@@ -325,6 +336,44 @@ func finishedResults(p *Plan, done map[string]bool) map[string]*TaskResult {
 		}
 	}
 	return out
+}
+
+// lostOutputs finds the finished tasks whose output file lives in the
+// cache (a label or self-play shard, a trained net) when that file is gone
+// and a task still to run needs it: a fresh clone has the committed results
+// but not the cache. It marks them not done, and likewise what they need in
+// turn, and returns their IDs in plan order.
+func lostOutputs(p *Plan, done, skipped map[string]bool) []string {
+	var queue []*Task
+	for _, t := range p.Tasks {
+		if !done[t.ID] && !skipped[t.ID] {
+			queue = append(queue, t)
+		}
+	}
+	lost := map[string]bool{}
+	for len(queue) > 0 {
+		t := queue[0]
+		queue = queue[1:]
+		for _, n := range t.Needs {
+			nt := p.Task(n)
+			if nt == nil || !done[n] || lost[n] {
+				continue
+			}
+			if out := nt.cacheOutput(); out != "" {
+				if _, err := os.Stat(out); os.IsNotExist(err) {
+					lost[n], done[n] = true, false
+					queue = append(queue, nt)
+				}
+			}
+		}
+	}
+	var ids []string
+	for _, t := range p.Tasks {
+		if lost[t.ID] {
+			ids = append(ids, t.ID)
+		}
+	}
+	return ids
 }
 
 // nextWave returns the tasks to run next: those not done, failed or

@@ -390,6 +390,29 @@ threads = 1
 	if !bytes.Contains(a, []byte(`"metric":"train.val_loss"`)) {
 		t.Error("no trainer validation loss in the results")
 	}
+
+	// A fresh clone: the results are there, the cache is not. With every
+	// measurement finished nothing is retrained; with one of them gone,
+	// exactly the net it needs is trained again, to the same results.
+	if err := os.RemoveAll(filepath.Join(dir, "cache")); err != nil {
+		t.Fatal(err)
+	}
+	if out := run(t, dir, nil, "experiment", "run", "tiny.toml", "--out", "a", "--cache", "cache", "--report-dir", "reports"); strings.Contains(out, "redoing") {
+		t.Errorf("retrained although nothing needs the nets:\n%s", out)
+	}
+	if err := os.Remove(filepath.Join(dir, "a", "tasks", "measure-crelu-s2.json")); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, dir, nil, "experiment", "run", "tiny.toml", "--out", "a", "--cache", "cache", "--report-dir", "reports")
+	if strings.Count(out, "redoing") != 1 {
+		t.Errorf("want one train task redone:\n%s", out)
+	}
+	if nets, _ := filepath.Glob(filepath.Join(dir, "cache", "*", "net.nnue.zst")); len(nets) != 1 {
+		t.Errorf("%d nets in the cache after the rerun, want 1", len(nets))
+	}
+	if c := readFile(t, filepath.Join(dir, "a", "results.jsonl")); !bytes.Equal(a, c) {
+		t.Error("results differ after retraining the lost net")
+	}
 }
 
 // checkPartialReport reports a copy of the finished run in done with an
