@@ -361,7 +361,8 @@ func lostOutputs(p *Plan, done, skipped map[string]bool) []string {
 			}
 			if out := nt.cacheOutput(); out != "" {
 				if _, err := os.Stat(out); os.IsNotExist(err) {
-					lost[n], done[n] = true, false
+					lost[n] = true
+					delete(done, n)
 					queue = append(queue, nt)
 				}
 			}
