@@ -227,12 +227,7 @@ func TestGradientCheck(t *testing.T) {
 			// A partly trained state: random small offsets everywhere, so
 			// that biases and tempo are not zero.
 			rng := rand.New(rand.NewPCG(5, 6))
-			for _, p := range m.all {
-				for i := range p.Data {
-					p.Data[i] += (2*rng.Float32() - 1) * 0.02 * p.LRMult
-				}
-			}
-			m.sync()
+			perturb(m, rng, 0.02)
 			loss := Loss{Kind: c.loss, Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5}
 			e := newEngine(m, loss, 2)
 			_, grads := e.gradients(ptrs(recs))
@@ -357,13 +352,7 @@ func TestFactorizedFold(t *testing.T) {
 				t.Fatalf("%s: auto does not factorize a king-bucketed set", name)
 			}
 			// Train-like state: every row, the virtual ones too, moved.
-			rng := rand.New(rand.NewPCG(1, 2))
-			for _, p := range m.all {
-				for i := range p.Data {
-					p.Data[i] += (2*rng.Float32() - 1) * 0.05 * p.LRMult
-				}
-			}
-			m.sync()
+			perturb(m, rand.New(rand.NewPCG(1, 2)), 0.05)
 			plain, err := NewModel(spec, 3)
 			if err != nil {
 				t.Fatal(err)
@@ -389,4 +378,16 @@ func TestFactorizedFold(t *testing.T) {
 	if FactorizeFor(tinySpec(t, "screlu-768"), "auto") {
 		t.Error("auto factorizes a set without king buckets")
 	}
+}
+
+// perturb moves every weight of m, biases and virtual rows included, by a
+// uniform offset of up to scale units of its tensor, drawn from rng: a
+// train-like state in which no tensor is at its initial value.
+func perturb(m *Model, rng *rand.Rand, scale float32) {
+	for _, p := range m.all {
+		for i := range p.Data {
+			p.Data[i] += (2*rng.Float32() - 1) * scale * p.LRMult
+		}
+	}
+	m.sync()
 }

@@ -127,13 +127,7 @@ func TestDecayScope(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Every row away from zero, the virtual ones too, so that decay shows.
-		rng := rand.New(rand.NewPCG(5, 6))
-		for _, p := range m.all {
-			for i := range p.Data {
-				p.Data[i] += (2*rng.Float32() - 1) * 0.05 * p.LRMult
-			}
-		}
-		m.sync()
+		perturb(m, rand.New(rand.NewPCG(5, 6)), 0.05)
 		o := DefaultConfig().Optim
 		o.WeightDecay, o.DecayScope = wd, scope
 		if err := o.Validate(); err != nil {
