@@ -17,6 +17,7 @@ import (
 
 	arch "github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/bench/match"
+	"github.com/nnuelab/nnuelab/nets/train"
 )
 
 // Metric names a manifest may list.
@@ -925,8 +926,8 @@ func (t *TrainSpec) check(key string) *Error {
 		return &Error{Key: key + ".qat", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.QAT)}
 	case !contains([]string{"auto", "on", "off"}, t.Factorize):
 		return &Error{Key: key + ".factorize", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.Factorize)}
-	case !contains([]string{"all", "transformer", "buckets"}, t.DecayScope):
-		return &Error{Key: key + ".decay_scope", Reason: fmt.Sprintf("%q is not one of all, transformer, buckets", t.DecayScope)}
+	case !contains(train.DecayScopes, t.DecayScope):
+		return &Error{Key: key + ".decay_scope", Reason: fmt.Sprintf("%q is not one of %s", t.DecayScope, strings.Join(train.DecayScopes, ", "))}
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package train
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 )
 
 // Optim holds the optimizer and learning-rate schedule settings.
@@ -54,10 +56,8 @@ func (o *Optim) Validate() error {
 	case o.Warmup < 0:
 		return fmt.Errorf("warmup %d must be >= 0", o.Warmup)
 	}
-	switch o.DecayScope {
-	case "", "all", "transformer", "buckets":
-	default:
-		return fmt.Errorf("unknown decay scope %q (all, transformer, buckets)", o.DecayScope)
+	if o.DecayScope != "" && !slices.Contains(DecayScopes, o.DecayScope) {
+		return fmt.Errorf("unknown decay scope %q (%s)", o.DecayScope, strings.Join(DecayScopes, ", "))
 	}
 	switch o.Schedule {
 	case "constant":
@@ -91,6 +91,10 @@ func (o *Optim) rate(step, epoch, totalSteps int) float64 {
 	}
 	return lr
 }
+
+// DecayScopes are the values of Optim.DecayScope (besides "", which is
+// "all").
+var DecayScopes = []string{"all", "transformer", "buckets"}
 
 // decays reports whether the decay scope covers a tensor part (partHead,
 // partFT, partVirtual).
