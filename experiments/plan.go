@@ -580,7 +580,7 @@ func (p *Plan) addTasks() {
 			if e.Opponent != OpponentClassical {
 				needs = append(needs, p.needsOf(base, 0)...)
 			}
-			// An SPRT plays up to max_games in chained chunks (see sprt.go).
+			// An SPRT plays up to max_games in chunks, sprtInFlight at a time (see sprt.go).
 			games := e.Games
 			if e.SPRT != nil {
 				games = e.MaxGames
@@ -593,8 +593,8 @@ func (p *Plan) addTasks() {
 			}
 			for c, t := range chunks {
 				t.Kind, t.Variant, t.Seed, t.Needs, t.CPUs = KindElo, v.Name, m.Seeds[0], needs, e.Concurrency
-				if e.SPRT != nil && c > 0 {
-					t.Needs = append(append([]string(nil), needs...), chunks[c-1].ID)
+				if e.SPRT != nil && c >= sprtInFlight {
+					t.Needs = append(append([]string(nil), needs...), chunks[c-sprtInFlight].ID)
 				}
 				t.Key = keyOf(struct {
 					Version             int

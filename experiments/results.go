@@ -283,7 +283,8 @@ func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (R
 	var llr *float64
 	var decision string
 	var args []string
-	planned := 0
+	planned, past := 0, 0
+	counted, _ := sprtLooks(p, v.Name, results)
 	for _, t := range p.Tasks {
 		if t.Kind != KindElo || t.Variant != v.Name {
 			continue
@@ -292,6 +293,10 @@ func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (R
 		res := results[t.ID]
 		if res == nil {
 			continue // MergePartial: a chunk not played yet
+		}
+		if !counted[t.ID] {
+			past++ // played past the SPRT's decision (sprt.go)
+			continue
 		}
 		e := res.Elo
 		w.Wins += e.Wins
@@ -338,6 +343,9 @@ func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (R
 	}
 	if llr != nil {
 		r.Detail["llr"], r.Detail["sprt"] = *llr, decision
+	}
+	if past > 0 {
+		r.Detail["chunks_past_decision"] = past
 	}
 	return r, nil
 }

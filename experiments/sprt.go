@@ -2,12 +2,20 @@ package experiment
 
 import "github.com/nnuelab/nnuelab/bench/stats"
 
-// An SPRT runs as a chain of match chunks per variant (chunk c needs chunk
-// c-1), like the fixed-game test, so that a stopped run or a Slurm array
-// keeps every finished chunk. The test itself is applied to the pooled
-// pentanomial of the chunks played: once it crosses a bound, the
-// variant's remaining chunks are not needed (fishtest's model: workers play
-// batches, the server decides).
+// An SPRT runs as a chain of match chunks per variant, like the
+// fixed-game test, so that a stopped run or a Slurm array keeps every
+// finished chunk. The test looks at the pooled pentanomial after each chunk,
+// in chunk order (fishtest's model: workers play batches, the server
+// decides); once it crosses a bound, the variant's remaining chunks are not
+// needed. Chunk c needs chunk c-sprtInFlight, so that a variant left alone
+// still fills that many cores.
+
+// sprtInFlight is how many chunks of one variant may be played at once. A
+// chunk played past the decision is wasted (at most sprtInFlight-1 of them)
+// and not counted: the verdict and the Elo come from the chunks up to the
+// first look that crossed a bound, whatever order the executor finished
+// them in.
+const sprtInFlight = 2
 
 // sprtTest returns the manifest's SPRT, or false without one.
 func sprtTest(m *Manifest) (stats.SPRT, bool) {
@@ -18,26 +26,43 @@ func sprtTest(m *Manifest) (stats.SPRT, bool) {
 	return stats.SPRT{Elo0: s.Elo0, Elo1: s.Elo1, Alpha: s.Alpha, Beta: s.Beta, Model: stats.Model(s.Model)}, true
 }
 
-// sprtPooled sums the pentanomials of variant's finished Elo chunks.
-func sprtPooled(p *Plan, variant string, results map[string]*TaskResult) (pen stats.Penta) {
+// sprtLooks walks variant's Elo chunks in order and returns which finished
+// chunks count: those up to the first look (after a chunk, with every
+// earlier chunk finished) whose pooled pentanomial crosses a bound, and
+// whether one did. Undecided, every finished chunk counts (a partial run
+// may have gaps). Without an SPRT every finished chunk counts.
+func sprtLooks(p *Plan, variant string, results map[string]*TaskResult) (counted map[string]bool, decided bool) {
+	s, ok := sprtTest(p.Manifest)
+	counted = map[string]bool{}
+	var pen stats.Penta
+	prefix := true
 	for _, t := range p.Tasks {
 		if t.Kind != KindElo || t.Variant != variant {
 			continue
 		}
-		if r := results[t.ID]; r != nil && r.Elo != nil {
-			for i := range pen {
-				pen[i] += r.Elo.Penta[i]
-			}
+		r := results[t.ID]
+		if r == nil || r.Elo == nil {
+			prefix = false
+			continue
+		}
+		if decided {
+			continue
+		}
+		counted[t.ID] = true
+		for i := range pen {
+			pen[i] += r.Elo.Penta[i]
+		}
+		if ok && prefix && s.Decide(s.LLR(pen)) != stats.Continue {
+			decided = true
 		}
 	}
-	return pen
+	return counted, decided
 }
 
 // notNeeded returns the Elo tasks without a result whose variant's SPRT
 // has crossed a bound on the chunks finished (nil without an SPRT).
 func notNeeded(p *Plan, results map[string]*TaskResult) map[string]bool {
-	s, ok := sprtTest(p.Manifest)
-	if !ok {
+	if _, ok := sprtTest(p.Manifest); !ok {
 		return nil
 	}
 	settled := map[string]bool{}
@@ -48,7 +73,7 @@ func notNeeded(p *Plan, results map[string]*TaskResult) map[string]bool {
 		}
 		d, seen := settled[t.Variant]
 		if !seen {
-			d = s.Decide(s.LLR(sprtPooled(p, t.Variant, results))) != stats.Continue
+			_, d = sprtLooks(p, t.Variant, results)
 			settled[t.Variant] = d
 		}
 		if d {

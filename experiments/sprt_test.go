@@ -10,9 +10,11 @@ import (
 	"github.com/nnuelab/nnuelab/bench/stats"
 )
 
-// An SPRT plays chained chunks; once the pooled chunks cross a bound the
-// rest are not needed: not run, not missing from the merge, reported with
-// the verdict. Undecided, the chunks played are reported as a partial run.
+// An SPRT plays chunks two at a time and looks after each, in order; once
+// the pooled chunks cross a bound the rest are not needed: not run, not
+// missing from the merge, reported with the verdict, and a chunk played past
+// the decision is not counted. Undecided, the chunks played are reported as
+// a partial run.
 func TestSPRTChunks(t *testing.T) {
 	p := planOf(t, `name = "sprt"`+eloManifest+`
 max_games = 600
@@ -32,8 +34,9 @@ model = "logistic"
 	if !slices.Equal(ids, []string{"elo-H1-c000", "elo-H1-c001", "elo-H1-c002"}) {
 		t.Fatalf("SPRT tasks %v", ids)
 	}
-	if c1 := p.Task("elo-H1-c001"); !slices.Contains(c1.Needs, "elo-H1-c000") || slices.Contains(p.Task("elo-H1-c000").Needs, "elo-H1-c001") {
-		t.Errorf("chunks are not chained: c000 needs %v, c001 needs %v", p.Task("elo-H1-c000").Needs, c1.Needs)
+	if c1, c2 := p.Task("elo-H1-c001"), p.Task("elo-H1-c002"); slices.Contains(c1.Needs, "elo-H1-c000") ||
+		!slices.Contains(c2.Needs, "elo-H1-c000") || slices.Contains(c2.Needs, "elo-H1-c001") {
+		t.Errorf("not two chunks in flight: c001 needs %v, c002 needs %v", c1.Needs, c2.Needs)
 	}
 	for _, a := range matchArgs(p, p.Task("elo-H1-c000")) {
 		if a == "-sprt" {
@@ -52,14 +55,36 @@ model = "logistic"
 		return nil
 	}
 
-	// 100 even pairs: undecided, so the next chunk is needed.
-	write("elo-H1-c000", stats.Penta{10, 20, 40, 20, 10}, 60, 80, 60)
-	results := map[string]*TaskResult{}
-	for _, tk := range p.Tasks {
-		if r, ok := ReadResult(p.Out, tk); ok {
-			results[tk.ID] = r
+	readAll := func() map[string]*TaskResult {
+		results := map[string]*TaskResult{}
+		for _, tk := range p.Tasks {
+			if r, ok := ReadResult(p.Out, tk); ok {
+				results[tk.ID] = r
+			}
+		}
+		return results
+	}
+
+	// The second and third chunks, which would decide together, finished
+	// before the first: no look yet.
+	late := stats.Penta{1, 5, 25, 29, 40}
+	if s, _ := sprtTest(p.Manifest); s.Decide(s.LLR(stats.Penta{2, 10, 50, 58, 80})) == stats.Continue {
+		t.Fatal("test setup: twice", late, "does not decide")
+	}
+	write("elo-H1-c001", late, 139, 40, 21)
+	write("elo-H1-c002", late, 139, 40, 21)
+	if skip := notNeeded(p, readAll()); len(skip) != 0 {
+		t.Fatalf("a look with chunk 0 unfinished skips %v", skip)
+	}
+	for _, id := range []string{"elo-H1-c001", "elo-H1-c002"} {
+		if err := os.Remove(ResultPath(p.Out, id)); err != nil {
+			t.Fatal(err)
 		}
 	}
+
+	// 100 even pairs: undecided, so the next chunk is needed.
+	write("elo-H1-c000", stats.Penta{10, 20, 40, 20, 10}, 60, 80, 60)
+	results := readAll()
 	if skip := notNeeded(p, results); len(skip) != 0 {
 		t.Fatalf("undecided test skips %v", skip)
 	}
@@ -99,6 +124,17 @@ model = "logistic"
 	}
 	if llr, ok := r.Detail["llr"].(float64); !ok || llr < 2.94 {
 		t.Errorf("llr %v, want above the upper bound ln(0.95/0.05)", r.Detail["llr"])
+	}
+
+	// The third chunk, played at once with the second, lost every pair:
+	// it comes after the decision and does not count.
+	write("elo-H1-c002", stats.Penta{100, 0, 0, 0, 0}, 0, 0, 200)
+	recs, err = Merge(p)
+	if err != nil {
+		t.Fatalf("Merge with a chunk past the decision: %v", err)
+	}
+	if r := elo(recs); r.N != 400 || r.Detail["sprt"] != "H1 accepted" || r.Detail["chunks_past_decision"] != 1 {
+		t.Errorf("record with a chunk past the decision: N %d, detail %v", r.N, r.Detail)
 	}
 }
 
