@@ -2,7 +2,7 @@ package experiment
 
 import "github.com/nnuelab/nnuelab/bench/stats"
 
-// An SPRT runs as a chain of match chunks per variant, like the
+// An SPRT runs as a sequence of match chunks per variant, like the
 // fixed-game test, so that a stopped run or a Slurm array keeps every
 // finished chunk. The test looks at the pooled pentanomial after each chunk,
 // in chunk order (fishtest's model: workers play batches, the server
