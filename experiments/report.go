@@ -169,6 +169,12 @@ func eloCell(s *summary) string {
 	}
 	if d, ok := a.detail["sprt"].(string); ok {
 		out += ", SPRT " + d
+		// How far the test has come: the LLR against Wald's bounds.
+		if llr, ok := a.detail["llr"].(float64); ok {
+			if b := floats(a.detail["llr_bounds"]); len(b) == 2 {
+				out += fmt.Sprintf(" (LLR %+.2f of [%+.2f, %+.2f])", nz(llr), b[0], b[1])
+			}
+		}
 	}
 	return out
 }
@@ -889,4 +895,24 @@ func sharesPlot(sums []*summary) ([]byte, error) {
 	nominal(p, names, 2.2)
 	w := vg.Length(math.Max(16, 1.8*float64(len(rows))+10)) * vg.Centimeter
 	return svgOf(p, w, 11*vg.Centimeter)
+}
+
+// floats reads a list of numbers from a record's detail, as built in
+// memory ([]float64) or read back from results.jsonl ([]any).
+func floats(v any) []float64 {
+	switch v := v.(type) {
+	case []float64:
+		return v
+	case []any:
+		out := make([]float64, 0, len(v))
+		for _, e := range v {
+			f, ok := e.(float64)
+			if !ok {
+				return nil
+			}
+			out = append(out, f)
+		}
+		return out
+	}
+	return nil
 }

@@ -281,6 +281,7 @@ func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (R
 	var pen stats.Penta
 	var chunks int
 	var llr *float64
+	var llrBounds []float64
 	var decision string
 	var args []string
 	planned, past := 0, 0
@@ -316,6 +317,8 @@ func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (R
 		// max_games stops without a verdict.
 		l := s.LLR(pen)
 		llr, decision = &l, s.Decide(l).String()
+		lo, hi := s.Bounds()
+		llrBounds = []float64{lo, hi}
 		if decision == stats.Continue.String() && w.Games() >= planned {
 			decision = "max games reached"
 		}
@@ -343,6 +346,9 @@ func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (R
 	}
 	if llr != nil {
 		r.Detail["llr"], r.Detail["sprt"] = *llr, decision
+	}
+	if llrBounds != nil {
+		r.Detail["llr_bounds"] = llrBounds
 	}
 	if past > 0 {
 		r.Detail["chunks_past_decision"] = past
