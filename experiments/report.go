@@ -203,6 +203,10 @@ func WritePartialReport(p *Plan, recs []Record, missing []string, dir string) (s
 }
 
 func writeReport(p *Plan, recs []Record, dir string, missing []string) (string, error) {
+	recs, err := asStored(recs)
+	if err != nil {
+		return "", err
+	}
 	m := p.Manifest
 	mdPath, plotDir := ReportPaths(dir, m.Name)
 	sums := summarize(recs)
@@ -897,22 +901,17 @@ func sharesPlot(sums []*summary) ([]byte, error) {
 	return svgOf(p, w, 11*vg.Centimeter)
 }
 
-// floats reads a list of numbers from a record's detail, as built in
-// memory ([]float64) or read back from results.jsonl ([]any).
+// floats reads a list of numbers from a record's detail (as stored:
+// []any of float64); nil if it is not one.
 func floats(v any) []float64 {
-	switch v := v.(type) {
-	case []float64:
-		return v
-	case []any:
-		out := make([]float64, 0, len(v))
-		for _, e := range v {
-			f, ok := e.(float64)
-			if !ok {
-				return nil
-			}
-			out = append(out, f)
+	list, _ := v.([]any)
+	out := make([]float64, 0, len(list))
+	for _, e := range list {
+		f, ok := e.(float64)
+		if !ok {
+			return nil
 		}
-		return out
+		out = append(out, f)
 	}
-	return nil
+	return out
 }

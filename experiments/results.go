@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -358,14 +359,11 @@ func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (R
 
 // WriteResults writes the records as JSON lines to path, atomically.
 func WriteResults(path string, recs []Record) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	for i := range recs {
-		if err := enc.Encode(&recs[i]); err != nil {
-			return err
-		}
+	data, err := encodeResults(recs)
+	if err != nil {
+		return err
 	}
-	return writeAtomic(path, b.Bytes())
+	return writeAtomic(path, data)
 }
 
 // ReadResults reads a results.jsonl file.
@@ -375,18 +373,45 @@ func ReadResults(path string) ([]Record, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return decodeResults(f, path)
+}
+
+// asStored returns recs as results.jsonl holds them (details decoded from
+// JSON: numbers float64, lists []any), so that a report reads records of one
+// shape whether they come from a finished run's file or a partial merge.
+func asStored(recs []Record) ([]Record, error) {
+	data, err := encodeResults(recs)
+	if err != nil {
+		return nil, err
+	}
+	return decodeResults(bytes.NewReader(data), "records")
+}
+
+func encodeResults(recs []Record) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for i := range recs {
+		if err := enc.Encode(&recs[i]); err != nil {
+			return nil, err
+		}
+	}
+	return b.Bytes(), nil
+}
+
+// decodeResults reads JSON lines; name says where they come from in errors.
+func decodeResults(r io.Reader, name string) ([]Record, error) {
 	var out []Record
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
 	for line := 1; sc.Scan(); line++ {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
-		var r Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", path, line, err)
+		var rec Record
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", name, line, err)
 		}
-		out = append(out, r)
+		out = append(out, rec)
 	}
 	return out, sc.Err()
 }

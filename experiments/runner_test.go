@@ -413,6 +413,15 @@ threads = 1
 	if c := readFile(t, filepath.Join(dir, "a", "results.jsonl")); !bytes.Equal(a, c) {
 		t.Error("results differ after retraining the lost net")
 	}
+
+	// A partial report draws what the full one does (it once lost the loss
+	// curves: its records came from memory, not from results.jsonl).
+	run(t, dir, nil, "experiment", "report", "tiny.toml", "--out", "a", "--report-dir", "partial", "--partial")
+	for _, d := range []string{"reports", "partial"} {
+		if md := readFile(t, filepath.Join(dir, d, "tiny.md")); !bytes.Contains(md, []byte("![loss-curves](tiny/loss-curves.svg)")) {
+			t.Errorf("%s/tiny.md has no loss curves", d)
+		}
+	}
 }
 
 // checkPartialReport reports a copy of the finished run in done with an
