@@ -31,12 +31,20 @@ type Env struct {
 	Out    string
 	// Log receives the executor's own messages.
 	Log io.Writer
+	// Drop, when set, reports a task of the batch that is no longer needed
+	// (a chunk of an SPRT decided since the batch was handed over). The
+	// executor does not start it and stops it if it is running, reporting
+	// it as "dropped". It is asked again each time a task of the batch ends.
+	Drop func(id string) bool
 }
+
+// dropped reports whether env.Drop asks for task id to be left out.
+func (env Env) dropped(id string) bool { return env.Drop != nil && env.Drop(id) }
 
 // Event is a change in a task's state.
 type Event struct {
 	Task  string
-	State string // "started", "done", "failed", "retry"
+	State string // "submitted", "started", "done", "failed", "retry", "dropped"
 	// Detail explains a failure (exit status, scheduler state, log tail).
 	Detail string
 }
@@ -86,6 +94,7 @@ func (l *Local) Run(ctx context.Context, env Env, tasks []*Task, ev func(Event))
 	ch := make(chan done)
 	queue := append([]*Task(nil), tasks...)
 	attempts := map[string]int{}
+	stop := map[string]context.CancelFunc{} // running tasks
 	free, running := capacity, 0
 	exclusive := false
 	var mu sync.Mutex // serializes ev
@@ -107,13 +116,19 @@ func (l *Local) Run(ctx context.Context, env Env, tasks []*Task, ev func(Event))
 				break
 			}
 			queue = queue[1:]
+			if env.dropped(t.ID) {
+				emit(Event{Task: t.ID, State: "dropped"})
+				continue
+			}
 			free -= need
 			running++
 			exclusive = t.Exclusive
 			attempts[t.ID]++
 			emit(Event{Task: t.ID, State: "started"})
+			tctx, cancel := context.WithCancel(ctx)
+			stop[t.ID] = cancel
 			go func(t *Task) {
-				ch <- done{t, l.runOne(ctx, env, t)}
+				ch <- done{t, l.runOne(tctx, env, t)}
 			}(t)
 		}
 		if running == 0 {
@@ -125,8 +140,21 @@ func (l *Local) Run(ctx context.Context, env Env, tasks []*Task, ev func(Event))
 		if d.t.Exclusive {
 			exclusive = false
 		}
-		if _, ok := ReadResult(env.Out, d.t); ok {
+		stop[d.t.ID]()
+		delete(stop, d.t.ID)
+		_, ok := ReadResult(env.Out, d.t)
+		// A task's end may settle whether the others are needed.
+		for id, cancel := range stop {
+			if env.dropped(id) {
+				cancel()
+			}
+		}
+		if ok {
 			emit(Event{Task: d.t.ID, State: "done"})
+			continue
+		}
+		if env.dropped(d.t.ID) {
+			emit(Event{Task: d.t.ID, State: "dropped"})
 			continue
 		}
 		detail := "no result"

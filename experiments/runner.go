@@ -54,6 +54,9 @@ type RunInfo struct {
 	Command  string   `json:"command"`
 	Revision string   `json:"revision"`
 	Skipped  []string `json:"skipped,omitempty"`
+	// Dropped are Elo chunks stopped in play, or not started, because their
+	// SPRT was decided while they were under way; their games are discarded.
+	Dropped []string `json:"dropped,omitempty"`
 }
 
 // Run runs an experiment: it plans the manifest, runs the tasks that have
@@ -109,7 +112,7 @@ func Run(ctx context.Context, manifest string, opt RunOptions) (*Plan, error) {
 	}
 
 	info := RunInfo{Executor: opt.Executor.Name(), Started: time.Now().UTC().Format(time.RFC3339), Command: p.Command,
-		Revision: version.Revision(), Skipped: p.Skipped}
+		Revision: version.Revision(), Skipped: p.Skipped, Ran: []string{}, Reused: []string{}}
 	info.Host, _ = os.Hostname()
 	start := time.Now()
 	done := map[string]bool{}
@@ -134,6 +137,9 @@ func Run(ctx context.Context, manifest string, opt RunOptions) (*Plan, error) {
 	pr := newProgress(opt.Log, opt.Terminal, len(p.Tasks), len(done))
 	fmt.Fprintf(opt.Log, "experiment %s: %d tasks, %d already done; results in %s\n", m.Name, len(p.Tasks), len(done), p.Out)
 	env := Env{Binary: p.Binary, Out: p.Out, Log: opt.Log}
+	if sprt {
+		env.Drop = decidedChunks(p)
+	}
 	failed := map[string]string{}
 	for {
 		if sprt {
@@ -153,6 +159,10 @@ func Run(ctx context.Context, manifest string, opt RunOptions) (*Plan, error) {
 			if _, ok := ReadResult(p.Out, t); ok {
 				done[t.ID] = true
 				info.Ran = append(info.Ran, t.ID)
+			} else if env.dropped(t.ID) {
+				// A stopped chunk's games are not counted; neither are they kept.
+				os.Remove(gamesPath(p.Out, t.ID))
+				info.Dropped = append(info.Dropped, t.ID)
 			} else if failed[t.ID] == "" {
 				failed[t.ID] = "did not finish"
 			}
@@ -283,6 +293,10 @@ func (p *progress) event(e Event) {
 	case "retry":
 		line = fmt.Sprintf("retry  %s: %s", e.Task, e.Detail)
 		delete(p.running, e.Task)
+	case "dropped":
+		line = fmt.Sprintf("dropped %s: its SPRT was decided", e.Task)
+		delete(p.running, e.Task)
+		delete(p.started, e.Task)
 	case "failed":
 		p.failed++
 		line = fmt.Sprintf("FAILED %s: %s", e.Task, e.Detail)
@@ -336,6 +350,32 @@ func finishedResults(p *Plan, done map[string]bool) map[string]*TaskResult {
 		}
 	}
 	return out
+}
+
+// decidedChunks returns the runner's Env.Drop: an Elo chunk without a
+// result is not needed once its variant's SPRT has crossed a bound on the
+// chunks finished, so a chunk still in play when the decision comes is
+// stopped rather than played out for nothing.
+func decidedChunks(p *Plan) func(id string) bool {
+	var mu sync.Mutex
+	results := map[string]*TaskResult{} // finished chunks, read once
+	return func(id string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		t := p.Task(id)
+		if t == nil || t.Kind != KindElo {
+			return false
+		}
+		for _, c := range p.Tasks {
+			if c.Kind == KindElo && c.Variant == t.Variant && results[c.ID] == nil {
+				if r, ok := ReadResult(p.Out, c); ok {
+					results[c.ID] = r
+				}
+			}
+		}
+		_, decided := sprtLooks(p, t.Variant, results)
+		return decided && results[id] == nil
+	}
 }
 
 // lostOutputs finds the finished tasks whose output file lives in the

@@ -305,18 +305,7 @@ nodes = 20000
 // missing) and requires the same results file as the local executor. One
 // task fails on its first run, so the resubmission is exercised too.
 func TestSlurmExecutor(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: no Slurm cluster")
-	}
-	up := exec.Command("bash", "testdata/slurm-up.sh")
-	out, err := up.CombinedOutput()
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
-			t.Skipf("no Slurm on this machine and no way to install it: %s", out)
-		}
-		t.Fatalf("slurm-up.sh: %v\n%s", err, out)
-	}
-	t.Logf("%s", bytes.TrimSpace(out))
+	slurmUp(t)
 	want, _ := localRun(t)
 
 	dir := t.TempDir()
@@ -338,6 +327,24 @@ func TestSlurmExecutor(t *testing.T) {
 	if len(outs) == 0 {
 		t.Error("no Slurm output files collected")
 	}
+}
+
+// slurmUp brings up the one-node test cluster (testdata/slurm-up.sh; a
+// no-op when it answers already). It skips only under -short or where Slurm
+// cannot be installed (not root, no apt-get); CI installs it.
+func slurmUp(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no Slurm cluster")
+	}
+	out, err := exec.Command("bash", "testdata/slurm-up.sh").CombinedOutput()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
+			t.Skipf("no Slurm on this machine and no way to install it: %s", out)
+		}
+		t.Fatalf("slurm-up.sh: %v\n%s", err, out)
+	}
+	t.Logf("%s", bytes.TrimSpace(out))
 }
 
 // TestTrainCache trains tiny nets (two variants, two seeds) and runs the

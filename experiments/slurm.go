@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,6 +61,16 @@ func (s *Slurm) Run(ctx context.Context, env Env, tasks []*Task, ev func(Event))
 	}
 	pending := tasks
 	for attempt := 0; len(pending) > 0; attempt++ {
+		pending = slices.DeleteFunc(pending, func(t *Task) bool {
+			if env.dropped(t.ID) {
+				ev(Event{Task: t.ID, State: "dropped"})
+				return true
+			}
+			return false
+		})
+		if len(pending) == 0 {
+			break
+		}
 		jobs, err := s.submit(ctx, env, pending)
 		if err != nil {
 			return err
@@ -67,7 +78,7 @@ func (s *Slurm) Run(ctx context.Context, env Env, tasks []*Task, ev func(Event))
 		for _, t := range pending {
 			ev(Event{Task: t.ID, State: "submitted"})
 		}
-		if err := s.wait(ctx, jobs, ev); err != nil {
+		if err := s.wait(ctx, env, jobs, ev); err != nil {
 			s.cancel(jobs)
 			return err
 		}
@@ -77,6 +88,10 @@ func (s *Slurm) Run(ctx context.Context, env Env, tasks []*Task, ev func(Event))
 			for i, t := range j.tasks {
 				if _, ok := ReadResult(env.Out, t); ok {
 					ev(Event{Task: t.ID, State: "done"})
+					continue
+				}
+				if env.dropped(t.ID) {
+					ev(Event{Task: t.ID, State: "dropped"})
 					continue
 				}
 				st := states[i]
@@ -190,8 +205,9 @@ func (s *Slurm) command(ctx context.Context, name string, args ...string) ([]byt
 var squeueLine = regexp.MustCompile(`^(\d+)_(\d+) +(\S+)`)
 
 // wait polls squeue until none of the jobs' elements is queued or running,
-// reporting elements that start running.
-func (s *Slurm) wait(ctx context.Context, jobs []slurmJob, ev func(Event)) error {
+// reporting elements that start running and cancelling those env.Drop no
+// longer needs.
+func (s *Slurm) wait(ctx context.Context, env Env, jobs []slurmJob, ev func(Event)) error {
 	poll := s.Poll
 	if poll <= 0 {
 		poll = 5 * time.Second
@@ -203,7 +219,24 @@ func (s *Slurm) wait(ctx context.Context, jobs []slurmJob, ev func(Event)) error
 		byID[j.id] = j
 	}
 	started := map[string]bool{}
+	dropped := map[string]bool{}
 	for {
+		var drop []string
+		for _, j := range jobs {
+			for i, t := range j.tasks {
+				if !dropped[t.ID] && env.dropped(t.ID) {
+					dropped[t.ID] = true
+					drop = append(drop, fmt.Sprintf("%s_%d", j.id, i))
+				}
+			}
+		}
+		if len(drop) > 0 {
+			if _, err := s.command(ctx, "scancel", drop...); err != nil {
+				s.logf("slurm: %v\n", err)
+			} else {
+				s.logf("slurm: cancelled %s (no longer needed)\n", strings.Join(drop, ","))
+			}
+		}
 		out, err := s.command(ctx, "squeue", "-h", "-r", "-j", strings.Join(ids, ","), "-o", "%i %T")
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -11,10 +11,10 @@ import "github.com/nnuelab/nnuelab/bench/stats"
 // still fills that many cores.
 
 // sprtInFlight is how many chunks of one variant may be played at once. A
-// chunk played past the decision is wasted (at most sprtInFlight-1 of them)
-// and not counted: the verdict and the Elo come from the chunks up to the
-// first look that crossed a bound, whatever order the executor finished
-// them in.
+// chunk still in play at the decision is stopped (Env.Drop) and its games
+// discarded; one that finished before a lower-numbered chunk decided is not
+// counted: the verdict and the Elo come from the chunks up to the first
+// look that crossed a bound, whatever order the executor finished them in.
 const sprtInFlight = 2
 
 // sprtTest returns the manifest's SPRT, or false without one.

@@ -90,6 +90,9 @@ model = "logistic"
 	if skip := notNeeded(p, results); len(skip) != 0 {
 		t.Fatalf("undecided test skips %v", skip)
 	}
+	if drop := decidedChunks(p); drop("elo-H1-c001") || drop("elo-H1-c002") {
+		t.Error("undecided test drops a chunk in play")
+	}
 	if _, err := Merge(p); err == nil {
 		t.Error("Merge of an undecided SPRT with chunks left succeeded")
 	}
@@ -119,6 +122,13 @@ model = "logistic"
 	skip := notNeeded(p, results)
 	if !skip["elo-H1-c002"] || len(skip) != 1 {
 		t.Fatalf("decided test skips %v, want elo-H1-c002", skip)
+	}
+	// The third chunk, in play with the second, is stopped (the executor
+	// asks when a chunk ends); finished chunks and other tasks are kept.
+	drop := decidedChunks(p)
+	if !drop("elo-H1-c002") || drop("elo-H1-c001") || drop("elo-H1-c000") || drop(p.Tasks[0].ID) {
+		t.Errorf("after the decision: drop c002 %v, c001 %v, c000 %v, %s %v", drop("elo-H1-c002"),
+			drop("elo-H1-c001"), drop("elo-H1-c000"), p.Tasks[0].ID, drop(p.Tasks[0].ID))
 	}
 	done := map[string]bool{}
 	for _, tk := range p.Tasks {

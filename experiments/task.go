@@ -416,7 +416,7 @@ func matchArgs(p *Plan, t *Task) []string {
 		args = append(args, "-maxmoves", strconv.Itoa(e.MaxMoves))
 	}
 	args = append(args, "-event", "nnuelab experiment "+p.Manifest.Name, "-json", "-quiet",
-		"-pgnout", filepath.Join(p.Out, "games", t.ID+".pgn"))
+		"-pgnout", gamesPath(p.Out, t.ID))
 	return args
 }
 
@@ -454,7 +454,7 @@ func relArgs(p *Plan, args []string) []string {
 
 func runElo(ctx context.Context, p *Plan, t *Task, log io.Writer) (*EloResult, error) {
 	args := matchArgs(p, t)
-	pgn := filepath.Join(p.Out, "games", t.ID+".pgn")
+	pgn := gamesPath(p.Out, t.ID)
 	if err := os.MkdirAll(filepath.Dir(pgn), 0o755); err != nil {
 		return nil, err
 	}
@@ -531,6 +531,9 @@ func runTrain(ctx context.Context, p *Plan, t *Task, log io.Writer) (*TrainResul
 	}
 	return r, nil
 }
+
+// gamesPath is where an Elo chunk keeps its games (PGN).
+func gamesPath(out, id string) string { return filepath.Join(out, "games", id+".pgn") }
 
 // FailOnceEnv names an environment variable for tests of the executors'
 // retries: a task whose ID it holds fails on its first run (a marker file
