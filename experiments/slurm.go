@@ -220,23 +220,11 @@ func (s *Slurm) wait(ctx context.Context, env Env, jobs []slurmJob, ev func(Even
 	}
 	started := map[string]bool{}
 	dropped := map[string]bool{}
+	prevLive := 0 // elements queued or running at the last poll
+	for _, j := range jobs {
+		prevLive += len(j.tasks)
+	}
 	for {
-		var drop []string
-		for _, j := range jobs {
-			for i, t := range j.tasks {
-				if !dropped[t.ID] && env.dropped(t.ID) {
-					dropped[t.ID] = true
-					drop = append(drop, fmt.Sprintf("%s_%d", j.id, i))
-				}
-			}
-		}
-		if len(drop) > 0 {
-			if _, err := s.command(ctx, "scancel", drop...); err != nil {
-				s.logf("slurm: %v\n", err)
-			} else {
-				s.logf("slurm: cancelled %s (no longer needed)\n", strings.Join(drop, ","))
-			}
-		}
 		out, err := s.command(ctx, "squeue", "-h", "-r", "-j", strings.Join(ids, ","), "-o", "%i %T")
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -270,11 +258,38 @@ func (s *Slurm) wait(ctx context.Context, env Env, jobs []slurmJob, ev func(Even
 		if live == 0 {
 			return nil
 		}
+		if live < prevLive {
+			// Elements ended: Env.Drop may now leave others unneeded.
+			s.cancelDropped(ctx, env, jobs, dropped)
+		}
+		prevLive = live
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(poll):
 		}
+	}
+}
+
+// cancelDropped scancels the elements env.Drop no longer needs (each once,
+// remembered in dropped).
+func (s *Slurm) cancelDropped(ctx context.Context, env Env, jobs []slurmJob, dropped map[string]bool) {
+	var drop []string
+	for _, j := range jobs {
+		for i, t := range j.tasks {
+			if !dropped[t.ID] && env.dropped(t.ID) {
+				dropped[t.ID] = true
+				drop = append(drop, fmt.Sprintf("%s_%d", j.id, i))
+			}
+		}
+	}
+	if len(drop) == 0 {
+		return
+	}
+	if _, err := s.command(ctx, "scancel", drop...); err != nil {
+		s.logf("slurm: %v\n", err)
+	} else {
+		s.logf("slurm: cancelled %s (no longer needed)\n", strings.Join(drop, ","))
 	}
 }
 
