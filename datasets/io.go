@@ -30,6 +30,16 @@ const (
 	// FormatBinary is a binary pack: a 32-byte header and zstd-compressed
 	// blocks of 32-byte records (docs/datasets.md).
 	FormatBinary
+	// FormatBinpack is Stockfish's .binpack: "BINP" blocks of chains, a
+	// 32-byte stem position followed by the game's next moves and scores at
+	// about 2 bytes each (what Stockfish's data tools and nnue-pytorch read).
+	FormatBinpack
+	// FormatPlain is Stockfish's .plain text: fen, move, score, ply, result
+	// and "e" lines per position (Stockfish's data tools).
+	FormatPlain
+	// FormatBullet is bullet's bulletformat: 32-byte ChessBoard records
+	// seen from the side to move (what bullet-trained engines read).
+	FormatBullet
 )
 
 // String names the format: "text", "text.zst" or "binary".
@@ -41,24 +51,37 @@ func (f Format) String() string {
 		return "text.zst"
 	case FormatBinary:
 		return "binary"
+	case FormatBinpack:
+		return "binpack"
+	case FormatPlain:
+		return "plain"
+	case FormatBullet:
+		return "bullet"
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }
 
-// FormatOf returns the format a file name asks for: ".txt" (or ".epd",
-// ".plain") is text, ".txt.zst" (any ".zst") compressed text, ".bin" a binary
-// pack.
+// FormatOf returns the format a file name asks for: ".txt" (or ".epd") is
+// text, ".txt.zst" (any ".zst") compressed text, ".bin" a binary pack,
+// ".binpack" Stockfish's binpack, ".plain" Stockfish's plain text and
+// ".bullet" (or ".data", bullet's own habit) bulletformat.
 func FormatOf(path string) (Format, error) {
 	base := strings.ToLower(filepath.Base(path))
 	switch {
 	case strings.HasSuffix(base, ".zst"):
 		return FormatTextZstd, nil
+	case strings.HasSuffix(base, ".binpack"):
+		return FormatBinpack, nil
 	case strings.HasSuffix(base, ".bin"):
 		return FormatBinary, nil
-	case strings.HasSuffix(base, ".txt"), strings.HasSuffix(base, ".plain"), strings.HasSuffix(base, ".epd"):
+	case strings.HasSuffix(base, ".plain"):
+		return FormatPlain, nil
+	case strings.HasSuffix(base, ".bullet"), strings.HasSuffix(base, ".data"):
+		return FormatBullet, nil
+	case strings.HasSuffix(base, ".txt"), strings.HasSuffix(base, ".epd"):
 		return FormatText, nil
 	}
-	return 0, fmt.Errorf("%s: cannot tell the format from the name (use .txt, .txt.zst or .bin)", path)
+	return 0, fmt.Errorf("%s: cannot tell the format from the name (use .txt, .txt.zst, .bin, .binpack, .plain or .bullet)", path)
 }
 
 // Binary pack constants.
@@ -152,9 +175,17 @@ func NewReader(r io.Reader, name string, o Options) (Reader, error) {
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	// bulletformat has no magic: its records are raw from the first byte.
+	if f, err := FormatOf(name); err == nil && f == FormatBullet {
+		return newBulletReader(br, name, o)
+	}
 	switch {
 	case bytes.Equal(head, packMagic[:]):
 		return newPackReader(br, name, o)
+	case bytes.HasPrefix(head, binpackMagic[:]):
+		return newBinpackReader(br, name, o)
+	case bytes.HasPrefix(head, plainMagic):
+		return newPlainReader(br, name, o)
 	case bytes.HasPrefix(head, zstdMagic):
 		zr, err := zstd.NewReader(br)
 		if err != nil {
@@ -472,13 +503,19 @@ func CreateFormat(path string, format Format) (Writer, error) {
 		w = newTextWriter(zw, zw, aw)
 	case FormatBinary:
 		w, err = newPackWriter(tmp, aw)
-		if err != nil {
-			aw.abort()
-			return nil, err
-		}
+	case FormatBinpack:
+		w, err = newBinpackWriter(tmp, aw)
+	case FormatPlain:
+		w, err = newPlainWriter(tmp, aw)
+	case FormatBullet:
+		w, err = newBulletWriter(tmp, aw)
 	default:
 		aw.abort()
 		return nil, fmt.Errorf("unknown format %v", format)
+	}
+	if err != nil {
+		aw.abort()
+		return nil, err
 	}
 	return w, nil
 }

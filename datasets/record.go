@@ -95,8 +95,10 @@ const (
 
 // Record is one training position: the board, side to move, castling rights,
 // en-passant square and clocks exactly as the FEN gave them, the score in
-// centipawns from White's point of view, and the game's result from White's
-// point of view. It takes 32 bytes of memory, as in the binary format.
+// centipawns from White's point of view, the game's result from White's
+// point of view and, where the format keeps it, the move played from the
+// position. Its board, clocks, score and result take the 32 bytes of the
+// binary format.
 //
 // The zero Record is not a valid position; make Records with ParseText,
 // FromPosition or UnmarshalBinary.
@@ -114,6 +116,13 @@ type Record struct {
 
 	// Result is the game's result from White's view.
 	Result Result
+
+	// Move is the move played from the position in its game, or
+	// board.NullMove where the format does not keep it (the text format and
+	// the 32-byte binary pack do not; binpack and .plain do). Training
+	// filters read it (a capture is not a quiet position), and binpack needs
+	// it to chain a game's positions into about 2 bytes each.
+	Move board.Move
 }
 
 // RecordSize is the size of a Record in the binary format, in bytes.
