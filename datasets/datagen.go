@@ -61,6 +61,13 @@ type GenConfig struct {
 
 	// MinPly: positions are recorded from this game ply on.
 	MinPly int `toml:"min_ply"`
+	// Keep says which positions are recorded: "quiet" (or empty, the
+	// default) only those a trainer uses, i.e. from MinPly on, not in
+	// check, best move neither a capture nor a promotion, no mate score;
+	// "all" every position the search played from, with its move, so that
+	// a game's positions chain in binpack at about 2 bytes each and the
+	// trainer filters (datasets.Filter) as Stockfish's trainer does.
+	Keep string `toml:"keep,omitempty"`
 	// A win is adjudicated when |score| > WinScore for WinPlies plies in a
 	// row (same side ahead); a draw when |score| < DrawScore for DrawPlies
 	// plies in a row once the game is DrawMinPly plies long.
@@ -125,6 +132,8 @@ func (c *GenConfig) check() error {
 		return errors.New("ply counts must not be negative (win and draw plies at least 1)")
 	case c.ChunkGames < 1:
 		return fmt.Errorf("chunk games %d: want at least 1", c.ChunkGames)
+	case c.Keep != "" && c.Keep != KeepQuiet && c.Keep != KeepAll:
+		return fmt.Errorf("keep %q: want %q or %q", c.Keep, KeepQuiet, KeepAll)
 	case c.Threads < 1:
 		return fmt.Errorf("threads %d: want at least 1", c.Threads)
 	}
@@ -142,6 +151,12 @@ func (c *GenConfig) localGames() int64 {
 	}
 	return (c.Games-k-1)/int64(c.Shards) + 1
 }
+
+// The values of GenConfig.Keep.
+const (
+	KeepQuiet = "quiet"
+	KeepAll   = "all"
+)
 
 // Termination names how a game ended.
 const (
@@ -247,11 +262,12 @@ func (pl *player) play(ctx context.Context, g uint64) (*Game, error) {
 			white = -white
 		}
 		mate := sr.Score >= search.MateBound || sr.Score <= -search.MateBound
-		if plies >= cfg.MinPly && !mate && !p.InCheck() && !noisy(p, sr.Best) {
+		if cfg.Keep == KeepAll || plies >= cfg.MinPly && !mate && !p.InCheck() && !noisy(p, sr.Best) {
 			rec, err := FromPosition(p, white, Draw)
 			if err != nil {
-				return nil, fmt.Errorf("game %d: %v", g, err)
+				return nil, fmt.Errorf("game %d: %w", g, err)
 			}
+			rec.Move = sr.Best
 			game.Records = append(game.Records, rec)
 		}
 		// Adjudication on the scores of consecutive plies.
@@ -718,15 +734,64 @@ func eachGameLine(path string, fn func(line []byte) error) error {
 }
 
 // gameText is a game as it is stored in a game file: a header comment and
-// its positions.
+// its positions, each a text line with the move played appended (partLine).
 func gameText(g *Game) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# game %d plies %d result %s termination %s\n", g.Index, g.Plies, g.Result, g.Termination)
 	for i := range g.Records {
-		b.WriteString(g.Records[i].Text())
+		b.WriteString(partLine(&g.Records[i]))
 		b.WriteByte('\n')
 	}
 	return b.Bytes()
+}
+
+// partLine is a record as the work-in-progress files of datagen and label
+// keep it: the text format, then the move played (from and to squares,
+// castling as king takes rook, and the promotion letter) when known, so
+// that moves survive until the output is written in a format that keeps
+// them.
+func partLine(r *Record) string {
+	t := r.Text()
+	if r.Move == board.NullMove {
+		return t
+	}
+	m := r.Move
+	t += " " + m.From().String() + m.To().String()
+	if pt := m.Promo(); pt != board.NoPieceType {
+		t += string("pnbrqk"[pt])
+	}
+	return t
+}
+
+// parsePartLine reads a partLine: a text line with or without a move, which
+// must be legal in the position.
+func parsePartLine(line string) (Record, error) {
+	f := strings.Fields(line)
+	if n := len(f); n < 3 || !strings.HasPrefix(f[n-3], "[") {
+		return ParseText(line)
+	}
+	mv := f[len(f)-1]
+	r, err := ParseText(strings.Join(f[:len(f)-1], " "))
+	if err != nil {
+		return Record{}, err
+	}
+	p, err := r.Position()
+	if err != nil {
+		return Record{}, err
+	}
+	var ml board.MoveList
+	p.GenerateLegal(&ml)
+	for _, m := range ml.Slice() {
+		s := m.From().String() + m.To().String()
+		if pt := m.Promo(); pt != board.NoPieceType {
+			s += string("pnbrqk"[pt])
+		}
+		if s == mv {
+			r.Move = m
+			return r, nil
+		}
+	}
+	return Record{}, fmt.Errorf("move %q is not legal in %s", mv, r.FEN())
 }
 
 // gameDone reports one finished game to the collector.
@@ -1049,7 +1114,7 @@ func mergeChunks(out string, format Format, n int64, chunkFile func(int64) strin
 			if line[0] == '#' {
 				return header(c, line)
 			}
-			rec, err := ParseText(string(line))
+			rec, err := parsePartLine(string(line))
 			if err != nil {
 				return err
 			}

@@ -429,7 +429,7 @@ func (lr *labelRun) label(ctx context.Context, eng *UCIEngine, ch labelChunk) ([
 			cp = -cp
 		}
 		rec.Score = int16(max(MinScore, min(MaxScore, cp)))
-		body.WriteString(rec.Text())
+		body.WriteString(partLine(&rec))
 		body.WriteByte('\n')
 	}
 	var out bytes.Buffer

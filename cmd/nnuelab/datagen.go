@@ -20,7 +20,7 @@ func init() {
 func runDatagen(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("datagen", "datagen --out FILE (--games N | --positions N) [flags]", stderr)
 	d := datasets.DefaultGenConfig()
-	out := fs.String("out", "", "output file: .txt, .txt.zst or .bin (binary pack); work in progress is kept in FILE.parts/")
+	out := fs.String("out", "", "output file: .binpack (Stockfish's binpack), .bin (binary pack), .txt, .txt.zst, .plain or .bullet; work in progress is kept in FILE.parts/")
 	fs.Uint64Var(&d.Seed, "seed", d.Seed, "seed of the game stream")
 	fs.Int64Var(&d.Games, "games", 0, "games of the whole run over all shards (0: no limit)")
 	fs.Int64Var(&d.Positions, "positions", 0, "stop once this shard has ceil(N/shards) positions, at a chunk boundary (0: no limit)")
@@ -33,7 +33,8 @@ func runDatagen(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&d.HashMB, "hash", d.HashMB, "transposition table MB, one table for both sides")
 	fs.IntVar(&d.RandomPlies, "random-plies", d.RandomPlies, "random legal plies opening each game")
 	fs.StringVar(&d.Book, "book", "", "EPD file of openings: each game starts from a random line, then --random-plies")
-	fs.IntVar(&d.MinPly, "min-ply", d.MinPly, "record positions from this game ply on")
+	fs.IntVar(&d.MinPly, "min-ply", d.MinPly, "record positions from this game ply on (--keep quiet)")
+	fs.StringVar(&d.Keep, "keep", "", "positions recorded: quiet (from --min-ply, not in check, quiet best move, no mate score) or all (every searched position with its move; the trainer filters); default all for .binpack and .plain, quiet otherwise")
 	fs.IntVar(&d.WinScore, "win-score", d.WinScore, "win adjudication: |score| above this (cp) ...")
 	fs.IntVar(&d.WinPlies, "win-plies", d.WinPlies, "... for this many plies in a row")
 	fs.IntVar(&d.DrawScore, "draw-score", d.DrawScore, "draw adjudication: |score| below this (cp) ...")
@@ -56,6 +57,11 @@ func runDatagen(args []string, stdout, stderr io.Writer) error {
 	var err error
 	if d.Shard, d.Shards, err = parseShard(*shard); err != nil {
 		return err
+	}
+	if d.Keep == "" {
+		if f, err := datasets.FormatOf(*out); err == nil && (f == datasets.FormatBinpack || f == datasets.FormatPlain) {
+			d.Keep = datasets.KeepAll
+		}
 	}
 	st := newStatus(stderr, *quiet)
 	ctx, stop := interruptible()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
 
@@ -72,6 +73,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	valFrac := fs.Float64("val-fraction", d.ValFraction, "fraction of positions held out for validation (by board hash)")
 	maxPos := fs.Int("max-positions", 0, "read at most this many positions (0 = all)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed data entries (counted) instead of stopping at the first")
+	filter := fs.String("filter", "default", "positions to train on: default (from ply 16, not in check, quiet move, |score| <= 30000: what datagen keeps), none, or a list of min-ply=N, max-score=N, skip-check, skip-noisy")
 	out := fs.String("out", "", "float net written after every epoch (NAME.nnue.zst); NAME.ckpt and NAME.csv go beside it")
 	seed := fs.Uint64("seed", d.Seed, "random seed (initial weights, shuffling)")
 	threads := fs.Int("threads", 0, "worker threads (0 = all cores); the result does not depend on it")
@@ -165,6 +167,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	apply("val-fraction", func() { cfg.ValFraction = *valFrac })
 	apply("max-positions", func() { cfg.MaxPositions = *maxPos })
 	apply("skip-bad", func() { cfg.SkipBad = *skipBad })
+	var filterErr error
+	apply("filter", func() { cfg.Filter, filterErr = datasets.ParseFilter(*filter) })
+	if filterErr != nil {
+		return filterErr
+	}
 	apply("seed", func() { cfg.Seed = *seed })
 	apply("batch", func() { cfg.Batch = *batch })
 	apply("epochs", func() { cfg.Epochs = *epochs })

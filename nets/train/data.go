@@ -12,7 +12,7 @@ import (
 	"github.com/nnuelab/nnuelab/datasets"
 )
 
-// Data is a training set in memory: 32-byte records (datasets.Record),
+// Data is a training set in memory: records (datasets.Record, 40 bytes),
 // split into training and validation positions.
 type Data struct {
 	Train, Val []datasets.Record
@@ -24,6 +24,8 @@ type Data struct {
 	SHA256 string
 	// Skipped counts the bad entries skipped (LoadData with skipBad).
 	Skipped int64
+	// Filtered counts the positions the filter dropped.
+	Filtered int64
 	// Excluded counts the training positions dropped because the same
 	// position (by board hash) is in the validation files.
 	Excluded int64
@@ -34,23 +36,29 @@ type FileHash struct {
 	Path, SHA256 string // the path as given, the hex SHA-256 of its bytes
 }
 
-// maxLoad guards against exhausting memory (about 32 bytes per position).
+// maxLoad guards against exhausting memory (about 40 bytes per position).
 const maxLoad = 400_000_000
 
 // readRecords appends the records of path to dst (at most limit in all,
 // 0 = no limit) and returns the file's SHA-256. Bad entries are an error
 // naming the file and line (datasets' readers do that), or, with skip,
 // skipped and counted in *skipped.
-func readRecords(path string, dst []datasets.Record, limit int, skip bool, skipped *int64) ([]datasets.Record, string, error) {
+func readRecords(path string, dst []datasets.Record, limit int, skip bool, skipped *int64, filter *datasets.Filter, filtered *int64) ([]datasets.Record, string, error) {
 	sum, err := fileSHA256(path)
 	if err != nil {
 		return nil, "", err
 	}
-	r, err := datasets.OpenWith(path, datasets.Options{SkipBad: skip})
+	file, err := datasets.OpenWith(path, datasets.Options{SkipBad: skip})
 	if err != nil {
 		return nil, "", fmt.Errorf("data %s: %w", path, err)
 	}
-	defer r.Close()
+	defer file.Close()
+	r := file
+	if filter != nil {
+		fr := datasets.NewFilterReader(file, *filter)
+		defer func() { *filtered += fr.Dropped() }()
+		r = fr
+	}
 	for limit <= 0 || len(dst) < limit {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -72,7 +80,7 @@ func readRecords(path string, dst []datasets.Record, limit int, skip bool, skipp
 		dst = append(dst, rec)
 	}
 	if skip {
-		*skipped += r.Skipped()
+		*skipped += file.Skipped()
 	}
 	return dst, sum, nil
 }
@@ -98,8 +106,14 @@ func fileSHA256(path string) (string, error) {
 // positions that also occur in them (by board hash) are dropped, so that a
 // validation set cut from the same source never leaks into training. A bad
 // entry is an error naming its file and line, unless skipBad skips (and
-// counts) it.
-func LoadData(files, valFiles []string, valFraction float64, limit int, skipBad bool) (*Data, error) {
+// counts) it. A filter, if not nil, drops positions from both sides as they
+// are read (counted in Filtered).
+func LoadData(files, valFiles []string, valFraction float64, limit int, skipBad bool, filter *datasets.Filter) (*Data, error) {
+	if filter != nil {
+		if err := filter.Check(); err != nil {
+			return nil, err
+		}
+	}
 	if len(files) == 0 {
 		return nil, errors.New("no training data given")
 	}
@@ -111,7 +125,7 @@ func LoadData(files, valFiles []string, valFraction float64, limit int, skipBad 
 	for _, f := range files {
 		var sum string
 		var err error
-		if all, sum, err = readRecords(f, all, limit, skipBad, &d.Skipped); err != nil {
+		if all, sum, err = readRecords(f, all, limit, skipBad, &d.Skipped, filter, &d.Filtered); err != nil {
 			return nil, err
 		}
 		d.Files = append(d.Files, FileHash{f, sum})
@@ -120,7 +134,7 @@ func LoadData(files, valFiles []string, valFraction float64, limit int, skipBad 
 		for _, f := range valFiles {
 			var sum string
 			var err error
-			if d.Val, sum, err = readRecords(f, d.Val, 0, skipBad, &d.Skipped); err != nil {
+			if d.Val, sum, err = readRecords(f, d.Val, 0, skipBad, &d.Skipped, filter, &d.Filtered); err != nil {
 				return nil, err
 			}
 			d.Files = append(d.Files, FileHash{f, sum})

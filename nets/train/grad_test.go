@@ -173,7 +173,7 @@ var (
 func testRecords(t testing.TB, n int) []datasets.Record {
 	t.Helper()
 	sampleOnce.Do(func() {
-		sample, _, sampleErr = readRecords("testdata/sample.txt.zst", nil, 0, false, nil)
+		sample, _, sampleErr = readRecords("testdata/sample.txt.zst", nil, 0, false, nil, nil, nil)
 	})
 	if sampleErr != nil {
 		t.Fatal(sampleErr)

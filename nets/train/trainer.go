@@ -38,6 +38,9 @@ type Config struct {
 	MaxPositions int `json:"max_positions,omitempty"`
 	// SkipBad skips malformed data entries (counted) instead of stopping.
 	SkipBad bool `json:"skip_bad,omitempty"`
+	// Filter drops positions from the training and validation data as
+	// they are read (datasets.Filter); nil keeps every position.
+	Filter *datasets.Filter `json:"filter,omitempty"`
 	// Out is the float net written after every epoch (*.nnue.zst); the
 	// checkpoint, loss history and exports go beside it (see Paths).
 	Out  string `json:"out"`
@@ -271,11 +274,14 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	data := opt.Data
 	if data == nil {
 		logf(opt.Log, "reading %s ...\n", strings.Join(cfg.Data, ", "))
-		if data, err = LoadData(cfg.Data, cfg.ValData, cfg.ValFraction, cfg.MaxPositions, cfg.SkipBad); err != nil {
+		if data, err = LoadData(cfg.Data, cfg.ValData, cfg.ValFraction, cfg.MaxPositions, cfg.SkipBad, cfg.Filter); err != nil {
 			return nil, err
 		}
 		if data.Excluded > 0 {
 			logf(opt.Log, "left out %d training positions that are also in the validation files\n", data.Excluded)
+		}
+		if data.Filtered > 0 {
+			logf(opt.Log, "filter dropped %d positions\n", data.Filtered)
 		}
 		if data.Skipped > 0 {
 			logf(opt.Log, "skipped %d bad entries\n", data.Skipped)

@@ -290,13 +290,13 @@ func TestConfigErrors(t *testing.T) {
 	// Bad data files name the file and line.
 	bad := filepath.Join(dir, "bad.txt")
 	os.WriteFile(bad, []byte("8/8/8/8/8/8/8/K6k w - - 0 1 [0.5] 12\nnot a fen [1.0] 5\n"), 0o644)
-	if _, err := LoadData([]string{bad}, nil, 0.1, 0, false); err == nil || !strings.Contains(err.Error(), "bad.txt") || !strings.Contains(err.Error(), "2") {
+	if _, err := LoadData([]string{bad}, nil, 0.1, 0, false, nil); err == nil || !strings.Contains(err.Error(), "bad.txt") || !strings.Contains(err.Error(), "2") {
 		t.Fatalf("bad data: %v", err)
 	}
-	if d, err := LoadData([]string{bad}, nil, 0, 0, true); err != nil || d.Skipped != 1 || len(d.Train) != 1 {
+	if d, err := LoadData([]string{bad}, nil, 0, 0, true, nil); err != nil || d.Skipped != 1 || len(d.Train) != 1 {
 		t.Fatalf("skipping bad data: %v", err)
 	}
-	if _, err := LoadData([]string{filepath.Join(dir, "absent.txt")}, nil, 0.1, 0, false); err == nil {
+	if _, err := LoadData([]string{filepath.Join(dir, "absent.txt")}, nil, 0.1, 0, false, nil); err == nil {
 		t.Fatal("missing file accepted")
 	}
 }
@@ -304,7 +304,7 @@ func TestConfigErrors(t *testing.T) {
 // TestLoadDataSplit checks the validation split by board hash: stable,
 // about the fraction asked, and the same position always on one side.
 func TestLoadDataSplit(t *testing.T) {
-	d, err := LoadData([]string{"testdata/sample.txt.zst"}, nil, 0.1, 0, false)
+	d, err := LoadData([]string{"testdata/sample.txt.zst"}, nil, 0.1, 0, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestLoadDataSplit(t *testing.T) {
 	if d.SHA256 != d.Files[0].SHA256 || len(d.SHA256) != 64 {
 		t.Fatalf("data hash %q", d.SHA256)
 	}
-	d2, _ := LoadData([]string{"testdata/sample.txt.zst"}, nil, 0.1, 500, false)
+	d2, _ := LoadData([]string{"testdata/sample.txt.zst"}, nil, 0.1, 500, false, nil)
 	if len(d2.Train)+len(d2.Val) != 500 {
 		t.Fatalf("limit 500 read %d", len(d2.Train)+len(d2.Val))
 	}
@@ -334,7 +334,7 @@ func TestLoadDataSplit(t *testing.T) {
 // TestLoadDataExcludesValidation: with validation files, a training
 // position that is also in them is left out, and counted.
 func TestLoadDataExcludesValidation(t *testing.T) {
-	all, err := LoadData([]string{"testdata/sample.txt.zst"}, nil, 0, 0, false)
+	all, err := LoadData([]string{"testdata/sample.txt.zst"}, nil, 0, 0, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +355,7 @@ func TestLoadDataExcludesValidation(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	d, err := LoadData([]string{"testdata/sample.txt.zst"}, []string{valFile}, 0, 0, false)
+	d, err := LoadData([]string{"testdata/sample.txt.zst"}, []string{valFile}, 0, 0, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

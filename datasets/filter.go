@@ -1,0 +1,168 @@
+package datasets
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/nnuelab/nnuelab/engine/board"
+)
+
+// Filter selects the positions a trainer learns from. Self-play kept whole
+// (GenConfig.Keep "all", binpack) holds every position of a game; like
+// Stockfish's trainer, the reader side then drops the ones whose score says
+// little about the position's static value: the opening plies, positions in
+// check, positions whose move played captures or promotes (the score is the
+// exchange's, not the position's) and mate or "no score" values. A zero
+// field turns its test off.
+type Filter struct {
+	// MinPly drops positions before this game ply (Record.Ply).
+	MinPly int `toml:"min_ply" json:"min_ply"`
+	// SkipCheck drops positions whose side to move is in check.
+	SkipCheck bool `toml:"skip_check" json:"skip_check"`
+	// SkipNoisy drops positions whose move captures or promotes; records
+	// without a move (formats that do not keep it) pass.
+	SkipNoisy bool `toml:"skip_noisy" json:"skip_noisy"`
+	// MaxScore drops positions with |score| above it, in centipawns.
+	MaxScore int `toml:"max_score" json:"max_score"`
+}
+
+// DefaultFilter is datagen's own choice for quiet positions (GenConfig.Keep
+// "quiet"): from ply 16, not in check, quiet move, no mate score (nnuelab's
+// mate scores start at 30872, Stockfish's "no score" is 32002). On data that
+// datagen or label filtered when they wrote it, it drops nothing.
+var DefaultFilter = Filter{MinPly: 16, SkipCheck: true, SkipNoisy: true, MaxScore: 30000}
+
+// Check reports an impossible setting.
+func (f Filter) Check() error {
+	if f.MinPly < 0 || f.MaxScore < 0 {
+		return fmt.Errorf("filter: min_ply %d and max_score %d must not be negative", f.MinPly, f.MaxScore)
+	}
+	return nil
+}
+
+// Keep reports whether r passes the filter.
+func (f Filter) Keep(r *Record) bool {
+	if f.MinPly > 0 && r.Ply() < f.MinPly {
+		return false
+	}
+	if f.MaxScore > 0 && (int(r.Score) > f.MaxScore || int(r.Score) < -f.MaxScore) {
+		return false
+	}
+	if f.SkipNoisy && r.Move != board.NullMove && r.noisy() {
+		return false
+	}
+	if f.SkipCheck && r.InCheck() {
+		return false
+	}
+	return true
+}
+
+// noisy reports whether the record's move captures or promotes.
+func (r *Record) noisy() bool {
+	switch r.Move.Kind() {
+	case board.Promotion, board.EnPassant:
+		return true
+	case board.Castling:
+		return false
+	}
+	return r.occ.Has(r.Move.To())
+}
+
+// InCheck reports whether the side to move is in check.
+func (r *Record) InCheck() bool {
+	us := r.SideToMove()
+	them := us.Other()
+	var by [12]board.Bitboard
+	ksq := board.NoSquare
+	occ := r.occ
+	for i := 0; occ != 0; i++ {
+		s := occ.PopLSB()
+		pc := pieceOfCode(r.code(i))
+		by[pc] |= board.Bit(s)
+		if pc == board.MakePiece(us, board.King) {
+			ksq = s
+		}
+	}
+	if ksq == board.NoSquare {
+		return false
+	}
+	piece := func(pt board.PieceType) board.Bitboard { return by[board.MakePiece(them, pt)] }
+	return board.PawnAttacks(us, ksq)&piece(board.Pawn) != 0 ||
+		board.KnightAttacks(ksq)&piece(board.Knight) != 0 ||
+		board.KingAttacks(ksq)&piece(board.King) != 0 ||
+		board.BishopAttacks(ksq, r.occ)&(piece(board.Bishop)|piece(board.Queen)) != 0 ||
+		board.RookAttacks(ksq, r.occ)&(piece(board.Rook)|piece(board.Queen)) != 0
+}
+
+// FilterReader passes on the records of a Reader that a Filter keeps and
+// counts the others.
+type FilterReader struct {
+	Reader
+	f       Filter
+	dropped int64
+}
+
+// NewFilterReader wraps r so that Next returns only the records f keeps.
+func NewFilterReader(r Reader, f Filter) *FilterReader { return &FilterReader{Reader: r, f: f} }
+
+// Next returns the next record the filter keeps, or io.EOF.
+func (fr *FilterReader) Next() (Record, error) {
+	for {
+		rec, err := fr.Reader.Next()
+		if err != nil || fr.f.Keep(&rec) {
+			return rec, err
+		}
+		fr.dropped++
+	}
+}
+
+// Dropped returns how many records the filter has dropped so far.
+func (fr *FilterReader) Dropped() int64 { return fr.dropped }
+
+// ParseFilter reads a filter as the command line gives it: "none" (nil:
+// keep everything), "default" (DefaultFilter), or a comma-separated list of
+// "min-ply=N", "max-score=N", "skip-check" and "skip-noisy", each turning on
+// one test.
+func ParseFilter(s string) (*Filter, error) {
+	switch s {
+	case "none":
+		return nil, nil
+	case "default":
+		f := DefaultFilter
+		return &f, nil
+	}
+	var f Filter
+	for _, part := range strings.Split(s, ",") {
+		name, val, hasVal := strings.Cut(strings.TrimSpace(part), "=")
+		num := func() (int, error) {
+			n, err := strconv.Atoi(val)
+			if !hasVal || err != nil || n < 0 {
+				return 0, fmt.Errorf("filter %q: %s wants a count, e.g. %s=16", s, name, name)
+			}
+			return n, nil
+		}
+		var err error
+		switch name {
+		case "min-ply":
+			f.MinPly, err = num()
+		case "max-score":
+			f.MaxScore, err = num()
+		case "skip-check", "skip-noisy":
+			if hasVal {
+				return nil, fmt.Errorf("filter %q: %s takes no value", s, name)
+			}
+			if name == "skip-check" {
+				f.SkipCheck = true
+			} else {
+				f.SkipNoisy = true
+			}
+		default:
+			return nil, fmt.Errorf("filter %q: unknown test %q (want none, default, or min-ply=N, max-score=N, skip-check, skip-noisy)", s, name)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return &f, nil
+}
