@@ -102,6 +102,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	export := fs.String("export", "auto", "published-format export: auto (NAME.net/.nnue beside --out), none, or a path")
 	exportFrom := fs.String("export-from", "", "only export this trained float net to --export (no training)")
 	resume := fs.Bool("resume", false, "continue from the checkpoint of --out")
+	initNet := fs.String("init", "", "start from this float net of the same architecture (a warm start, e.g. from the previous generation) instead of random weights")
 	measure := fs.Int("measure-steps", 0, "stop after this many steps and report the throughput (writes nothing)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	if err := fs.Parse(args); err != nil {
@@ -195,6 +196,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	apply("warmup", func() { cfg.Optim.Warmup = *warmup })
 	apply("qat", func() { cfg.QAT = *qat })
 	apply("factorize", func() { cfg.Factorize = *factorize })
+	apply("init", func() { cfg.Init = *initNet })
 	cfg.Out = *out
 	cfg.Threads = *threads
 	cfg.Export = *export

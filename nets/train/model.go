@@ -268,7 +268,14 @@ func initHeadParam(p *Param, rng *rand.Rand) {
 
 // SetTensors replaces the model's weights with tensors of the same names
 // and shapes (a trained net or a checkpoint's values).
-func (m *Model) SetTensors(ts []nnue.Tensor) error {
+func (m *Model) SetTensors(ts []nnue.Tensor) error { return m.setTensors(ts, false) }
+
+// WarmStart starts the model from a trained net's tensors (Tensors' form):
+// a factorized model takes the folded transformer rows as its real rows
+// and starts its virtual rows at zero, which is the same function.
+func (m *Model) WarmStart(ts []nnue.Tensor) error { return m.setTensors(ts, true) }
+
+func (m *Model) setTensors(ts []nnue.Tensor, folded bool) error {
 	by := map[string]*nnue.Tensor{}
 	for i := range ts {
 		by[ts[i].Name] = &ts[i]
@@ -278,17 +285,36 @@ func (m *Model) SetTensors(ts []nnue.Tensor) error {
 		if !ok {
 			return fmt.Errorf("tensor %q missing", p.Name)
 		}
+		if folded && p == m.ft && m.factor > 0 {
+			W := m.width
+			if len(t.Shape) != 2 || t.Shape[0] != m.realRows || t.Shape[1] != W || len(t.Data) != m.realRows*W {
+				return fmt.Errorf("tensor %q has shape %v, arch %s needs [%d %d]", p.Name, t.Shape, m.Spec.Name, m.realRows, W)
+			}
+			if err := finite(t); err != nil {
+				return err
+			}
+			clear(p.Data)
+			copy(p.Data, t.Data)
+			continue
+		}
 		if fmt.Sprint(t.Shape) != fmt.Sprint(p.Shape) || len(t.Data) != len(p.Data) {
 			return fmt.Errorf("tensor %q has shape %v, arch %s needs %v", p.Name, t.Shape, m.Spec.Name, p.Shape)
 		}
-		for i, v := range t.Data {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return fmt.Errorf("tensor %q[%d] is %g", p.Name, i, v)
-			}
+		if err := finite(t); err != nil {
+			return err
 		}
 		copy(p.Data, t.Data)
 	}
 	m.sync()
+	return nil
+}
+
+func finite(t *nnue.Tensor) error {
+	for i, v := range t.Data {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("tensor %q[%d] is %g", t.Name, i, v)
+		}
+	}
 	return nil
 }
 

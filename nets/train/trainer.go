@@ -38,6 +38,12 @@ type Config struct {
 	MaxPositions int `json:"max_positions,omitempty"`
 	// SkipBad skips malformed data entries (counted) instead of stopping.
 	SkipBad bool `json:"skip_bad,omitempty"`
+	// Init, if set, is a float net of the same architecture (nnuelab's
+	// format, e.g. the previous generation's) that training starts from
+	// instead of random weights: a warm start. InitSHA256 is its hash,
+	// filled in by Run and checked on resume.
+	Init       string `json:"init,omitempty"`
+	InitSHA256 string `json:"init_sha256,omitempty"`
 	// Filter drops positions from the training and validation data as
 	// they are read (datasets.Filter); nil keeps every position.
 	Filter *datasets.Filter `json:"filter,omitempty"`
@@ -228,6 +234,30 @@ func compareResume(saved, now *Config) error {
 	return nil
 }
 
+// warmStart loads the float net at path into m and returns its SHA-256.
+func warmStart(m *Model, path string) (string, error) {
+	sum, err := fileSHA256(path)
+	if err != nil {
+		return "", fmt.Errorf("init: %w", err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("init: %w", err)
+	}
+	defer f.Close()
+	h, ts, err := nets.ReadFloat(f)
+	if err != nil {
+		return "", fmt.Errorf("init %s: %w", path, err)
+	}
+	if h.ArchSHA256 != "" && h.ArchSHA256 != ArchSHA256(m.Spec) {
+		return "", fmt.Errorf("init %s: trained for architecture %s (arch SHA-256 %.12s), not %s (%.12s)", path, h.Arch, h.ArchSHA256, m.Spec.Name, ArchSHA256(m.Spec))
+	}
+	if err := m.WarmStart(ts); err != nil {
+		return "", fmt.Errorf("init %s: %w", path, err)
+	}
+	return sum, nil
+}
+
 // Run trains a network as cfg says. Each epoch ends with the validation
 // loss, the float net, an atomic checkpoint and the CSV history, so that
 // an interrupted run (ctx cancelled, or killed) resumes with
@@ -256,6 +286,11 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 		return nil, err
 	}
 	m.SetQAT(QATFor(spec, cfg.QAT))
+	if cfg.Init != "" {
+		if cfg.InitSHA256, err = warmStart(m, cfg.Init); err != nil {
+			return nil, err
+		}
+	}
 	res := &Result{Spec: spec, Model: m, Paths: paths}
 	st := &state{}
 	savedData := ""
