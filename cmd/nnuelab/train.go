@@ -85,6 +85,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	power := fs.Float64("power", d.Loss.Power, "exponent of the mpe loss")
 	scale := fs.Float64("scale", d.Loss.Scale, "sigmoid scale s per centipawn (CudAD 2.5/400; Rengar's own logit is 1/128)")
 	lambda := fs.Float64("lambda", d.Loss.Lambda, "target = lambda*sigmoid(s*score) + (1-lambda)*wdl (0.5: CudAD's average)")
+	lambdaEnd := fs.Float64("lambda-end", -1, "if >= 0: lambda moves linearly from --lambda at the first step to this at the last (validation uses --lambda)")
 	optim := fs.String("optimizer", d.Optim.Kind, "adamw (decoupled weight decay) or adam (L2)")
 	lr := fs.Float64("lr", d.Optim.LR, "learning rate (per unit of each tensor's natural scale)")
 	beta1 := fs.Float64("beta1", d.Optim.Beta1, "Adam beta1")
@@ -182,6 +183,12 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	apply("power", func() { cfg.Loss.Power = *power })
 	apply("scale", func() { cfg.Loss.Scale = *scale })
 	apply("lambda", func() { cfg.Loss.Lambda = *lambda })
+	apply("lambda-end", func() {
+		cfg.Loss.LambdaEnd = nil
+		if *lambdaEnd >= 0 {
+			cfg.Loss.LambdaEnd = lambdaEnd
+		}
+	})
 	apply("optimizer", func() { cfg.Optim.Kind = *optim })
 	apply("lr", func() { cfg.Optim.LR = *lr })
 	apply("beta1", func() { cfg.Optim.Beta1 = *beta1 })

@@ -24,6 +24,20 @@ type Loss struct {
 	Power  float64 // the mpe exponent
 	Scale  float64 // s, per centipawn
 	Lambda float64 // weight of the score in the target (1 = score only, 0 = result only)
+	// LambdaEnd, if set, makes lambda a schedule: it moves linearly from
+	// Lambda at the first step to LambdaEnd at the last (bullet's linear
+	// WDL schedule: learn the search's scores first, the results later).
+	// Validation losses use Lambda, so that runs compare.
+	LambdaEnd *float64 `json:",omitempty"`
+}
+
+// lambdaAt returns the score weight at step of total steps.
+func (l *Loss) lambdaAt(step, total int) float64 {
+	if l.LambdaEnd == nil || total <= 1 {
+		return l.Lambda
+	}
+	f := float64(min(step, total-1)) / float64(total-1)
+	return l.Lambda + (*l.LambdaEnd-l.Lambda)*f
 }
 
 // Validate checks the loss settings.
@@ -42,6 +56,9 @@ func (l *Loss) Validate() error {
 	}
 	if !(l.Lambda >= 0 && l.Lambda <= 1) {
 		return fmt.Errorf("lambda %g out of range [0, 1]", l.Lambda)
+	}
+	if l.LambdaEnd != nil && !(*l.LambdaEnd >= 0 && *l.LambdaEnd <= 1) {
+		return fmt.Errorf("final lambda %g out of range [0, 1]", *l.LambdaEnd)
 	}
 	return nil
 }

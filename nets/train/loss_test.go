@@ -18,17 +18,17 @@ func TestLossValues(t *testing.T) {
 		score, wdl float64
 		want       float64
 	}{
-		{"mpe at p=0.5, t=0.75", Loss{"mpe", 2.5, s, 0.5}, 0, 1, 0, 1, math.Pow(0.25, 2.5)},
-		{"mpe score only", Loss{"mpe", 2.5, s, 1}, 0, 1, 400, 0, math.Pow(1/(1+math.Exp(-2.5))-0.5, 2.5)},
-		{"mpe result only", Loss{"mpe", 2.5, s, 0}, 0, 1, 400, 0, math.Pow(0.5, 2.5)},
-		{"mpe exact fit", Loss{"mpe", 2.5, s, 1}, 160, 1, 160, 0.5, 0},
-		{"mpe cp conversion", Loss{"mpe", 2.5, s, 1}, 306, 100.0 / 306, 100, 0.5, 0},
-		{"mse", Loss{"mse", 0, s, 0.5}, 0, 1, 0, 0, 0.0625},
-		{"result draw at 0", Loss{"result", 0, s, 0.5}, 0, 1, 0, 0.5, ln2},
-		{"result win", Loss{"result", 0, s, 0.5}, 160, 1, 0, 1, math.Log1p(math.Exp(-1))},
-		{"result loss", Loss{"result", 0, s, 0.5}, 160, 1, 0, 0, math.Log1p(math.Exp(1))},
-		{"result draw", Loss{"result", 0, s, 0.5}, 160, 1, 0, 0.5, (math.Log1p(math.Exp(-1)) + math.Log1p(math.Exp(1))) / 2},
-		{"result huge logit", Loss{"result", 0, s, 0.5}, 1e6, 1, 0, 0, 1e6 * s},
+		{"mpe at p=0.5, t=0.75", Loss{Kind: "mpe", Power: 2.5, Scale: s, Lambda: 0.5}, 0, 1, 0, 1, math.Pow(0.25, 2.5)},
+		{"mpe score only", Loss{Kind: "mpe", Power: 2.5, Scale: s, Lambda: 1}, 0, 1, 400, 0, math.Pow(1/(1+math.Exp(-2.5))-0.5, 2.5)},
+		{"mpe result only", Loss{Kind: "mpe", Power: 2.5, Scale: s, Lambda: 0}, 0, 1, 400, 0, math.Pow(0.5, 2.5)},
+		{"mpe exact fit", Loss{Kind: "mpe", Power: 2.5, Scale: s, Lambda: 1}, 160, 1, 160, 0.5, 0},
+		{"mpe cp conversion", Loss{Kind: "mpe", Power: 2.5, Scale: s, Lambda: 1}, 306, 100.0 / 306, 100, 0.5, 0},
+		{"mse", Loss{Kind: "mse", Power: 0, Scale: s, Lambda: 0.5}, 0, 1, 0, 0, 0.0625},
+		{"result draw at 0", Loss{Kind: "result", Power: 0, Scale: s, Lambda: 0.5}, 0, 1, 0, 0.5, ln2},
+		{"result win", Loss{Kind: "result", Power: 0, Scale: s, Lambda: 0.5}, 160, 1, 0, 1, math.Log1p(math.Exp(-1))},
+		{"result loss", Loss{Kind: "result", Power: 0, Scale: s, Lambda: 0.5}, 160, 1, 0, 0, math.Log1p(math.Exp(1))},
+		{"result draw", Loss{Kind: "result", Power: 0, Scale: s, Lambda: 0.5}, 160, 1, 0, 0.5, (math.Log1p(math.Exp(-1)) + math.Log1p(math.Exp(1))) / 2},
+		{"result huge logit", Loss{Kind: "result", Power: 0, Scale: s, Lambda: 0.5}, 1e6, 1, 0, 0, 1e6 * s},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, d := tc.loss.eval(float32(tc.out), tc.cpPer, tc.score, tc.wdl)
@@ -173,5 +173,29 @@ func TestDecayScope(t *testing.T) {
 	o.DecayScope = "head"
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "decay scope") {
 		t.Errorf("unknown scope: %v", err)
+	}
+}
+
+// TestLambdaSchedule: lambda moves linearly from Lambda at the first step
+// to LambdaEnd at the last, and stays fixed without LambdaEnd.
+func TestLambdaSchedule(t *testing.T) {
+	end := 0.25
+	l := Loss{Kind: "mpe", Power: 2.5, Scale: 0.01, Lambda: 1, LambdaEnd: &end}
+	for _, tc := range []struct {
+		step, total int
+		want        float64
+	}{{0, 5, 1}, {1, 5, 0.8125}, {2, 5, 0.625}, {4, 5, 0.25}, {9, 5, 0.25}, {0, 1, 1}} {
+		if got := l.lambdaAt(tc.step, tc.total); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("step %d of %d: lambda %g, want %g", tc.step, tc.total, got, tc.want)
+		}
+	}
+	fixed := Loss{Kind: "mpe", Power: 2.5, Scale: 0.01, Lambda: 0.7}
+	if got := fixed.lambdaAt(3, 10); got != 0.7 {
+		t.Errorf("no schedule: lambda %g, want 0.7", got)
+	}
+	bad := -0.5
+	l.LambdaEnd = &bad
+	if l.Validate() == nil {
+		t.Error("final lambda -0.5 accepted")
 	}
 }

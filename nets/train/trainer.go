@@ -382,6 +382,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 			}
 			lr = cfg.Optim.rate(st.Step, epoch, totalSteps)
 			h := &hyper{o: &cfg.Optim, lr: lr, step: st.Step + 1}
+			e.loss.Lambda = cfg.Loss.lambdaAt(st.Step, totalSteps)
 			l := e.step(batch, h)
 			if math.IsNaN(l) || math.IsInf(l, 0) {
 				return res, fmt.Errorf("epoch %d step %d: the loss is %g (learning rate too high?)", epoch+1, st.Step+1, l)
@@ -406,6 +407,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 			continue
 		}
 		secs, cpu := time.Since(start).Seconds(), cpuSeconds()-cpu0
+		e.loss.Lambda = cfg.Loss.Lambda
 		val := e.evalLoss(data.Val)
 		qnet, err := nnue.FromFloat(spec, m.Tensors())
 		if err != nil {
