@@ -36,6 +36,9 @@ type Entry struct {
 	SHA256  string `toml:"sha256"`
 	Source  string `toml:"source"`
 	License string `toml:"license"`
+	// LicenseFile names the licence text shipped beside a third-party
+	// net (nets/LICENSE-*.txt, embedded; Entry.Notice returns it).
+	LicenseFile string `toml:"license_file,omitempty"`
 
 	Dataset   string  `toml:"dataset,omitempty"`
 	Command   string  `toml:"command,omitempty"`

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/nnuelab/nnuelab/nets"
+)
+
+func init() {
+	register(command{"nets", "the shipped networks: list (arch, source, licence, training data), licenses (the third-party notices)", runNets})
+}
+
+const netsSynopsis = `nets list [--json] | nets licenses
+
+  list      every net embedded in the binary (nets/manifest.toml): file,
+            architecture, SHA-256, source, licence and, for nets nnuelab
+            trained, the data and command that made them
+  licenses  the licence notice of every third-party net (MIT notices of
+            Koivisto's and Leorik's nets), which travels with every copy`
+
+func runNets(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintf(stderr, "Usage: nnuelab %s\n", netsSynopsis)
+		return fmt.Errorf("nets: give a subcommand (list, licenses)")
+	}
+	m, err := nets.Manifest()
+	if err != nil {
+		return err
+	}
+	switch args[0] {
+	case "list":
+		fs := newFlagSet("nets list", netsSynopsis, stderr)
+		asJSON := fs.Bool("json", false, "print the manifest entries as JSON")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if fs.NArg() != 0 {
+			return fmt.Errorf("nets list: unexpected argument %q", fs.Arg(0))
+		}
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(m)
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "file\tarch\tsha256\tlicence\tsource")
+		for _, e := range m {
+			fmt.Fprintf(tw, "%s\t%s\t%.12s\t%s\t%s\n", e.File, e.Arch, e.SHA256, e.License, e.Source)
+		}
+		return tw.Flush()
+	case "licenses", "licences":
+		if len(args) > 1 {
+			return fmt.Errorf("nets licenses: unexpected argument %q", args[1])
+		}
+		fmt.Fprintln(stdout, "nnuelab: MIT License (the repository's LICENSE); nets trained by nnuelab are under it too.")
+		for _, e := range m {
+			text, err := e.Notice()
+			if err != nil {
+				return err
+			}
+			if text == "" {
+				continue
+			}
+			fmt.Fprintf(stdout, "\n== %s (%s; %s)\n\n%s", e.File, e.Source, e.License, text)
+		}
+		return nil
+	}
+	fmt.Fprintf(stderr, "Usage: nnuelab %s\n", netsSynopsis)
+	return fmt.Errorf("nets: unknown subcommand %q (list, licenses)", args[0])
+}
