@@ -3,6 +3,7 @@ package datasets
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,8 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/nnuelab/nnuelab/internal/version"
+
+	"github.com/nnuelab/nnuelab/engine/board"
 )
 
 // ShuffleConfig says how Shuffle mixes and splits.
@@ -264,7 +267,11 @@ func shuffleRecords(recs []Record, r *rng) {
 	}
 }
 
-// rawBucket is a temp file of raw 32-byte records.
+// bucketEntry is a record's size in a bucket: the 32-byte record and the
+// move played (little-endian), so that binpack and .plain outputs keep it.
+const bucketEntry = RecordSize + 2
+
+// rawBucket is a temp file of raw records with their moves.
 type rawBucket struct {
 	path string
 	f    *os.File
@@ -281,8 +288,9 @@ func newRawBucket(path string) (*rawBucket, error) {
 }
 
 func (b *rawBucket) write(r *Record) error {
-	var buf [RecordSize]byte
-	r.put(&buf)
+	var buf [bucketEntry]byte
+	r.put((*[RecordSize]byte)(buf[:RecordSize]))
+	binary.LittleEndian.PutUint16(buf[RecordSize:], uint16(r.Move))
 	_, err := b.w.Write(buf[:])
 	b.n++
 	return err
@@ -313,15 +321,16 @@ func (b *rawBucket) load(buf []Record) ([]Record, error) {
 	defer os.Remove(b.path)
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<16)
-	var raw [RecordSize]byte
+	var raw [bucketEntry]byte
 	for i := int64(0); i < b.n; i++ {
 		if _, err := io.ReadFull(br, raw[:]); err != nil {
 			return buf, fmt.Errorf("bucket %s: record %d: %w", b.path, i+1, noEOF(err))
 		}
 		var r Record
-		if err := r.get(&raw); err != nil {
+		if err := r.get((*[RecordSize]byte)(raw[:RecordSize])); err != nil {
 			return buf, fmt.Errorf("bucket %s: record %d: %w", b.path, i+1, err)
 		}
+		r.Move = board.Move(binary.LittleEndian.Uint16(raw[RecordSize:]))
 		buf = append(buf, r)
 	}
 	return buf, nil
