@@ -733,6 +733,36 @@ func eachGameLine(path string, fn func(line []byte) error) error {
 	return nil
 }
 
+// checkGameFile checks a finished game's file before it is packed into a
+// chunk (a file damaged on disk would otherwise surface only at the final
+// merge, naming the chunk): one header line, then records that parse, each
+// move legal. It returns the number of positions.
+func checkGameFile(path string, b []byte) (int64, error) {
+	bad := func(line int, format string, args ...any) error {
+		return fmt.Errorf("%s: line %d: %s (a damaged game file: remove it and rerun to replay the game)", path, line, fmt.Sprintf(format, args...))
+	}
+	if len(b) == 0 || b[len(b)-1] != '\n' {
+		return 0, bad(1, "the file does not end with a newline (truncated)")
+	}
+	var pos int64
+	for i, l := range bytes.Split(b[:len(b)-1], []byte{'\n'}) {
+		switch {
+		case i == 0:
+			if !bytes.HasPrefix(l, []byte("# game ")) {
+				return 0, bad(1, "no game header")
+			}
+		case len(l) == 0 || l[0] == '#':
+			return 0, bad(i+1, "a blank or second header line")
+		default:
+			if _, err := parsePartLine(string(l)); err != nil {
+				return 0, bad(i+1, "%v", err)
+			}
+			pos++
+		}
+	}
+	return pos, nil
+}
+
 // gameText is a game as it is stored in a game file: a header comment and
 // its positions, each a text line with the move played appended (partLine).
 func gameText(g *Game) []byte {
@@ -1024,15 +1054,15 @@ func (r *genRun) mergeChunk(c int64) error {
 	var pos int64
 	for j := lo; j < hi; j++ {
 		b, err := os.ReadFile(r.gameFile(j))
+		if err == nil {
+			var n int64
+			n, err = checkGameFile(r.gameFile(j), b)
+			pos += n
+		}
 		if err != nil {
 			zw.Close()
 			af.abort()
 			return err
-		}
-		for _, l := range bytes.Split(b, []byte{'\n'}) {
-			if len(l) > 0 && l[0] != '#' {
-				pos++
-			}
 		}
 		if _, err := zw.Write(b); err != nil {
 			zw.Close()

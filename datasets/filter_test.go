@@ -184,3 +184,30 @@ func TestPartLine(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckGameFile: a damaged game file in datagen's parts folder is
+// reported with its own name and line before it is packed.
+func TestCheckGameFile(t *testing.T) {
+	good := "# game 3 plies 40 result 0.5 termination repetition\n" +
+		"4k3/8/8/8/8/8/8/1R3KR1 w GB - 0 30 [0.5] 0 f1g1\n" +
+		"r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3 [0.5] 20\n"
+	if n, err := checkGameFile("g.txt", []byte(good)); err != nil || n != 2 {
+		t.Fatalf("good file: %d positions, %v", n, err)
+	}
+	if n, err := checkGameFile("g.txt", []byte("# game 4 plies 12 result 1.0 termination checkmate\n")); err != nil || n != 0 {
+		t.Fatalf("a game without recorded positions: %d, %v", n, err)
+	}
+	for _, tc := range []struct{ name, data, want string }{
+		{"truncated", good[:len(good)-5], "line 1: the file does not end with a newline"},
+		{"empty", "", "truncated"},
+		{"no header", good[strings.Index(good, "\n")+1:], "line 1: no game header"},
+		{"bad record", strings.Replace(good, "[0.5] 20", "[0.5] 2x", 1), "line 3:"},
+		{"illegal move", strings.Replace(good, "f1g1", "f1f8", 1), "line 2: move"},
+		{"second header", good + "# game 4 plies 1 result 1.0 termination checkmate\n", "line 4: a blank or second header"},
+	} {
+		_, err := checkGameFile("parts/g-00000003.txt", []byte(tc.data))
+		if err == nil || !strings.Contains(err.Error(), "parts/g-00000003.txt") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want the file name and %q", tc.name, err, tc.want)
+		}
+	}
+}
