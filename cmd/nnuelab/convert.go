@@ -9,14 +9,19 @@ import (
 )
 
 func init() {
-	register(command{"convert", "convert and concatenate datasets (text, text.zst, binary pack)", runConvert})
+	register(command{"convert", "convert and concatenate datasets (text, text.zst, binary pack, Stockfish .binpack and .plain, bulletformat)", runConvert})
 }
 
 func runConvert(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("convert", "convert [--skip-bad] --out OUT IN...", stderr)
-	out := fs.String("out", "", "output: .txt, .txt.zst or .bin, written atomically (format from the name)")
+	fs := newFlagSet("convert", "convert [--skip-bad] [--filter F] --out OUT IN...", stderr)
+	out := fs.String("out", "", "output: .txt, .txt.zst, .bin, .binpack, .plain or .bullet, written atomically (format from the name)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed entries (counted and reported) instead of stopping")
+	filterFlag := fs.String("filter", "none", "keep only the positions a filter passes: none, default (what train uses: from ply 16, not in check, quiet move, no mate score), or min-ply=N, max-score=N, skip-check, skip-noisy")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	filter, err := datasets.ParseFilter(*filterFlag)
+	if err != nil {
 		return err
 	}
 	if *out == "" || fs.NArg() == 0 {
@@ -27,7 +32,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var skipped int64
+	var skipped, dropped int64
 	for _, in := range fs.Args() {
 		shown := 0
 		r, err := datasets.OpenWith(in, datasets.Options{SkipBad: *skipBad, OnSkip: func(err error) {
@@ -40,7 +45,14 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 			w.Abort()
 			return err
 		}
-		_, err = datasets.Copy(w, r)
+		var src datasets.Reader = r
+		if filter != nil {
+			src = datasets.NewFilterReader(r, *filter)
+		}
+		_, err = datasets.Copy(w, src)
+		if fr, ok := src.(*datasets.FilterReader); ok {
+			dropped += fr.Dropped()
+		}
 		skipped += r.Skipped()
 		r.Close()
 		if err != nil {
@@ -54,6 +66,9 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "%s: %d records", *out, w.Count())
 	if *skipBad {
 		fmt.Fprintf(stdout, ", %d bad entries skipped", skipped)
+	}
+	if filter != nil {
+		fmt.Fprintf(stdout, ", %d dropped by the filter", dropped)
 	}
 	fmt.Fprintln(stdout)
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -42,5 +43,53 @@ func TestNetsCommand(t *testing.T) {
 	run([]string{"nets", "licenses"}, &out, &errb)
 	if n := strings.Count(out.String(), "\n== "); n != 3 {
 		t.Errorf("%d notices, want 3 (two Koivisto nets, one Leorik net)", n)
+	}
+}
+
+// TestConvertFormats: self-play kept whole goes to Stockfish's binpack and
+// back byte for byte, to bulletformat, and through the training filter,
+// which drops what datagen's quiet mode would not have recorded.
+func TestConvertFormats(t *testing.T) {
+	dir := t.TempDir()
+	all := dir + "/all.binpack"
+	var out, errb bytes.Buffer
+	if code := run([]string{"datagen", "--out", all, "--games", "4", "--nodes", "300", "--threads", "1", "--quiet"}, &out, &errb); code != 0 {
+		t.Fatalf("datagen: %s", errb.String())
+	}
+	quiet := dir + "/quiet.bin"
+	if code := run([]string{"datagen", "--out", quiet, "--games", "4", "--nodes", "300", "--threads", "1", "--quiet"}, &out, &errb); code != 0 {
+		t.Fatalf("datagen: %s", errb.String())
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"convert", "--out", dir + "/back.binpack", all}, "records"},
+		{[]string{"convert", "--out", dir + "/all.bullet", all}, "records"},
+		{[]string{"convert", "--filter", "default", "--out", dir + "/filtered.bin", all}, "dropped by the filter"},
+		{[]string{"convert", "--filter", "bogus", "--out", dir + "/x.bin", all}, ""},
+	} {
+		out.Reset()
+		errb.Reset()
+		code := run(tc.args, &out, &errb)
+		if tc.want == "" {
+			if code == 0 || !strings.Contains(errb.String(), "unknown test") {
+				t.Errorf("%v: exit %d, stderr %q", tc.args, code, errb.String())
+			}
+			continue
+		}
+		if code != 0 || !strings.Contains(out.String(), tc.want) {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q", tc.args, code, out.String(), errb.String())
+		}
+	}
+	a, _ := os.ReadFile(all)
+	b, _ := os.ReadFile(dir + "/back.binpack")
+	if !bytes.Equal(a, b) {
+		t.Error("binpack -> binpack is not byte-identical")
+	}
+	f, _ := os.ReadFile(dir + "/filtered.bin")
+	q, _ := os.ReadFile(quiet)
+	if !bytes.Equal(f, q) {
+		t.Error("the filtered whole games differ from datagen's quiet output of the same games")
 	}
 }

@@ -51,7 +51,8 @@ const trainSynopsis = `train --arch ARCH --data FILE[,FILE...] --out NET.nnue.zs
        nnuelab train --arch ARCH --export-from NET.nnue.zst [--export FILE]
 
 Trains ARCH (a name from archs/ or a .toml path; --set key=value overrides)
-on positions in the CudAD text format or binary packs. After every epoch it
+on positions in any dataset format (text, binary packs, Stockfish's
+.binpack and .plain, bulletformat; docs/datasets.md), filtered as read. After every epoch it
 writes the float net (--out), a checkpoint (NAME.ckpt) and the loss history
 (NAME.csv) atomically; --resume continues an interrupted run from its
 checkpoint (the flags are taken from it) and gives the same net as an
@@ -68,7 +69,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	var sets repeatFlag
 	archName := fs.String("arch", "", "architecture: "+strings.Join(arch.Builtin(), ", ")+", or a .toml path")
 	fs.Var(&sets, "set", "override an architecture key, e.g. --set accumulator.width=128 (repeatable)")
-	fs.Var(&data, "data", "training data files (text, text.zst or binary packs; repeatable or comma-separated)")
+	fs.Var(&data, "data", "training data files (.txt, .txt.zst, .bin, .binpack, .plain, .bullet; repeatable or comma-separated)")
 	fs.Var(&valData, "val-data", "validation files (default: hold out --val-fraction of --data by position)")
 	valFrac := fs.Float64("val-fraction", d.ValFraction, "fraction of positions held out for validation (by board hash)")
 	maxPos := fs.Int("max-positions", 0, "read at most this many positions (0 = all)")
