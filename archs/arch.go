@@ -14,8 +14,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -189,12 +191,23 @@ func Load(name string) (*Spec, error) {
 
 // Parse decodes and validates one architecture file; file names it in errors.
 func Parse(file string, data []byte) (*Spec, error) {
+	// The multipliers and divisors first, from the raw document, so that
+	// a zero, a float or a non-finite value is named by its key.
+	var raw map[string]any
+	if _, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw); err == nil {
+		if e := checkMultipliers(raw); e != nil {
+			return nil, &Error{File: file, Key: e.key, Reason: e.reason}
+		}
+	}
 	var s Spec
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&s)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			return nil, &Error{File: file, Reason: fmt.Sprintf("line %d: %s", pe.Position.Line, pe.Message)}
+		}
+		if m := decodeErrRE.FindStringSubmatch(err.Error()); m != nil {
+			return nil, &Error{File: file, Key: m[2], Reason: fmt.Sprintf("line %s: %s", m[1], m[3])}
 		}
 		return nil, &Error{File: file, Reason: err.Error()}
 	}
@@ -258,6 +271,49 @@ func (s *Spec) Override(assignments ...string) (*Spec, error) {
 }
 
 type specError struct{ key, reason string }
+
+// decodeErrRE picks the line, key and message out of the TOML decoder's
+// type errors ("toml: line 25 (last key "quant.scale"): incompatible types: ...").
+var decodeErrRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+
+// multipliers are the keys whose value scales or divides an evaluation: a
+// zero would make every evaluation 0 (or divide by zero), so unlike other
+// integer keys, giving them 0 is an error rather than "use the default".
+var multipliers = []struct{ table, key string }{
+	{"quant", "qa"}, {"quant", "qb"}, {"quant", "scale"}, {"quant", "output_divisor"},
+	{"output", "cp_num"}, {"output", "cp_den"},
+}
+
+// checkMultipliers checks the multiplier and divisor keys of a raw TOML
+// document: each that is present must be a finite, non-zero integer (the
+// sign is checked by validate).
+func checkMultipliers(raw map[string]any) *specError {
+	for _, m := range multipliers {
+		tbl, ok := raw[m.table].(map[string]any)
+		if !ok {
+			continue
+		}
+		v, ok := tbl[m.key]
+		if !ok {
+			continue
+		}
+		key := m.table + "." + m.key
+		switch x := v.(type) {
+		case int64:
+			if x == 0 {
+				return &specError{key, "must not be 0: it multiplies or divides every evaluation (leave the key out for the default)"}
+			}
+		case float64:
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return &specError{key, fmt.Sprintf("must be a finite non-zero integer, got %v", x)}
+			}
+			return &specError{key, fmt.Sprintf("must be an integer, got the float %v", x)}
+		default:
+			return &specError{key, fmt.Sprintf("must be an integer, got %T %v", v, v)}
+		}
+	}
+	return nil
+}
 
 func oneOf(key, v string, allowed ...string) *specError {
 	for _, a := range allowed {
@@ -381,8 +437,11 @@ func (s *Spec) validate() *specError {
 	if e := oneOf("output.perspective", s.Output.Perspective, "stm", "white"); e != nil {
 		return e
 	}
-	if s.Output.CPNum <= 0 || s.Output.CPDen <= 0 {
-		return &specError{"output.cp_num", "cp_num and cp_den must be positive"}
+	if s.Output.CPNum <= 0 {
+		return &specError{"output.cp_num", fmt.Sprintf("must be positive (with cp_den), got %d", s.Output.CPNum)}
+	}
+	if s.Output.CPDen <= 0 {
+		return &specError{"output.cp_den", fmt.Sprintf("must be positive (with cp_num), got %d", s.Output.CPDen)}
 	}
 	return nil
 }

@@ -134,3 +134,89 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// setKey sets key = val in the [table] of a TOML document, replacing the
+// key's line if there is one.
+func setKey(t *testing.T, doc, table, key, val string) string {
+	t.Helper()
+	var out []string
+	inTable, done := false, false
+	for _, l := range strings.Split(doc, "\n") {
+		trimmed := strings.TrimSpace(l)
+		if strings.HasPrefix(trimmed, "[") {
+			inTable = trimmed == "["+table+"]"
+			out = append(out, l)
+			if inTable {
+				out = append(out, key+" = "+val)
+				done = true
+			}
+			continue
+		}
+		if f := strings.Fields(trimmed); inTable && len(f) > 1 && f[0] == key && f[1] == "=" {
+			continue // replaced above
+		}
+		out = append(out, l)
+	}
+	if !done {
+		t.Fatalf("no [%s] table", table)
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestMultipliersRejected checks that every multiplier and divisor key
+// rejects zero, non-finite, fractional and negative values at parse time,
+// naming the file and the key, instead of evaluating everything to 0 (or
+// silently replacing an explicit 0 by the default).
+func TestMultipliersRejected(t *testing.T) {
+	base, err := builtin.ReadFile("leorik-3.2.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := []struct{ table, key string }{
+		{"quant", "scale"}, {"quant", "qa"}, {"quant", "qb"}, {"quant", "output_divisor"},
+		{"output", "cp_num"}, {"output", "cp_den"},
+	}
+	values := []struct{ val, reason string }{
+		{"0", "must not be 0"},
+		{"inf", "finite"},
+		{"-inf", "finite"},
+		{"nan", "finite"},
+		{"400.5", "integer"},
+		{"0.0", "integer"},
+		{"-400", "got -400"}, // must be positive (qa, qb: 1..32767)
+	}
+	for _, k := range keys {
+		for _, v := range values {
+			name := k.table + "." + k.key + "=" + v.val
+			t.Run(name, func(t *testing.T) {
+				data := setKey(t, string(base), k.table, k.key, v.val)
+				s, err := Parse("my-arch.toml", []byte(data))
+				var ae *Error
+				if !errors.As(err, &ae) {
+					t.Fatalf("got spec %+v, err %v; want an *arch.Error", s, err)
+				}
+				if ae.File != "my-arch.toml" || ae.Key != k.table+"."+k.key || !strings.Contains(ae.Reason, v.reason) {
+					t.Errorf("got %v; want file my-arch.toml, key %s, reason containing %q", err, k.table+"."+k.key, v.reason)
+				}
+			})
+		}
+	}
+	// Overrides go through the same parser.
+	s, _ := Load("leorik-3.2")
+	if _, err := s.Override("quant.scale=0"); err == nil || !strings.Contains(err.Error(), `"quant.scale"`) {
+		t.Errorf("override quant.scale=0: %v", err)
+	}
+	// One of cp_num/cp_den without the other is named.
+	data := strings.Replace(string(base), "cp_den = 306", "", 1)
+	if _, err := Parse("x.toml", []byte(data)); err == nil || !strings.Contains(err.Error(), `"output.cp_den"`) {
+		t.Errorf("cp_num without cp_den: %v", err)
+	}
+	// Keys left out still take their defaults.
+	k, err := Load("koivisto-16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Quant.Scale != 1 || k.Quant.OutputDivisor != 1 || k.Output.CPNum != 1 || k.Output.CPDen != 1 {
+		t.Errorf("defaults: %+v %+v", k.Quant, k.Output)
+	}
+}

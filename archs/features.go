@@ -99,16 +99,26 @@ func (s *Spec) applyDefaults(md toml.MetaData) *specError {
 	}
 	def(&h.BucketSelector, "none")
 	def(&h.Inputs, "stm+opp")
+	// Defaults only for keys left out: an explicit 0 stays 0 and is
+	// rejected (checkMultipliers, validate), never silently replaced.
 	q := &s.Quant
-	if q.Scale == 0 {
+	if !md.IsDefined("quant", "scale") {
 		q.Scale = 1
 	}
-	if q.OutputDivisor == 0 {
+	if !md.IsDefined("quant", "output_divisor") {
 		q.OutputDivisor = 1
 	}
 	def(&s.Output.Perspective, "stm")
-	if s.Output.CPNum == 0 && s.Output.CPDen == 0 {
+	num, den := md.IsDefined("output", "cp_num"), md.IsDefined("output", "cp_den")
+	switch {
+	case !num && !den:
 		s.Output.CPNum, s.Output.CPDen = 1, 1
+	case num != den:
+		missing := "output.cp_den"
+		if !num {
+			missing = "output.cp_num"
+		}
+		return &specError{missing, "missing: cp_num and cp_den are given together"}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@
 package nets
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"embed"
@@ -15,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -80,26 +82,54 @@ func Default(archName string) (*Entry, error) {
 	return nil, nil
 }
 
+// Bytes returns the shipped net's file as embedded in the binary, checked
+// against its SHA-256 (to write a copy of it, e.g. as a warm start).
+func (e *Entry) Bytes() ([]byte, error) {
+	data, err := files.ReadFile(e.File)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); got != e.SHA256 {
+		return nil, fmt.Errorf("shipped net %s: SHA-256 %s, manifest says %s", e.File, got, e.SHA256)
+	}
+	return data, nil
+}
+
 // Load builds the network of spec from file, or from the architecture's
 // shipped net when file is "".
 func Load(spec *arch.Spec, file string) (*nnue.Network, error) {
+	n, _, err := LoadInfo(spec, file)
+	return n, err
+}
+
+// NetInfo says which network file a load read.
+type NetInfo struct {
+	// File is the path given, the path of Stockfish's cached export, or,
+	// for a shipped net, its name in nets/ (see Shipped).
+	File string
+	// SHA256 is the SHA-256 (hex) of the file's bytes as they were read.
+	SHA256 string
+	// Shipped is true for a net embedded in the binary, whose hash was
+	// checked against nets/manifest.toml.
+	Shipped bool
+}
+
+// LoadInfo is Load, also saying which file it read and that file's
+// SHA-256, computed over the very bytes the network was built from.
+func LoadInfo(spec *arch.Spec, file string) (*nnue.Network, NetInfo, error) {
 	if file != "" {
-		// A net trained by nnuelab is float, whatever the architecture's
-		// published format: recognise it by its magic.
-		if spec.Net.Format == "nnuelab" || spec.Net.Format == "float" || isFloatNet(file) {
-			return LoadFloat(spec, file)
-		}
-		return nnue.LoadFile(spec, file)
+		return loadFile(spec, file)
 	}
 	d, err := Default(spec.Name)
 	if err != nil {
-		return nil, err
+		return nil, NetInfo{}, err
 	}
 	if d == nil && spec.Net.Format == "sf15.1" {
 		// Stockfish 15.1's own net is not ours to ship, but the installed
 		// Stockfish writes it (export_net); the export is cached by hash.
 		if path, err := nnue.CachedStockfishNet(nnue.DefaultStockfishPath()); err == nil {
-			return nnue.LoadFile(spec, path)
+			return loadFile(spec, path)
 		}
 	}
 	if d == nil {
@@ -107,24 +137,83 @@ func Load(spec *arch.Spec, file string) (*nnue.Network, error) {
 		if spec.Net.Format == "sf15.1" {
 			hint += " (Stockfish 15.1 writes its own with the command: export_net FILE)"
 		}
-		return nil, fmt.Errorf("architecture %s ships no network: %s", spec.Name, hint)
+		return nil, NetInfo{}, fmt.Errorf("architecture %s ships no network: %s", spec.Name, hint)
 	}
 	data, err := files.ReadFile(d.File)
 	if err != nil {
-		return nil, err
+		return nil, NetInfo{}, err
 	}
-	sum := sha256.Sum256(data)
-	if got := hex.EncodeToString(sum[:]); got != d.SHA256 {
-		return nil, fmt.Errorf("shipped net %s: SHA-256 %s, manifest says %s", d.File, got, d.SHA256)
+	if err := checkShipped(d, data); err != nil {
+		return nil, NetInfo{}, err
 	}
+	info := NetInfo{File: d.File, SHA256: strings.ToLower(d.SHA256), Shipped: true}
 	if bytes.HasPrefix(data, []byte(Magic)) {
-		return readFloatNet(spec, bytes.NewReader(data), "shipped "+d.File)
+		n, err := readFloatNet(spec, bytes.NewReader(data), "shipped "+d.File)
+		return n, info, err
 	}
 	n, err := nnue.Read(spec, bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("shipped net %s: %w", d.File, err)
+		return nil, NetInfo{}, fmt.Errorf("shipped net %s: %w", d.File, err)
 	}
-	return n, nil
+	return n, info, nil
+}
+
+// loadFile builds a network from a file of spec's format (or an nnuelab
+// float net, recognised by its magic, whatever the architecture's
+// published format) and hashes the bytes it reads.
+func loadFile(spec *arch.Spec, path string) (*nnue.Network, NetInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, NetInfo{}, fmt.Errorf("net %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	in := bufio.NewReaderSize(io.TeeReader(f, h), 1<<16)
+	var n *nnue.Network
+	if head, _ := in.Peek(len(Magic)); spec.Net.Format == "nnuelab" || spec.Net.Format == "float" || string(head) == Magic {
+		n, err = readFloatNet(spec, in, path)
+	} else if n, err = nnue.Read(spec, in); err != nil {
+		err = fmt.Errorf("net %s (arch %s): %w", path, spec.Name, err)
+	}
+	if err != nil {
+		return nil, NetInfo{}, err
+	}
+	// The hash covers the whole file, also bytes the reader left unread.
+	if _, err := io.Copy(io.Discard, in); err != nil {
+		return nil, NetInfo{}, fmt.Errorf("net %s: %w", path, err)
+	}
+	return n, NetInfo{File: path, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// shippedChecks holds the outcome of checking each embedded net against
+// its manifest hash, by file name: embedded bytes cannot change, so each
+// net is hashed once per process however often it is loaded.
+var shippedChecks sync.Map // string -> *shippedCheck
+
+type shippedCheck struct {
+	once sync.Once
+	err  error
+}
+
+// checkShipped checks the embedded bytes of d against d.SHA256, once per
+// process per net.
+func checkShipped(d *Entry, data []byte) error {
+	v, _ := shippedChecks.LoadOrStore(d.File, &shippedCheck{})
+	c := v.(*shippedCheck)
+	c.once.Do(func() { c.err = verifyNet(d.File, data, d.SHA256) })
+	return c.err
+}
+
+// verifyNet checks that data, the bytes of the shipped net name, have the
+// SHA-256 want (hex, from nets/manifest.toml). A koivisto .net or leorik
+// .nnue file carries no checksum of its own, so this is what catches a
+// corrupted (bit-flipped, truncated) copy.
+func verifyNet(name string, data []byte, want string) error {
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); got != strings.ToLower(want) {
+		return fmt.Errorf("shipped net %s is corrupt: its SHA-256 is %s, nets/manifest.toml says %s", name, got, want)
+	}
+	return nil
 }
 
 // factory returns the eval factory of an architecture name or TOML path.
@@ -165,16 +254,4 @@ func init() {
 		}
 		return factory(name), true
 	})
-}
-
-// isFloatNet reports whether file starts with the float net magic.
-func isFloatNet(file string) bool {
-	f, err := os.Open(file)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var b [len(Magic)]byte
-	n, _ := io.ReadFull(f, b[:])
-	return n == len(Magic) && string(b[:]) == Magic
 }

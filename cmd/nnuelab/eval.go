@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +21,12 @@ func init() {
 	register(command{"eval", "evaluate positions with an architecture, without search", runEval})
 }
 
+// runEval prints one line per position: FEN, raw output and centipawns,
+// tab-separated (or one JSON object with --json). When a network file is
+// used, a first line "# net FILE sha256 HEX" (JSON: fields net and
+// net_sha256) names it and the SHA-256 of its bytes; a shipped net is
+// "shipped:NAME", checked against nets/manifest.toml. A plugin that fails
+// is an error naming the position reached, never a fallback score.
 func runEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eval", "eval --arch ARCH [--net FILE] [--fen FEN | --epd FILE | -] [--json]", stderr)
 	archName := fs.String("arch", "classical", "architecture: a name from archs/ ("+strings.Join(arch.Builtin(), ", ")+"), a .toml path, classical, or plugin:NAME")
@@ -40,6 +48,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 
 	// Either a network (with its internals) or any registered evaluator.
 	var net *nnue.Network
+	var netInfo nets.NetInfo
 	var ev eval.Evaluator
 	if *archName == eval.Classical {
 		ev, _ = eval.New(eval.Classical, "")
@@ -49,13 +58,24 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		if ev, err = eval.New(*archName, *netFile); err != nil {
 			return err
 		}
+		if n, ok := ev.(eval.Notifier); ok {
+			// A plugin failure is an error below, not a fallback.
+			n.SetNotify(func(string) {})
+		}
+		if *netFile != "" {
+			// The plugin reads the file itself; say which bytes it was given.
+			if netInfo.SHA256, err = fileSHA256(*netFile); err != nil {
+				return err
+			}
+			netInfo.File = *netFile
+		}
 		fmt.Fprintf(stderr, "# %s: raw and cp are centipawns, side to move\n", *archName)
 	} else {
 		spec, err := arch.Load(*archName)
 		if err != nil {
 			return err
 		}
-		if net, err = nets.Load(spec, *netFile); err != nil {
+		if net, netInfo, err = nets.LoadInfo(spec, *netFile); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "# %s: raw in the design's internal units from the side to move's view; cp = raw*%d/%d\n",
@@ -63,11 +83,14 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 
 	var lines *bufio.Scanner
+	where := "--epd " + *epd
 	switch {
 	case *fen != "":
 		lines = bufio.NewScanner(strings.NewReader(*fen))
+		where = "--fen"
 	case *epd == "-":
 		lines = bufio.NewScanner(os.Stdin)
+		where = "standard input"
 	case *epd != "":
 		f, err := os.Open(*epd)
 		if err != nil {
@@ -77,11 +100,20 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		lines = bufio.NewScanner(f)
 	default:
 		lines = bufio.NewScanner(strings.NewReader(board.StartFEN))
+		where = "the start position"
 	}
 	lines.Buffer(make([]byte, 1<<16), 1<<20)
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	enc := json.NewEncoder(out)
+	// Which net made the numbers: the file and the SHA-256 of its bytes.
+	netName := netInfo.File
+	if netInfo.Shipped {
+		netName = "shipped:" + netInfo.File
+	}
+	if netInfo.SHA256 != "" && !*asJSON {
+		fmt.Fprintf(out, "# net %s sha256 %s\n", netName, netInfo.SHA256)
+	}
 	for lineNo := 1; lines.Scan(); lineNo++ {
 		text := strings.TrimSpace(lines.Text())
 		if text == "" || strings.HasPrefix(text, "#") {
@@ -89,7 +121,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		}
 		p, err := board.ParseFEN(text)
 		if err != nil {
-			return fmt.Errorf("%s line %d: %w", *epd, lineNo, err)
+			return fmt.Errorf("%s line %d: %w", where, lineNo, err)
 		}
 		fenOut := p.FEN()
 		var raw int32
@@ -102,9 +134,18 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 			ev.Reset(p)
 			cp = ev.Evaluate(p)
 			raw = int32(cp)
+			if err := eval.Fault(ev); err != nil {
+				// The score came from the fallback: stop here rather than
+				// print another evaluation's number.
+				return fmt.Errorf("%s line %d (%s): %w; stopped there (the lines before it are the plugin's)", where, lineNo, fenOut, err)
+			}
 		}
 		if *asJSON {
 			obj := map[string]any{"fen": fenOut, "raw": raw, "cp": cp}
+			if netInfo.SHA256 != "" {
+				obj["net"] = netName
+				obj["net_sha256"] = netInfo.SHA256
+			}
 			if net != nil {
 				obj["arch"] = net.Spec.Name
 				obj["trace"] = tr
@@ -117,4 +158,18 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(out, "%s\t%d\t%d\n", fenOut, raw, cp)
 	}
 	return lines.Err()
+}
+
+// fileSHA256 returns the SHA-256 (hex) of a file's contents.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("net %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("net %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

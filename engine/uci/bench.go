@@ -70,7 +70,9 @@ var benchFENs = []string{
 // evaluator of arch (with network file evalFile), and writes one line per
 // position followed by the totals. Its last two lines are
 // "Nodes searched: N" and "Nodes/second: M", as OpenBench expects; N
-// depends only on the build and the depth.
+// depends only on the build and the depth. If the evaluator fails and
+// falls back (eval.Faulter), Bench stops with an error naming the
+// position and prints no totals.
 func Bench(w io.Writer, depth int, arch, evalFile string) (nodes uint64, err error) {
 	if depth < 1 || depth >= search.MaxPly {
 		return 0, fmt.Errorf("bench depth %d out of range 1..%d", depth, search.MaxPly-1)
@@ -83,6 +85,17 @@ func Bench(w io.Writer, depth int, arch, evalFile string) (nodes uint64, err err
 	if err != nil {
 		return 0, err
 	}
+	// An evaluator that falls back when its backend fails (a plugin whose
+	// process died) would make the node count and speed those of another
+	// evaluation: its fault stops the search at once and fails the bench.
+	var stop context.CancelFunc
+	if n, ok := ev.(eval.Notifier); ok {
+		n.SetNotify(func(string) {
+			if stop != nil {
+				stop()
+			}
+		})
+	}
 	s := search.New(ev, tt)
 	var elapsed time.Duration
 	for i, fen := range benchFENs {
@@ -92,7 +105,14 @@ func Bench(w io.Writer, depth int, arch, evalFile string) (nodes uint64, err err
 		}
 		tt.Clear()
 		s.Clear()
-		r := s.Search(context.Background(), p, search.Limits{Depth: depth}, nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		stop = cancel
+		r := s.Search(ctx, p, search.Limits{Depth: depth}, nil)
+		cancel()
+		if err := eval.Fault(ev); err != nil {
+			return 0, fmt.Errorf("bench position %d/%d (%s): %w; bench stopped without totals (they would mix in the fallback evaluation)",
+				i+1, len(benchFENs), fen, err)
+		}
 		nodes += r.Nodes
 		elapsed += r.Time
 		fmt.Fprintf(w, "position %2d/%d  %-8s %-14s nodes %10d  %s\n", i+1, len(benchFENs),

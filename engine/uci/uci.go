@@ -4,7 +4,9 @@
 // d, legal, eval, perft and bench. Searches run in their own goroutine, so
 // stop, isready and quit are answered while the engine thinks. Malformed
 // or out-of-order input is answered with "info string error: ..." and
-// leaves the engine's state as it was.
+// leaves the engine's state as it was, except that a go command always
+// searches and answers bestmove: its malformed parts are reported and
+// ignored (see cmdGo).
 package uci
 
 import (
@@ -378,6 +380,30 @@ func (e *Engine) cmdPosition(args []string) {
 	e.pos, e.posSet = p, true
 }
 
+// goKeywords are the tokens of a go command; a token that follows
+// searchmoves or a limit and is none of them is a move or a value.
+var goKeywords = map[string]bool{
+	"searchmoves": true, "ponder": true, "wtime": true, "btime": true, "winc": true, "binc": true,
+	"movestogo": true, "depth": true, "nodes": true, "mate": true, "movetime": true, "infinite": true,
+}
+
+// fallbackMoveTime is how long a go command searches when parts of it were
+// ignored and no limit is left (Stockfish would search until stop; a GUI
+// that sent, say, "go movetime 0" waits for a move).
+const fallbackMoveTime = time.Second
+
+// maxLimitMS caps times given in milliseconds (about 24 days), so that
+// converting them to a time.Duration cannot overflow.
+const maxLimitMS = 1 << 31
+
+// cmdGo starts a search. As in Stockfish, a malformed part of the command
+// (an unknown token, a missing, non-numeric, out-of-range or non-positive
+// value, an illegal move after searchmoves) is ignored, and reported in an
+// info string, and the search runs with the rest: every go gets a
+// bestmove. If nothing bounds the search after that (no depth, nodes,
+// movetime, mate or usable clock, not infinite), it searches for
+// fallbackMoveTime; a plain "go" searches until stop or the maximum depth,
+// as Stockfish does.
 func (e *Engine) cmdGo(args []string) {
 	if len(args) >= 1 && args[0] == "perft" {
 		e.cmdPerft(args[1:])
@@ -385,95 +411,105 @@ func (e *Engine) cmdGo(args []string) {
 	}
 	lim := search.Limits{MoveOverhead: e.overhead, Start: time.Now()}
 	infinite := false
-	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	var ignored []string
+	ignore := func(format string, a ...any) { ignored = append(ignored, fmt.Sprintf(format, a...)) }
+	var clockGiven, clockBad [2]bool
+	ms := func(n int64) time.Duration { return time.Duration(min(n, maxLimitMS)) * time.Millisecond }
 	for i := 0; i < len(args); i++ {
 		tok := args[i]
 		switch tok {
 		case "infinite":
 			infinite = true
 			continue
+		case "ponder":
+			ignore("go ponder: this engine does not ponder (no Ponder option); ignored, searching now")
+			continue
 		case "searchmoves":
-			for i+1 < len(args) {
-				m, err := e.pos.ParseUCIMove(args[i+1])
+			var bad []string
+			for i+1 < len(args) && !goKeywords[args[i+1]] {
+				i++
+				m, err := e.pos.ParseUCIMove(args[i])
 				if err != nil {
-					break
+					bad = append(bad, args[i])
+					continue
 				}
 				lim.SearchMoves = append(lim.SearchMoves, m)
-				i++
+			}
+			if len(bad) > 0 {
+				ignore("go searchmoves: %s not legal in %s (ignored)", strings.Join(bad, " "), e.pos.FEN())
 			}
 			if len(lim.SearchMoves) == 0 {
-				e.errorf("go searchmoves: no legal move follows")
-				return
+				ignore("go searchmoves: no legal move given; searching all moves")
 			}
 			continue
-		case "ponder":
-			e.errorf("go ponder: this engine does not ponder (no Ponder option)")
-			return
 		case "depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "mate":
 		default:
-			e.errorf("go: unknown token %q", tok)
-			return
+			// An unknown token and the values that follow it.
+			j := i
+			for j+1 < len(args) && !goKeywords[args[j+1]] {
+				j++
+			}
+			ignore("go: unknown token %q (ignored)", strings.Join(args[i:j+1], " "))
+			i = j
+			continue
 		}
-		if i+1 >= len(args) {
-			e.errorf("go %s: missing value", tok)
-			return
+		c := board.White
+		if tok == "btime" || tok == "binc" {
+			c = board.Black
+		}
+		if i+1 >= len(args) || goKeywords[args[i+1]] {
+			ignore("go %s: missing value (ignored)", tok)
+			clockBad[c] = clockBad[c] || tok == "wtime" || tok == "btime"
+			continue
 		}
 		i++
 		n, err := strconv.ParseInt(args[i], 10, 64)
 		if err != nil {
-			e.errorf("go %s: %q is not an integer", tok, args[i])
-			return
-		}
-		positive := func() bool {
-			if n <= 0 {
-				e.errorf("go %s: %d must be positive", tok, n)
-				return false
+			reason := "is not an integer"
+			if errors.Is(err, strconv.ErrRange) {
+				reason = "is out of range"
 			}
-			return true
+			ignore("go %s: %q %s (ignored)", tok, args[i], reason)
+			clockBad[c] = clockBad[c] || tok == "wtime" || tok == "btime"
+			continue
 		}
-		const maxInt = 1 << 31
-		n = min(n, maxInt)
+		if n <= 0 && tok != "wtime" && tok != "btime" && tok != "winc" && tok != "binc" {
+			ignore("go %s: %d must be positive (ignored)", tok, n)
+			continue
+		}
 		switch tok {
 		case "depth":
-			if !positive() {
-				return
-			}
-			lim.Depth = int(n)
+			lim.Depth = int(min(n, search.MaxPly))
 		case "nodes":
-			if !positive() {
-				return
-			}
 			lim.Nodes = uint64(n)
 		case "movetime":
-			if !positive() {
-				return
-			}
-			lim.MoveTime = ms(int(n))
+			lim.MoveTime = ms(n)
 		case "mate":
-			if !positive() {
-				return
-			}
 			lim.Mate = int(min(n, search.MaxPly))
 		case "movestogo":
-			if !positive() {
-				return
-			}
-			lim.MovesToGo = int(n)
+			lim.MovesToGo = int(min(n, maxLimitMS))
 		case "wtime", "btime":
 			// Clocks may go negative in lagging GUIs: treat as nearly out of time.
-			c := board.White
-			if tok == "btime" {
-				c = board.Black
-			}
-			lim.Time[c] = ms(int(max(n, 0)))
-			lim.UseClock = true
+			lim.Time[c] = ms(max(n, 0))
+			clockGiven[c] = true
 		case "winc", "binc":
-			c := board.White
-			if tok == "binc" {
-				c = board.Black
-			}
-			lim.Inc[c] = ms(int(max(n, 0)))
+			lim.Inc[c] = ms(max(n, 0))
 		}
+	}
+	us := e.pos.SideToMove()
+	lim.UseClock = clockGiven[board.White] || clockGiven[board.Black]
+	if clockBad[us] && !clockGiven[us] && lim.UseClock {
+		// The mover's own clock is unknown: it cannot be managed.
+		lim.UseClock = false
+		ignore("go: the side to move's clock is unusable; the clock is ignored")
+	}
+	bounded := infinite || lim.Depth > 0 || lim.Nodes > 0 || lim.MoveTime > 0 || lim.Mate > 0 || lim.UseClock
+	if len(ignored) > 0 && !bounded {
+		lim.MoveTime = fallbackMoveTime
+		ignore("go: no limit left; searching for movetime %d", fallbackMoveTime.Milliseconds())
+	}
+	for _, msg := range ignored {
+		e.errorf("%s", msg)
 	}
 	if !e.posSet {
 		e.errorf("go: no position set (send position first); searching the current position %s", e.pos.FEN())
@@ -505,7 +541,7 @@ func (e *Engine) startSearch(lim search.Limits, infinite bool) {
 			} else {
 				lines = append(lines, "info depth 0 score cp 0")
 			}
-			lines = append(lines, "bestmove 0000")
+			lines = append(lines, "bestmove (none)") // as Stockfish
 		default:
 			best := "bestmove " + pos.UCI(res.Best)
 			if res.Ponder != board.NullMove {

@@ -299,11 +299,6 @@ func TestMalformedInput(t *testing.T) {
 		{"illegal move", []string{"position startpos moves e2e4 e7e5 e1e3"}, `move "e1e3" is not legal`},
 		{"garbage move", []string{"position startpos moves e2e4 zz"}, `"zz"`},
 		{"junk instead of moves", []string{"position startpos e2e4"}, `expected "moves"`},
-		{"go with unknown token", []string{"go depht 5"}, `unknown token "depht"`},
-		{"go with bad number", []string{"go depth five"}, `"five" is not an integer`},
-		{"go with missing value", []string{"go nodes"}, "missing value"},
-		{"go with zero depth", []string{"go depth 0"}, "must be positive"},
-		{"go ponder unsupported", []string{"go ponder wtime 1000 btime 1000"}, "does not ponder"},
 		{"setoption without name", []string{"setoption Hash 16"}, "setoption: expected"},
 		{"unknown option", []string{"setoption name Contempt value 20"}, `unknown option "Contempt"`},
 		{"hash not a number", []string{"setoption name Hash value lots"}, "not an integer"},
@@ -386,17 +381,122 @@ func TestOutOfOrder(t *testing.T) {
 	}
 }
 
+// TestGoMalformed drives malformed go commands as a GUI sends them: each
+// is answered with a legal bestmove (after stop for go infinite), preceded
+// by an info string naming what was ignored, and the search obeys what was
+// left of the command.
+func TestGoMalformed(t *testing.T) {
+	fen := "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+	tests := []struct {
+		name     string
+		goCmd    string
+		stop     bool     // go infinite: send stop after a moment
+		want     []string // substrings of the info string errors, in order
+		only     string   // the bestmove must be this move
+		maxDelay time.Duration
+	}{
+		{name: "nodes overflow", goCmd: "go nodes 99999999999999999999",
+			want: []string{`go nodes: "99999999999999999999" is out of range (ignored)`, "no limit left; searching for movetime 1000"}, maxDelay: 3 * time.Second},
+		{name: "movetime 0", goCmd: "go movetime 0",
+			want: []string{"go movetime: 0 must be positive (ignored)", "no limit left"}, maxDelay: 3 * time.Second},
+		{name: "negative depth", goCmd: "go depth -1",
+			want: []string{"go depth: -1 must be positive (ignored)", "no limit left"}, maxDelay: 3 * time.Second},
+		{name: "non-numeric wtime", goCmd: "go wtime abc",
+			want: []string{`go wtime: "abc" is not an integer (ignored)`, "no limit left"}, maxDelay: 3 * time.Second},
+		{name: "infinite, unknown searchmove", goCmd: "go infinite searchmoves zzzz", stop: true,
+			want: []string{`go searchmoves: zzzz not legal`, "no legal move given; searching all moves"}},
+		{name: "illegal searchmove skipped", goCmd: "go depth 4 searchmoves e2e5 a2a3 zzzz",
+			want: []string{"go searchmoves: e2e5 zzzz not legal"}, only: "a2a3", maxDelay: 10 * time.Second},
+		{name: "searchmoves before a limit", goCmd: "go searchmoves h2h3 nodes 3000",
+			only: "h2h3", maxDelay: 10 * time.Second},
+		{name: "bad limit beside a good one", goCmd: "go depth x nodes 2000",
+			want: []string{`go depth: "x" is not an integer (ignored)`}, maxDelay: 10 * time.Second},
+		{name: "unknown token with value", goCmd: "go depht 5",
+			want: []string{`go: unknown token "depht 5" (ignored)`, "no limit left"}, maxDelay: 3 * time.Second},
+		{name: "missing value", goCmd: "go nodes",
+			want: []string{"go nodes: missing value", "no limit left"}, maxDelay: 3 * time.Second},
+		{name: "value missing before a keyword", goCmd: "go depth movetime 200",
+			want: []string{"go depth: missing value"}, maxDelay: 2 * time.Second},
+		{name: "zero depth", goCmd: "go depth 0",
+			want: []string{"go depth: 0 must be positive", "no limit left"}, maxDelay: 3 * time.Second},
+		{name: "mover's clock unusable", goCmd: "go wtime abc btime 100000",
+			want: []string{`go wtime: "abc" is not an integer`, "side to move's clock is unusable", "no limit left"}, maxDelay: 3 * time.Second},
+		{name: "ponder", goCmd: "go ponder wtime 1000 btime 1000",
+			want: []string{"does not ponder"}, maxDelay: 2 * time.Second},
+	}
+	g := start(t)
+	g.send("uci")
+	g.until("uciok", 10*time.Second)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g.t = t
+			g.send("position fen "+fen, tc.goCmd)
+			sent := time.Now()
+			if tc.stop {
+				time.Sleep(200 * time.Millisecond)
+				for _, l := range g.sync() {
+					if strings.HasPrefix(l, "bestmove") {
+						t.Fatalf("bestmove before stop: %q", l)
+					}
+				}
+				g.send("stop")
+			}
+			got := g.until("bestmove", 15*time.Second)
+			if el := time.Since(sent); tc.maxDelay > 0 && el > tc.maxDelay {
+				t.Errorf("bestmove after %v, want within %v", el, tc.maxDelay)
+			}
+			mv := bestmove(t, got)
+			if !legalIn(t, fen, nil, mv) {
+				t.Errorf("illegal bestmove %s", mv)
+			}
+			if tc.only != "" && mv != tc.only {
+				t.Errorf("bestmove %s, want the only searchmove %s", mv, tc.only)
+			}
+			var errs []string
+			for _, l := range g.log {
+				if strings.HasPrefix(l, "info string error: ") {
+					errs = append(errs, l)
+				}
+			}
+			g.log = nil
+			k := 0
+			for _, e := range errs {
+				if k < len(tc.want) && strings.Contains(e, tc.want[k]) {
+					k++
+				}
+			}
+			if k < len(tc.want) {
+				t.Errorf("info strings %q: want, in order, %q", errs, tc.want)
+			}
+			if len(tc.want) == 0 && len(errs) > 0 {
+				t.Errorf("unexpected %q", errs)
+			}
+		})
+	}
+	// The engine is idle and consistent afterwards.
+	g.t = t
+	if extra := g.sync(); len(extra) != 0 {
+		t.Errorf("unexpected lines %q", extra)
+	}
+	g.send("position startpos", "go depth 3")
+	if mv := bestmove(t, g.until("bestmove", 10*time.Second)); !legalIn(t, board.StartFEN, nil, mv) {
+		t.Errorf("illegal bestmove %s", mv)
+	}
+}
+
 func TestNoLegalMoves(t *testing.T) {
-	tests := []struct{ name, fen, info string }{
-		{"checkmate", "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "info depth 0 score mate 0"},
-		{"stalemate", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "info depth 0 score cp 0"},
+	tests := []struct{ name, fen, info, goCmd string }{
+		{"checkmate", "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "info depth 0 score mate 0", "go wtime 1000 btime 1000"},
+		{"stalemate", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "info depth 0 score cp 0", "go wtime 1000 btime 1000"},
+		// A malformed go is answered the same way.
+		{"checkmate, malformed go", "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "info depth 0 score mate 0", "go depth -1 searchmoves h8h7"},
 	}
 	g := start(t)
 	for _, tc := range tests {
-		g.send("position fen "+tc.fen, "go wtime 1000 btime 1000")
+		g.send("position fen "+tc.fen, tc.goCmd)
 		got := g.until("bestmove", 5*time.Second)
-		if got[len(got)-1] != "bestmove 0000" {
-			t.Errorf("%s: %q, want bestmove 0000", tc.name, got[len(got)-1])
+		if got[len(got)-1] != "bestmove (none)" {
+			t.Errorf("%s: %q, want bestmove (none), as Stockfish", tc.name, got[len(got)-1])
 		}
 		if len(got) < 2 || got[len(got)-2] != tc.info {
 			t.Errorf("%s: %q, want %q before bestmove", tc.name, got, tc.info)

@@ -17,6 +17,9 @@
 // the search on its fallback evaluator (classical by default), which has
 // followed every move all along, and tries the plugin again at the next
 // search. The process is restarted on demand with exponential backoff.
+// The fallback keeps a game going; callers that report numbers (`nnuelab
+// eval`, bench) check Fault (eval.Faulter) and fail rather than mix in
+// fallback evaluations.
 package plugin
 
 import (
@@ -126,6 +129,7 @@ type Evaluator struct {
 
 	box      *sessionBox // the open session stream, if any
 	failed   bool        // on the fallback until the next Reset
+	fault    error       // why, while failed
 	root     [sdk.PackedSize]byte
 	path     []board.Delta // moves since the root
 	pending  []pending     // ops not sent yet
@@ -164,10 +168,15 @@ func (e *Evaluator) Reset(p *board.Position) {
 	e.pending = e.pending[:0]
 	e.resync = true
 	if e.failed {
-		e.failed = false // try the plugin again in this search
+		e.failed, e.fault = false, nil // try the plugin again in this search
 		e.box.close()
 	}
 }
+
+// Fault implements eval.Faulter: the failure that put the evaluator on its
+// fallback since the last Reset, nil while every evaluation came from the
+// plugin.
+func (e *Evaluator) Fault() error { return e.fault }
 
 // Push implements eval.Evaluator.
 func (e *Evaluator) Push(d *board.Delta) {
@@ -201,7 +210,7 @@ func (e *Evaluator) Evaluate(p *board.Position) int {
 	}
 	v, err := e.evaluate(p)
 	if err != nil {
-		e.failed = true
+		e.failed, e.fault = true, err
 		e.box.close()
 		e.say("%v; the search goes on with the %s evaluation (the plugin is tried again at the next search)", err, e.opts.Fallback)
 		return e.fallback.Evaluate(p)

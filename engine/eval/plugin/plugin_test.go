@@ -442,6 +442,10 @@ func TestCrashFallbackRestart(t *testing.T) {
 			if got := ev.Evaluate(p); got != fb.Evaluate(p) {
 				t.Errorf("after the crash: %d, want the classical %d", got, fb.Evaluate(p))
 			}
+			// Callers that must not mix evaluations see the fault.
+			if err := eval.Fault(ev); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("(pid %d) died", pid)) {
+				t.Errorf("Fault after the crash: %v", err)
+			}
 			if len(notes) != 1 || !strings.Contains(notes[0], "died") || !strings.Contains(notes[0], fmt.Sprint(pid)) {
 				t.Fatalf("notices %q: want one saying pid %d died", notes, pid)
 			}
@@ -458,6 +462,9 @@ func TestCrashFallbackRestart(t *testing.T) {
 			ev.Reset(p)
 			if got := ev.Evaluate(p); got != want {
 				t.Errorf("after the restart: %d, want %d (notices %q)", got, want, notes)
+			}
+			if err := ev.Fault(); err != nil {
+				t.Errorf("Fault after the restart: %v", err)
 			}
 			if ev.Pid() == pid || ev.Pid() == 0 {
 				t.Errorf("pid %d after the restart, was %d", ev.Pid(), pid)
