@@ -292,6 +292,12 @@ func (s *Searcher) Search(ctx context.Context, p *board.Position, lim Limits, re
 			if s.stopped {
 				break
 			}
+			// A bound at the edge of the score range cannot be widened:
+			// take it rather than search the same window again.
+			if v <= alpha && alpha <= -Infinity || v >= beta && beta >= Infinity {
+				score = max(-Infinity+1, min(v, Infinity-1))
+				break
+			}
 			if v <= alpha {
 				beta = (alpha + beta) / 2
 				alpha = max(v-delta, -Infinity)
@@ -349,6 +355,14 @@ func (s *Searcher) reportBound(report func(Info), depth, v int, b Bound) {
 	report(Info{Depth: depth, SelDepth: s.selDepth, Score: v, Bound: b,
 		Nodes: s.nodes, Time: time.Since(s.start), HashFull: s.tt.HashFull(), PV: pv})
 }
+
+// validEval reports whether a static evaluation read from the table can be
+// one: an in-check node stores -Infinity, and the table checks only part of
+// the key, so another position's entry (one in check, say) can answer a
+// probe. Such a value taken as this node's evaluation once made a
+// quiescence search return -Infinity and the root's aspiration loop spin
+// forever (datagen game 2816 of seed 101 with chess768).
+func validEval(v int) bool { return v > -MateBound && v < MateBound }
 
 // checkStop polls the stop conditions; the clock and the context every
 // 64 nodes (well under a millisecond with any in-process evaluator,
@@ -478,7 +492,7 @@ func (s *Searcher) negamax(alpha, beta, depth, ply int, cutNode bool) int {
 	if inCheck {
 		ss.staticEval = -Infinity
 	} else {
-		if ttHit {
+		if ttHit && validEval(te.staticEv()) {
 			ss.staticEval = te.staticEv()
 		} else if excluded == board.NullMove {
 			ss.staticEval = s.evaluate()
@@ -737,7 +751,7 @@ func (s *Searcher) qsearch(alpha, beta, ply int) int {
 
 	bestScore, staticEval := -Infinity, -Infinity
 	if !inCheck {
-		if ttHit {
+		if ttHit && validEval(te.staticEv()) {
 			staticEval = te.staticEv()
 		} else {
 			staticEval = s.evaluate()

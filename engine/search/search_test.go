@@ -396,3 +396,35 @@ func TestLMRTable(t *testing.T) {
 		t.Errorf("table checksum %d, want %d", sum, lmrChecksum)
 	}
 }
+
+// TestPoisonedTableEval: the table checks only part of the key, so another
+// position's entry can answer a probe, e.g. that of a position in check,
+// whose static evaluation is stored as -Infinity. Taken as a quiet node's
+// evaluation it made quiescence return -Infinity, the root +Infinity, and
+// the aspiration loop search depth 1 forever (a datagen game hung so).
+// With every child's entry poisoned that way, the search must still end
+// with a score inside the range.
+func TestPoisonedTableEval(t *testing.T) {
+	pos, err := board.ParseFEN("3r4/1k3n2/b4Ppp/8/P1p1PQ1P/2Kp4/P2R3P/4R3 w - - 0 36")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt, _ := NewTT(1)
+	s := New(eval.NewPeSTO(), tt)
+	var ml board.MoveList
+	pos.GenerateLegal(&ml)
+	for _, m := range ml.Slice() {
+		pos.MakeMove(m)
+		tt.store(pos.Key(), board.NullMove, 0, -Infinity, 0, BoundUpper, false)
+		pos.UnmakeMove()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res := s.Search(ctx, pos, Limits{Depth: 3}, nil)
+	if ctx.Err() != nil {
+		t.Fatal("the search did not end by itself")
+	}
+	if res.Depth != 3 || res.Score <= -MateBound || res.Score >= MateBound || !pos.IsLegal(res.Best) {
+		t.Fatalf("depth %d score %d best %v", res.Depth, res.Score, res.Best)
+	}
+}
