@@ -22,4 +22,9 @@
 // task, run alone: evaluations/s and bench nps of every variant, interleaved
 // so that the ratios to the base come from the same conditions) and elo
 // (chunks of `nnuelab match` games of a variant against the base).
+//
+// A manifest with a [generations] section is the self-play, train, gate
+// loop (generations.go): each generation becomes ordinary sub-experiments
+// planned in memory and run by the same runner, one after the other, and
+// the report follows the generations (generations_report.go).
 package experiment

@@ -117,7 +117,11 @@ func EstimateTask(p *Plan, t *Task) float64 {
 		return trainSeconds(p, t.Train)
 	case KindDatagen:
 		g := t.Data.Gen
-		return filePositions(p, t.Data.Out) * estPliesPerPos * float64(max(g.Nodes, 1000)) / estNPS
+		plies := estPliesPerPos
+		if g.Keep == datasets.KeepAll {
+			plies = 1 // every searched position is recorded
+		}
+		return filePositions(p, t.Data.Out) * plies * float64(max(g.Nodes, 1000)) / estNPS
 	case KindLabel:
 		var n float64
 		for _, f := range t.Data.Inputs {
@@ -136,6 +140,8 @@ func filePositions(p *Plan, f string) float64 {
 		switch {
 		case strings.HasSuffix(f, ".bin"):
 			per = 12.2
+		case strings.HasSuffix(f, ".binpack"):
+			per = 2.5
 		case !strings.HasSuffix(f, ".zst"):
 			per = 62
 		}

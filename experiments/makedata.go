@@ -8,11 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/eval"
+	"github.com/nnuelab/nnuelab/nets"
 )
 
 // This file holds the datasets an experiment makes itself: self-play games
@@ -44,6 +46,26 @@ type DatagenSpec struct {
 	Nodes       uint64 `toml:"nodes" json:"nodes"`
 	Depth       int    `toml:"depth" json:"depth,omitempty"`
 	RandomPlies int    `toml:"random_plies" json:"random_plies"`
+	// Net is the network file the evaluator plays with (datagen's
+	// EvalFile; default: the arch's shipped net). The key holds its
+	// content hash, not its path, and a file equal to the arch's shipped
+	// net counts as the shipped net (EvalFile "").
+	Net string `toml:"net" json:"net,omitempty"`
+	// Keep is which positions are recorded: "quiet" (the default: from
+	// ply 16, not in check, quiet best move, no mate score) or "all"
+	// (every searched position with its move; the shards are then
+	// Stockfish .binpack files, and training filters, [train] filter).
+	Keep string `toml:"keep" json:"keep,omitempty"`
+
+	// Not manifest keys: the generations driver sets them. NetID keys Net
+	// when another plan makes it (a trained generation's net, by its
+	// training's cache key); ArchID keys Arch when it is an architecture
+	// file the runner writes (by the architecture's hash); External marks
+	// a dataset an earlier plan makes: its files and key are planned as
+	// usual, but it adds no tasks (the driver sees that the files exist).
+	NetID    string `toml:"-" json:"net_id,omitempty"`
+	ArchID   string `toml:"-" json:"arch_id,omitempty"`
+	External bool   `toml:"-" json:"external,omitempty"`
 }
 
 // LabelSpec is a dataset rescored by a UCI engine (nnuelab label).
@@ -63,6 +85,8 @@ type LabelSpec struct {
 	// Shards are separate tasks, one core each (default 1); shard k
 	// labels the input chunks k-1 mod Shards.
 	Shards int `toml:"shards" json:"shards"`
+	// External is not a manifest key: as DatagenSpec.External.
+	External bool `toml:"-" json:"external,omitempty"`
 }
 
 // Data reference prefixes.
@@ -141,6 +165,10 @@ func (m *Manifest) checkMade() *Error {
 			return &Error{Key: key + ".shards", Reason: fmt.Sprintf("must be 1..10000, got %d", g.Shards)}
 		case g.Depth < 0 || g.RandomPlies < 0:
 			return &Error{Key: key, Reason: "depth and random_plies must be >= 0"}
+		case g.Keep != "" && g.Keep != datasets.KeepQuiet && g.Keep != datasets.KeepAll:
+			return &Error{Key: key + ".keep", Reason: fmt.Sprintf("%q is not one of %s, %s", g.Keep, datasets.KeepQuiet, datasets.KeepAll)}
+		case g.Net != "" && strings.TrimSpace(g.Net) == "":
+			return &Error{Key: key + ".net", Reason: "an empty path"}
 		}
 	}
 	for i, l := range m.Label {
@@ -265,29 +293,33 @@ func (p *Plan) resolveData(list []string) (files []string, hash string, needs []
 func (p *Plan) planMade() error {
 	m := p.Manifest
 	for i, g := range m.Datagen {
-		cfg := datasets.DefaultGenConfig()
-		cfg.Seed, cfg.Positions, cfg.Games = g.Seed, g.Positions, g.Games
-		cfg.Arch, cfg.Nodes, cfg.Depth, cfg.RandomPlies = g.Arch, g.Nodes, g.Depth, g.RandomPlies
-		cfg.Shards = g.Shards
-		key := keyOf(struct {
-			Version int
-			Kind    string
-			Gen     datasets.GenConfig
-		}{PlanVersion, KindDatagen, cfg})
+		key, cfg, err := p.datagenConfig(g)
+		if err != nil {
+			return &Error{File: m.File, Key: fmt.Sprintf("datagen[%d].net", i), Reason: err.Error()}
+		}
 		d := &MadeData{Ref: refDatagen + g.Name, Key: key}
 		dir := filepath.Join(p.Cache, "datagen-"+key[:16])
+		ext := ".bin"
+		if cfg.Keep == datasets.KeepAll {
+			// Every position with its move: a game's positions chain in
+			// Stockfish's binpack at 2-3 bytes each.
+			ext = ".binpack"
+		}
 		for k := 1; k <= g.Shards; k++ {
 			c := cfg
 			c.Shard = k
-			out := filepath.Join(dir, fmt.Sprintf("shard-%04d.bin", k))
+			out := filepath.Join(dir, fmt.Sprintf("shard-%04d%s", k, ext))
+			d.Files = append(d.Files, out)
+			if g.External {
+				continue
+			}
 			t := &Task{ID: fmt.Sprintf("datagen-%s-%04d", g.Name, k), Kind: KindDatagen, CPUs: 1,
 				Key:  keyOf(struct{ Set, Shard string }{key, fmt.Sprint(k)}),
 				Data: &DataJob{Gen: &c, Out: out}}
-			d.Files = append(d.Files, out)
 			d.Tasks = append(d.Tasks, t.ID)
 			p.Tasks = append(p.Tasks, t)
 		}
-		if _, err := eval.New(g.Arch, ""); err != nil {
+		if err := checkPlayer(cfg, g); err != nil {
 			return &Error{File: m.File, Key: fmt.Sprintf("datagen[%d].arch", i), Reason: err.Error()}
 		}
 		p.Made = append(p.Made, d)
@@ -315,8 +347,18 @@ func (p *Plan) planMade() error {
 		}{PlanVersion, KindLabel, hash, engineSum, opts, l.Nodes, l.Depth, l.Shards, labelChunk})
 		d := &MadeData{Ref: refLabel + l.Name, Key: key}
 		dir := filepath.Join(p.Cache, "label-"+key[:16])
+		// Binpack inputs (self-play that kept every position with its
+		// move) stay binpack, so that the trainer can still filter by move.
+		ext := ".bin"
+		if len(files) > 0 && !slices.ContainsFunc(files, func(f string) bool { return !strings.HasSuffix(f, ".binpack") }) {
+			ext = ".binpack"
+		}
 		for k := 1; k <= l.Shards; k++ {
-			out := filepath.Join(dir, fmt.Sprintf("shard-%04d.bin", k))
+			out := filepath.Join(dir, fmt.Sprintf("shard-%04d%s", k, ext))
+			if l.External {
+				d.Files = append(d.Files, out)
+				continue
+			}
 			t := &Task{ID: fmt.Sprintf("label-%s-%04d", l.Name, k), Kind: KindLabel, CPUs: 1, Needs: needs,
 				Key: keyOf(struct{ Set, Shard string }{key, fmt.Sprint(k)}),
 				Data: &DataJob{Engine: l.Engine, Options: opts, Nodes: l.Nodes, Depth: l.Depth,
@@ -328,6 +370,74 @@ func (p *Plan) planMade() error {
 		p.Made = append(p.Made, d)
 	}
 	return nil
+}
+
+// datagenConfig returns a [[datagen]] set's key and its shards' common
+// configuration (Shard 1). The key holds the net by its content hash (or
+// the identity NetID gives) and an architecture file by its hash (ArchID),
+// never by path; a net equal to the arch's shipped net is the shipped net
+// (EvalFile "", as `nnuelab datagen --arch NAME` without --evalfile). Sets
+// without net and keep have the keys they had before these keys existed.
+func (p *Plan) datagenConfig(g DatagenSpec) (string, datasets.GenConfig, error) {
+	m := p.Manifest
+	cfg := datasets.DefaultGenConfig()
+	cfg.Seed, cfg.Positions, cfg.Games = g.Seed, g.Positions, g.Games
+	cfg.Arch, cfg.Nodes, cfg.Depth, cfg.RandomPlies = g.Arch, g.Nodes, g.Depth, g.RandomPlies
+	cfg.Shards = g.Shards
+	if g.Keep == datasets.KeepAll {
+		cfg.Keep = datasets.KeepAll // "quiet" is stored empty: the same games, the same key
+	}
+	if g.ArchID == "" && (strings.HasSuffix(g.Arch, ".toml") || strings.ContainsRune(g.Arch, '/')) {
+		cfg.Arch = m.Path(g.Arch)
+	}
+	keyed := cfg
+	keyed.Arch = g.Arch // as written: a path relative to the manifest
+	if g.ArchID != "" {
+		keyed.Arch = "sha256:" + g.ArchID
+	}
+	if g.Net != "" {
+		path := m.Path(g.Net)
+		id := g.NetID
+		if id == "" {
+			sum, err := fileSHA256(path)
+			if err != nil {
+				return "", cfg, err
+			}
+			id = sum
+		}
+		shipped := ""
+		if g.ArchID == "" {
+			if e, err := nets.Default(g.Arch); err == nil && e != nil {
+				shipped = e.SHA256
+			}
+		}
+		if id != shipped {
+			cfg.EvalFile = path
+			keyed.EvalFileSHA256 = id
+		}
+	}
+	key := keyOf(struct {
+		Version int
+		Kind    string
+		Gen     datasets.GenConfig
+	}{PlanVersion, KindDatagen, keyed})
+	return key, cfg, nil
+}
+
+// checkPlayer checks that a self-play set's evaluator loads, when its
+// files exist (a net or architecture file the driver provides later is
+// checked when the shards run).
+func checkPlayer(cfg datasets.GenConfig, g DatagenSpec) error {
+	if cfg.EvalFile != "" && !fileExists(cfg.EvalFile) || g.ArchID != "" && !fileExists(cfg.Arch) {
+		return nil
+	}
+	_, err := eval.New(cfg.Arch, cfg.EvalFile)
+	return err
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // labelChunk is the records per chunk of label tasks: the unit of
@@ -397,7 +507,17 @@ func madeLines(p *Plan) []string {
 		if name, ok := strings.CutPrefix(d.Ref, refDatagen); ok {
 			for _, g := range m.Datagen {
 				if g.Name == name {
-					what = fmt.Sprintf("self-play of nnuelab (%s) at %d nodes per move, seed %d", g.Arch, g.Nodes, g.Seed)
+					player := g.Arch
+					if g.ArchID != "" {
+						player = "the trained architecture"
+					}
+					if g.Net != "" {
+						player += ", net " + filepath.Base(g.Net)
+					}
+					what = fmt.Sprintf("self-play of nnuelab (%s) at %d nodes per move, seed %d", player, g.Nodes, g.Seed)
+					if g.Keep == datasets.KeepAll {
+						what += ", every searched position kept (binpack)"
+					}
 				}
 			}
 		} else {

@@ -17,6 +17,7 @@ import (
 
 	arch "github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/bench/match"
+	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
 
@@ -74,6 +75,12 @@ type Manifest struct {
 	// data lists refer to them as "datagen:NAME" and "label:NAME".
 	Datagen []DatagenSpec `toml:"datagen" json:"datagen,omitempty"`
 	Label   []LabelSpec   `toml:"label" json:"label,omitempty"`
+	// Generations, when given, makes this a generations manifest
+	// (generations.go): the runner plays self-play with the best net so
+	// far, trains the next net, gates it, and repeats, each generation
+	// expanded into ordinary sub-experiments. [base], [[variant]], [grid],
+	// [[datagen]] and [[label]] are not allowed beside it.
+	Generations *GenerationsSpec `toml:"generations" json:"generations,omitempty"`
 
 	// File is the manifest's path as given, Dir its folder (absolute).
 	File string `toml:"-" json:"file"`
@@ -96,6 +103,12 @@ type VariantSpec struct {
 	// [train] section, else the architecture's shipped net. A variant that
 	// names no arch is the base plus its overrides and uses the base's net.
 	Net string `toml:"net" json:"net,omitempty"`
+	// NetID is not a manifest key: the generations driver sets it when Net
+	// is a net another plan makes (a trained generation's file in the
+	// cache, identified by its training's cache key) or whose hash it
+	// knows. The plan then keys the net by NetID and neither hashes nor
+	// loads the file, which need not exist yet.
+	NetID string `toml:"-" json:"net_id,omitempty"`
 	// Data, if given, are this variant's training files instead of [data]
 	// train (a data-source ablation); validation stays [data]'s, so that
 	// the losses compare.
@@ -188,6 +201,19 @@ type TrainSpec struct {
 	// DecayScope is the weights weight decay acts on (train.Optim's
 	// DecayScope): all (the default), transformer or buckets.
 	DecayScope string `toml:"decay_scope" json:"decay_scope,omitempty"`
+	// Init is a float net of the trained architecture that training
+	// starts from (a warm start, nets/train's Config.Init). The nets'
+	// cache keys hold its content hash, not its path.
+	Init string `toml:"init" json:"init,omitempty"`
+	// InitID is not a manifest key: the generations driver sets it when
+	// Init is a net another plan makes, to key the warm start by that
+	// net's identity (its training's cache key) without the file.
+	InitID string `toml:"-" json:"init_id,omitempty"`
+	// Filter drops positions as the trainer reads them: "none" (the
+	// default), "default" (datasets.DefaultFilter: from ply 16, not in
+	// check, quiet move, |score| <= 30000) or a list as
+	// datasets.ParseFilter reads it ("min-ply=16,skip-check").
+	Filter string `toml:"filter" json:"filter,omitempty"`
 	// minLRDefault says min_lr was not given: it follows lr (1%), also
 	// when a variant overrides lr.
 	minLRDefault bool
@@ -319,6 +345,13 @@ func Parse(file, dir string, data []byte) (*Manifest, error) {
 	if err := m.defaults(md); err != nil {
 		err.File = file
 		return nil, err
+	}
+	if m.Generations != nil {
+		if err := m.checkGenerations(md); err != nil {
+			err.File = file
+			return nil, err
+		}
+		return &m, nil
 	}
 	if err := m.validate(); err != nil {
 		err.File = file
@@ -495,16 +528,8 @@ func (m *Manifest) validate() *Error {
 	if m.Positions.Limit < 0 {
 		return bad("positions.limit", "must be >= 0, got %d", m.Positions.Limit)
 	}
-	sp := m.Speed
-	switch {
-	case sp.Positions < 1 || sp.Positions > 3000:
-		return bad("speed.positions", "must be 1..3000, got %d", sp.Positions)
-	case sp.Nodes < 100 || sp.Nodes > 100_000_000:
-		return bad("speed.nodes", "must be 100..100000000, got %d", sp.Nodes)
-	case sp.Rounds < 1 || sp.Rounds > 1000:
-		return bad("speed.rounds", "must be 1..1000, got %d", sp.Rounds)
-	case sp.BenchDepth < 1 || sp.BenchDepth > 64:
-		return bad("speed.bench_depth", "must be 1..64, got %d", sp.BenchDepth)
+	if e := m.checkSpeed(); e != nil {
+		return e
 	}
 	if e := m.checkLoss(); e != nil {
 		return e
@@ -776,6 +801,24 @@ func tomlLiteral(v any) (string, error) {
 	return "", fmt.Errorf("unsupported value %v (%T): use numbers, strings, booleans or lists of them", v, v)
 }
 
+func (m *Manifest) checkSpeed() *Error {
+	bad := func(key, format string, a ...any) *Error {
+		return &Error{Key: key, Reason: fmt.Sprintf(format, a...)}
+	}
+	sp := m.Speed
+	switch {
+	case sp.Positions < 1 || sp.Positions > 3000:
+		return bad("speed.positions", "must be 1..3000, got %d", sp.Positions)
+	case sp.Nodes < 100 || sp.Nodes > 100_000_000:
+		return bad("speed.nodes", "must be 100..100000000, got %d", sp.Nodes)
+	case sp.Rounds < 1 || sp.Rounds > 1000:
+		return bad("speed.rounds", "must be 1..1000, got %d", sp.Rounds)
+	case sp.BenchDepth < 1 || sp.BenchDepth > 64:
+		return bad("speed.bench_depth", "must be 1..64, got %d", sp.BenchDepth)
+	}
+	return nil
+}
+
 func (m *Manifest) checkLoss() *Error {
 	l := m.Loss
 	if !contains([]string{"mpe", "mse", "result"}, l.Kind) {
@@ -795,7 +838,21 @@ func (m *Manifest) checkLoss() *Error {
 
 func (m *Manifest) checkTraining() *Error {
 	d, t := m.Data, m.Train
-	if d != nil {
+	if err := m.checkData(); err != nil {
+		return err
+	}
+	if t == nil {
+		return nil
+	}
+	if d == nil || len(d.Train) == 0 {
+		return &Error{Key: "train", Reason: "training needs [data] train = [files]"}
+	}
+	return t.check("train")
+}
+
+// checkData checks the [data] section's values.
+func (m *Manifest) checkData() *Error {
+	if d := m.Data; d != nil {
 		if !(d.ValFraction >= 0 && d.ValFraction < 1) {
 			return &Error{Key: "data.val_fraction", Reason: fmt.Sprintf("must be in [0, 1), got %v", d.ValFraction)}
 		}
@@ -811,13 +868,7 @@ func (m *Manifest) checkTraining() *Error {
 			}
 		}
 	}
-	if t == nil {
-		return nil
-	}
-	if d == nil || len(d.Train) == 0 {
-		return &Error{Key: "train", Reason: "training needs [data] train = [files]"}
-	}
-	return t.check("train")
+	return nil
 }
 
 // String lists the overridden keys as TOML assignments, e.g.
@@ -928,8 +979,30 @@ func (t *TrainSpec) check(key string) *Error {
 		return &Error{Key: key + ".factorize", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.Factorize)}
 	case !contains(train.DecayScopes, t.DecayScope):
 		return &Error{Key: key + ".decay_scope", Reason: fmt.Sprintf("%q is not one of %s", t.DecayScope, strings.Join(train.DecayScopes, ", "))}
+	case t.Init != "" && strings.TrimSpace(t.Init) == "":
+		return &Error{Key: key + ".init", Reason: "an empty path"}
+	}
+	if _, err := t.filter(); err != nil {
+		return &Error{Key: key + ".filter", Reason: err.Error()}
 	}
 	return nil
+}
+
+// filter returns the training filter (nil: keep every position).
+func (t *TrainSpec) filter() (*datasets.Filter, error) {
+	if t.Filter == "" {
+		return nil, nil
+	}
+	f, err := datasets.ParseFilter(t.Filter)
+	if err != nil {
+		return nil, err
+	}
+	if f != nil {
+		if err := f.Check(); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
 }
 
 func (m *Manifest) checkElo() *Error {

@@ -236,8 +236,10 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(minimal + "[grid]\nhistory = [1, 2]\n\"quant.qa\" = [64, 128]\n"))
 	f.Add([]byte("metrics = [\"elo\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n[elo]\nmax_games = 10\ntc = \"1+0.01\"\n[elo.sprt]\nelo0 = 0\nelo1 = 5\n"))
 	f.Add([]byte("seeds = [1, 2]\n" + minimal + "[data]\ntrain = [\"a\"]\n[train]\nepochs = 1\n"))
-	if data, err := os.ReadFile("quickstart.toml"); err == nil {
-		f.Add(data)
+	for _, name := range []string{"quickstart.toml", "generations.toml"} {
+		if data, err := os.ReadFile(name); err == nil {
+			f.Add(data)
+		}
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -246,6 +248,12 @@ func FuzzParse(f *testing.F) {
 			var e *Error
 			if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), "fuzz.toml: ") {
 				t.Fatalf("error %q is not a manifest error naming the file", err)
+			}
+			return
+		}
+		if g := m.Generations; g != nil {
+			if m.Name == "" || len(m.Metrics) == 0 || g.Arch == "" || g.Count < 1 || m.Train == nil {
+				t.Fatalf("accepted generations manifest without name, metrics, arch, count or training: %+v", m)
 			}
 			return
 		}

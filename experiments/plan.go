@@ -170,6 +170,9 @@ type PlanOptions struct {
 // net exists and fits its architecture, so that a bad manifest fails before
 // any work starts.
 func NewPlan(m *Manifest, opt PlanOptions) (*Plan, error) {
+	if m.Generations != nil {
+		return nil, fmt.Errorf("%s is a generations manifest: `nnuelab experiment run` plans it generation by generation", m.File)
+	}
 	p := &Plan{Version: PlanVersion, Manifest: m, Command: opt.Command, Binary: opt.Binary}
 	var err error
 	if opt.Out == "" {
@@ -337,11 +340,21 @@ func (p *Plan) resolveVariant(vs *VariantSpec, base bool, dataFiles, valFiles, d
 	for _, seed := range m.Seeds {
 		switch {
 		case v.Trained:
-			cfg := p.trainConfig(vs, spec, seed, dataFiles, valFiles)
-			// The key holds the architecture and the data by their hashes,
-			// not by paths, so that clones and clusters share a cache.
+			cfg, err := p.trainConfig(vs, spec, seed, dataFiles, valFiles)
+			if err != nil {
+				return nil, err
+			}
+			initID, err := p.initIdentity(vs, v)
+			if err != nil {
+				return nil, err
+			}
+			// The key holds the architecture, the data and the warm start
+			// by their hashes, not by paths, so that clones and clusters
+			// share a cache. (Init and Filter are omitted when unset: the
+			// keys of nets trained before they existed still hold.)
 			kc := cfg
 			kc.Arch, kc.Overrides, kc.Data, kc.ValData = "", nil, nil, nil
+			kc.Init, kc.InitSHA256 = "", initID
 			ckey := keyOf(struct {
 				Version    int
 				ArchSHA256 string
@@ -359,6 +372,10 @@ func (p *Plan) resolveVariant(vs *VariantSpec, base bool, dataFiles, valFiles, d
 				*order = append(*order, t)
 			}
 			v.Nets = append(v.Nets, NetRef{Seed: seed, Kind: "trained", Path: cfg.Out, SHA256: ckey, Train: id})
+		case vs.Net != "" && vs.NetID != "":
+			// A net another plan makes (or whose hash the driver knows):
+			// keyed by its identity; the file may not exist yet.
+			v.Nets = append(v.Nets, NetRef{Seed: seed, Kind: "file", Path: m.Path(vs.Net), SHA256: vs.NetID})
 		case vs.Net != "":
 			path := m.Path(vs.Net)
 			sum, err := fileSHA256(path)
@@ -408,8 +425,52 @@ func specTOML(s *arch.Spec) (string, error) {
 	return b.String(), nil
 }
 
+// initIdentity returns what a trained variant's warm start is keyed by:
+// the init net's content hash, or the identity the generations driver gave
+// it; "" without a warm start. A net file is checked to be a float net of
+// the variant's architecture.
+func (p *Plan) initIdentity(vs *VariantSpec, v *Variant) (string, error) {
+	m := p.Manifest
+	t := m.TrainFor(vs)
+	switch {
+	case t.Init == "":
+		return "", nil
+	case t.InitID != "":
+		return t.InitID, nil
+	}
+	path := m.Path(t.Init)
+	sum, err := fileSHA256(path)
+	if err != nil {
+		return "", fmt.Errorf("train.init: %w", err)
+	}
+	archSHA, err := floatNetArch(path)
+	if err != nil {
+		return "", fmt.Errorf("train.init: %w", err)
+	}
+	if archSHA != "" && archSHA != v.ArchSHA256 {
+		return "", fmt.Errorf("train.init: %s was trained for another architecture (arch SHA-256 %.12s) than %s (%.12s): a warm start needs the same one", t.Init, archSHA, v.Name, v.ArchSHA256)
+	}
+	return sum, nil
+}
+
+// floatNetArch reads the header of a float net (nnuelab's format) and
+// returns the hash of the architecture it was trained for ("" when the
+// header does not say). A file of another format is an error.
+func floatNetArch(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h, _, err := nets.ReadFloat(f)
+	if err != nil {
+		return "", fmt.Errorf("%s is not a float net (nnuelab's format): %w", path, err)
+	}
+	return h.ArchSHA256, nil
+}
+
 // trainConfig is the nets/train configuration of a variant and seed.
-func (p *Plan) trainConfig(vs *VariantSpec, spec *arch.Spec, seed uint64, dataFiles, valFiles []string) train.Config {
+func (p *Plan) trainConfig(vs *VariantSpec, spec *arch.Spec, seed uint64, dataFiles, valFiles []string) (train.Config, error) {
 	m := p.Manifest
 	t := m.TrainFor(vs)
 	cfg := train.DefaultConfig()
@@ -457,7 +518,15 @@ func (p *Plan) trainConfig(vs *VariantSpec, spec *arch.Spec, seed uint64, dataFi
 		cfg.Factorize = "on"
 	}
 	cfg.Export = "none"
-	return cfg
+	if t.Init != "" {
+		cfg.Init = m.Path(t.Init)
+	}
+	f, err := t.filter()
+	if err != nil {
+		return cfg, fmt.Errorf("train.filter: %w", err)
+	}
+	cfg.Filter = f
+	return cfg, nil
 }
 
 // localPath is where a data file is read from: the path itself, or for a

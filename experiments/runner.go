@@ -40,6 +40,12 @@ type RunOptions struct {
 	// of the engine that stored results cannot see). Trained nets stay in
 	// the cache.
 	Fresh bool
+	// Outputs are tasks whose outputs in the cache (a trained net, a data
+	// shard) must be there when the run ends although no task of the plan
+	// needs them: a finished one whose output is lost is run again. The
+	// generations driver uses it for what a later generation's plan needs
+	// of an earlier one's (a fresh clone has the results, not the cache).
+	Outputs []string
 }
 
 // RunInfo is OUT/run.json: how the last run went (not part of the results).
@@ -61,7 +67,9 @@ type RunInfo struct {
 
 // Run runs an experiment: it plans the manifest, runs the tasks that have
 // no result yet (a killed run resumes: finished tasks are not run again),
-// merges the results into OUT/results.jsonl and writes the report.
+// merges the results into OUT/results.jsonl and writes the report. A
+// generations manifest runs as RunGenerations does (the plan returned is
+// then nil).
 func Run(ctx context.Context, manifest string, opt RunOptions) (*Plan, error) {
 	if opt.Log == nil {
 		opt.Log = io.Discard
@@ -76,20 +84,32 @@ func Run(ctx context.Context, manifest string, opt RunOptions) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m.Generations != nil {
+		return nil, RunGenerations(ctx, m, opt)
+	}
 	p, err := NewPlan(m, opt.PlanOptions)
 	if err != nil {
 		return nil, err
 	}
+	return runPlan(ctx, p, opt)
+}
+
+// dryRunJobs is the core count a dry run's wall-time estimate assumes.
+func (opt *RunOptions) dryRunJobs() int {
+	if opt.Jobs > 0 {
+		return opt.Jobs
+	}
+	if l, ok := opt.Executor.(*Local); ok {
+		return l.jobs()
+	}
+	return 1
+}
+
+// runPlan runs a plan as Run does (opt's defaults filled in).
+func runPlan(ctx context.Context, p *Plan, opt RunOptions) (*Plan, error) {
+	m := p.Manifest
 	if opt.DryRun {
-		jobs := opt.Jobs
-		if jobs <= 0 {
-			if l, ok := opt.Executor.(*Local); ok {
-				jobs = l.jobs()
-			} else {
-				jobs = 1
-			}
-		}
-		Describe(opt.Stdout, p, opt.Executor.Name(), jobs)
+		Describe(opt.Stdout, p, opt.Executor.Name(), opt.dryRunJobs())
 		return p, nil
 	}
 	if err := os.MkdirAll(p.Out, 0o755); err != nil {
@@ -127,7 +147,7 @@ func Run(ctx context.Context, manifest string, opt RunOptions) (*Plan, error) {
 	if sprt {
 		skipped = notNeeded(p, finishedResults(p, done))
 	}
-	for _, id := range lostOutputs(p, done, skipped) {
+	for _, id := range lostOutputs(p, done, skipped, opt.Outputs) {
 		if err := os.Remove(ResultPath(p.Out, id)); err != nil && !os.IsNotExist(err) {
 			return nil, err
 		}
@@ -380,15 +400,19 @@ func decidedChunks(p *Plan) func(id string) bool {
 
 // lostOutputs finds the finished tasks whose output file lives in the
 // cache (a label or self-play shard, a trained net) when that file is gone
-// and a task still to run needs it: a fresh clone has the committed results
-// but not the cache. It marks them not done, and likewise what they need in
-// turn, and returns their IDs in plan order.
-func lostOutputs(p *Plan, done, skipped map[string]bool) []string {
+// and a task still to run needs it (or keep lists it: RunOptions.Outputs):
+// a fresh clone has the committed results but not the cache. It marks them
+// not done, and likewise what they need in turn, and returns their IDs in
+// plan order.
+func lostOutputs(p *Plan, done, skipped map[string]bool, keep []string) []string {
 	var queue []*Task
 	for _, t := range p.Tasks {
 		if !done[t.ID] && !skipped[t.ID] {
 			queue = append(queue, t)
 		}
+	}
+	if len(keep) > 0 {
+		queue = append(queue, &Task{ID: "(outputs to keep)", Needs: keep})
 	}
 	lost := map[string]bool{}
 	for len(queue) > 0 {

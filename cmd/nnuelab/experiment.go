@@ -179,6 +179,16 @@ func experimentReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if m.IsGenerations() {
+		// Its results file holds every finished part of every generation:
+		// the report is always the current state (--partial changes nothing).
+		path, err := experiment.ReportGenerations(m, *out, *reportDir, "nnuelab experiment run "+filepath.ToSlash(pos[0]))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, path)
+		return nil
+	}
 	p, err := experiment.NewPlan(m, experiment.PlanOptions{Out: *out, Command: "nnuelab experiment run " + filepath.ToSlash(pos[0])})
 	if err != nil {
 		return err

@@ -1,0 +1,1217 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/nets"
+	"github.com/nnuelab/nnuelab/nets/train"
+)
+
+// This file holds generations: the loop engine authors improve their nets
+// with. Self-play with the best net so far, optionally rescored by a UCI
+// engine, trains the next net (warm-started from the previous one), which
+// a match against the best net so far gates; then again. A manifest with a
+// [generations] section runs it as one command.
+//
+// The driver reuses the runner rather than rewriting it: generation k
+// becomes ordinary manifests, built in memory, each with its own results
+// folder under OUT/gen-K/:
+//
+//   - train: the self-play shards of generation k ([[datagen]] played by
+//     the best net so far, [[label]] when rescored), a variant trained on
+//     the window's data with Init = generation k-1's net, the per-net
+//     metrics (val_loss, bench_nps) of the best net (the base) and of the
+//     new one, and the gate: an SPRT of the new net against the base;
+//   - vs-gen0 and vs-reference: fixed numbers of games of the new net
+//     against gen 0 and against the reference architecture's shipped net.
+//
+// Every task is keyed by content as in any experiment; the nets and data
+// of earlier generations enter later plans by their identities (a trained
+// net by its training's cache key, a self-play set by its key), so a
+// plan never needs an earlier generation's files to be made, only to be
+// run. Generation k+1 is planned once generation k's gate has decided:
+// which net plays its self-play depends on it.
+
+// GenerationsSpec is a manifest's [generations] section.
+type GenerationsSpec struct {
+	// Count is the number of generations after gen 0; the runner stops
+	// after this many, and raising it later continues the loop.
+	Count int `toml:"count" json:"count"`
+	// Arch (a name from archs/ or a .toml path) with Overrides is the
+	// architecture trained every generation.
+	Arch      string   `toml:"arch" json:"arch"`
+	Overrides []string `toml:"overrides" json:"overrides,omitempty"`
+	// Gen0Net is the net that plays generation 1's self-play (default: the
+	// arch's shipped net); a float net of the arch also warm-starts
+	// generation 1's training.
+	Gen0Net string `toml:"gen0_net" json:"gen0_net,omitempty"`
+	// Reference is an architecture whose shipped net every generation
+	// plays head to head ("" = none).
+	Reference string `toml:"reference" json:"reference,omitempty"`
+	// Positions of new self-play per generation, over all Shards (one task
+	// each, a Slurm array element with the slurm executor); or Games (each
+	// shard stops at the end of a chunk of 64 games once it has its share
+	// of the positions, so small sets are given in games).
+	Positions int64 `toml:"positions" json:"positions,omitempty"`
+	Games     int64 `toml:"games" json:"games,omitempty"`
+	Shards    int   `toml:"shards" json:"shards"`
+	// Seed: generation k plays seed + k - 1 (default 1).
+	Seed    uint64 `toml:"-" json:"seed"`
+	RawSeed int64  `toml:"seed" json:"-"`
+	// Nodes per move (default 5000) and Depth limit the self-play searches;
+	// RandomPlies open each game (default 10).
+	Nodes       uint64 `toml:"nodes" json:"nodes"`
+	Depth       int    `toml:"depth" json:"depth,omitempty"`
+	RandomPlies int    `toml:"random_plies" json:"random_plies"`
+	// Keep is datagen's choice of positions: "quiet" (the default) or
+	// "all" (every searched position with its move, in .binpack shards;
+	// training filters then).
+	Keep string `toml:"keep" json:"keep,omitempty"`
+	// Window trains generation k on the last Window generations' data (0:
+	// all of it); ExtraData are files trained on in every generation.
+	Window    int      `toml:"window" json:"window,omitempty"`
+	ExtraData []string `toml:"extra_data" json:"extra_data,omitempty"`
+	// WarmStart starts generation k's training from generation k-1's float
+	// net (generation 1 from gen 0's when it is a float net of the arch);
+	// default true.
+	WarmStart bool `toml:"warm_start" json:"warm_start"`
+	// Filter is the trainer's filter ([train] filter's values); default
+	// "default" with keep = "all", else "none".
+	Filter string `toml:"filter" json:"filter,omitempty"`
+	// LabelNodes > 0 rescores each generation's self-play with LabelEngine
+	// (default /usr/games/stockfish, Stockfish 15.1) at this many nodes
+	// per position ([[label]], one shard per self-play shard).
+	LabelNodes  uint64 `toml:"label_nodes" json:"label_nodes,omitempty"`
+	LabelEngine string `toml:"label_engine" json:"label_engine,omitempty"`
+	// Gen changes the self-play of single generations ([[generations.gen]]).
+	Gen []GenSettings `toml:"gen" json:"gen,omitempty"`
+}
+
+// GenSettings ([[generations.gen]]) overrides the self-play settings of
+// one generation; zero values keep [generations]'.
+type GenSettings struct {
+	Gen       int    `toml:"gen" json:"gen"`
+	Positions int64  `toml:"positions" json:"positions,omitempty"`
+	Games     int64  `toml:"games" json:"games,omitempty"`
+	Shards    int    `toml:"shards" json:"shards,omitempty"`
+	Nodes     uint64 `toml:"nodes" json:"nodes,omitempty"`
+	// WarmStart, when given, overrides [generations] warm_start for this
+	// generation (e.g. a first generation trained from scratch, so that
+	// the lineage holds only the loop's own self-play).
+	WarmStart *bool `toml:"warm_start" json:"warm_start,omitempty"`
+}
+
+// warmStart reports whether generation k starts from the previous net.
+func (g *GenerationsSpec) warmStart(k int) bool {
+	for _, o := range g.Gen {
+		if o.Gen == k && o.WarmStart != nil {
+			return *o.WarmStart
+		}
+	}
+	return g.WarmStart
+}
+
+// Defaults of a generations manifest's Elo tests.
+const (
+	genGamesDefault    = 400  // vs gen 0 and vs the reference
+	genMaxGamesDefault = 2000 // the gate's SPRT
+)
+
+// generationMetrics are the metrics a generations manifest may list.
+var generationMetrics = []string{MetricValLoss, MetricBenchNPS, MetricElo}
+
+// IsGenerations reports whether the manifest is a generations manifest.
+func (m *Manifest) IsGenerations() bool { return m.Generations != nil }
+
+// checkGenerations fills the defaults of a generations manifest and
+// validates it (Parse's other checks are for ordinary manifests).
+func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
+	g := m.Generations
+	bad := func(key, format string, a ...any) *Error {
+		return &Error{Key: key, Reason: fmt.Sprintf(format, a...)}
+	}
+	if !nameRE.MatchString(m.Name) {
+		return bad("name", "%q: use letters, digits and ._=+- (it names files)", m.Name)
+	}
+	for _, s := range []struct{ key, why string }{
+		{"base", "the nets are the generations' own: the arch is [generations] arch, gen 0's net gen0_net"},
+		{"variant", "every generation trains [generations] arch"},
+		{"grid", "every generation trains [generations] arch"},
+		{"datagen", "each generation's self-play is [generations]' (positions, shards, nodes, ...)"},
+		{"label", "[generations] label_nodes rescores the self-play"},
+	} {
+		if md.IsDefined(s.key) {
+			return bad(s.key, "not allowed in a generations manifest: %s", s.why)
+		}
+	}
+	if len(m.Seeds) != 1 {
+		return bad("seeds", "a generations manifest trains one net per generation: give one seed")
+	}
+	if len(m.Metrics) == 0 {
+		return bad("metrics", "lists nothing to measure (choose from %s)", strings.Join(generationMetrics, ", "))
+	}
+	seen := map[string]bool{}
+	for _, x := range m.Metrics {
+		if !contains(generationMetrics, x) {
+			return bad("metrics", "%q is not measured in a generations manifest (choose from %s)", x, strings.Join(generationMetrics, ", "))
+		}
+		if seen[x] {
+			return bad("metrics", "metric %q listed twice", x)
+		}
+		seen[x] = true
+	}
+	if m.Positions.Limit < 0 {
+		return bad("positions.limit", "must be >= 0, got %d", m.Positions.Limit)
+	}
+	if e := m.checkSpeed(); e != nil {
+		return e
+	}
+	if e := m.checkLoss(); e != nil {
+		return e
+	}
+	if e := m.checkData(); e != nil {
+		return e
+	}
+	if m.Data != nil && len(m.Data.Train) > 0 {
+		return bad("data.train", "the generations' self-play is the training data: give other files as [generations] extra_data")
+	}
+	t := m.Train
+	switch {
+	case t == nil:
+		return bad("train", "missing: a generations manifest needs a [train] section (the schedule of every generation's training)")
+	case t.Init != "":
+		return bad("train.init", "set by [generations] warm_start: each generation starts from the previous one's net")
+	case t.Filter != "":
+		return bad("train.filter", "give the filter as [generations] filter")
+	}
+	if e := t.check("train"); e != nil {
+		return e
+	}
+
+	// The loop.
+	if g.Count < 1 || g.Count > 1000 {
+		return bad("generations.count", "must be 1..1000 (generations after gen 0), got %d", g.Count)
+	}
+	if g.Arch == "" {
+		return bad("generations.arch", "missing: name the architecture trained every generation (%s, or a .toml path)", strings.Join(arch.Builtin(), ", "))
+	}
+	if _, err := m.Spec(&VariantSpec{Arch: g.Arch, Overrides: g.Overrides}); err != nil {
+		key := "generations.arch"
+		if len(g.Overrides) > 0 {
+			key = "generations.overrides"
+		}
+		return bad(key, "%v", err)
+	}
+	if g.Gen0Net != "" && strings.TrimSpace(g.Gen0Net) == "" {
+		return bad("generations.gen0_net", "an empty path")
+	}
+	if g.Reference != "" {
+		spec, err := arch.Load(m.archRef(g.Reference))
+		if err != nil {
+			return bad("generations.reference", "%v", err)
+		}
+		if e, err := nets.Default(spec.Name); err != nil || e == nil && spec.Net.Format != "sf15.1" {
+			return bad("generations.reference", "%s ships no network to play against", g.Reference)
+		}
+	}
+	if g.RawSeed < 0 {
+		return bad("generations.seed", "seed %d is negative", g.RawSeed)
+	}
+	g.Seed = uint64(g.RawSeed)
+	if !md.IsDefined("generations", "seed") {
+		g.Seed = 1
+	}
+	if g.Nodes == 0 && g.Depth == 0 {
+		g.Nodes = 5000
+	}
+	if !md.IsDefined("generations", "random_plies") {
+		g.RandomPlies = datasets.DefaultGenConfig().RandomPlies
+	}
+	if !md.IsDefined("generations", "warm_start") {
+		g.WarmStart = true
+	}
+	if g.Keep == datasets.KeepQuiet {
+		g.Keep = "" // one spelling of the default
+	}
+	if g.Filter == "" {
+		g.Filter = "none"
+		if g.Keep == datasets.KeepAll {
+			g.Filter = "default"
+		}
+	}
+	if g.LabelNodes > 0 && g.LabelEngine == "" {
+		g.LabelEngine = "/usr/games/stockfish"
+	}
+	switch {
+	case g.Positions < 0 || g.Games < 0 || g.Positions == 0 && g.Games == 0:
+		return bad("generations.positions", "give positions or games (> 0): the new self-play of each generation")
+	case g.Shards < 1 || g.Shards > 10000:
+		return bad("generations.shards", "must be 1..10000, got %d", g.Shards)
+	case g.Depth < 0 || g.RandomPlies < 0:
+		return bad("generations.depth", "depth and random_plies must be >= 0")
+	case g.Keep != "" && g.Keep != datasets.KeepAll:
+		return bad("generations.keep", "%q is not one of %s, %s", g.Keep, datasets.KeepQuiet, datasets.KeepAll)
+	case g.Window < 0:
+		return bad("generations.window", "must be >= 0 (0 = every generation's data), got %d", g.Window)
+	case g.LabelEngine != "" && g.LabelNodes == 0:
+		return bad("generations.label_engine", "rescoring needs label_nodes > 0")
+	}
+	if _, err := (&TrainSpec{Filter: g.Filter}).filter(); err != nil {
+		return bad("generations.filter", "%v", err)
+	}
+	for i, f := range g.ExtraData {
+		if strings.TrimSpace(f) == "" {
+			return bad("generations.extra_data", "file %d is an empty path", i)
+		}
+		if isDataRef(f) {
+			return bad("generations.extra_data", "%q: extra data are files", f)
+		}
+	}
+	gens := map[int]bool{}
+	for i, o := range g.Gen {
+		key := fmt.Sprintf("generations.gen[%d]", i)
+		switch {
+		case o.Gen < 1:
+			return bad(key+".gen", "must name a generation >= 1, got %d", o.Gen)
+		case gens[o.Gen]:
+			return bad(key+".gen", "generation %d is given twice", o.Gen)
+		case o.Positions < 0 || o.Games < 0:
+			return bad(key+".positions", "positions and games must be >= 0")
+		case o.Shards < 0 || o.Shards > 10000:
+			return bad(key+".shards", "must be 0..10000")
+		}
+		gens[o.Gen] = true
+	}
+
+	// Elo: the gate is an SPRT ([elo.sprt], default [0, 10], up to
+	// max_games), the tests against gen 0 and the reference fixed numbers
+	// of games (games).
+	if seen[MetricElo] && m.Elo == nil {
+		return bad("elo", "metric \"elo\" needs an [elo] section (tc or nodes; games, [elo.sprt])")
+	}
+	if e := m.Elo; e != nil {
+		if !seen[MetricElo] {
+			return bad("elo", "an [elo] section without \"elo\" in metrics")
+		}
+		if e.Opponent != "" || len(e.Variants) > 0 {
+			return bad("elo", "opponent and variants are the generations' own: gen k plays the best net so far, gen 0 and the reference")
+		}
+		if !md.IsDefined("elo", "games") {
+			e.Games = genGamesDefault
+		}
+		if !md.IsDefined("elo", "max_games") {
+			e.MaxGames = genMaxGamesDefault
+		}
+		if e.SPRT == nil {
+			e.SPRT = &SPRTSpec{Elo0: 0, Elo1: 10, Alpha: 0.05, Beta: 0.05, Model: "normalized"}
+		}
+		for _, spec := range []EloSpec{m.gateElo(), m.fixedElo()} {
+			tmp := &Manifest{Elo: &spec}
+			if err := tmp.checkElo(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// gateElo is the Elo test of the gate: [elo] as an SPRT.
+func (m *Manifest) gateElo() EloSpec {
+	e := *m.Elo
+	e.Games = 0
+	return e
+}
+
+// fixedElo is the Elo test against gen 0 and the reference: [elo] with a
+// fixed number of games.
+func (m *Manifest) fixedElo() EloSpec {
+	e := *m.Elo
+	e.SPRT, e.MaxGames = nil, 0
+	return e
+}
+
+// genSettings returns generation k's self-play size and search limit.
+func (g *GenerationsSpec) genSettings(k int) (positions, games int64, shards int, nodes uint64) {
+	positions, games, shards, nodes = g.Positions, g.Games, g.Shards, g.Nodes
+	for _, o := range g.Gen {
+		if o.Gen != k {
+			continue
+		}
+		if o.Positions > 0 || o.Games > 0 {
+			positions, games = o.Positions, o.Games
+		}
+		if o.Shards > 0 {
+			shards = o.Shards
+		}
+		if o.Nodes > 0 {
+			nodes = o.Nodes
+		}
+	}
+	return positions, games, shards, nodes
+}
+
+// genNet is a net of the loop: gen 0's or a trained generation's.
+type genNet struct {
+	Gen   int
+	Name  string // variant name: "gen0", "gen3"
+	Label string
+	// Path is the file (a trained net's may not exist yet); ID its
+	// identity in keys: a file's SHA-256, a trained net's cache key.
+	Path string
+	ID   string
+	// Shipped: gen 0 is the arch's shipped net (self-play plays it as
+	// datagen without --evalfile). Float: a float net of the trained
+	// arch, which can warm-start training.
+	Shipped bool
+	Float   bool
+	// extract holds the shipped net's bytes when gen 0 is the shipped net
+	// without a file: the driver writes them to Path when a task needs it.
+	extract []byte
+}
+
+// generation is one planned generation: its nets, data and sub-plans.
+type generation struct {
+	K      int
+	Player *genNet // the best net so far: plays the self-play, the gate's base
+	Init   *genNet // warm start (nil: random weights)
+	Net    *genNet // this generation's net
+	Window []int   // generations whose self-play it trains on
+	// Datagen and Label are this generation's self-play set (and its
+	// rescoring), as later generations' plans name them (External).
+	Datagen DatagenSpec
+	Label   *LabelSpec
+	// Data is the training data this generation adds ("datagen:genK" or
+	// "label:genK" in its train plan).
+	Data *MadeData
+	// The sub-plans; VsGen0 and VsRef are nil without an Elo test (VsRef
+	// also without a reference).
+	Train, VsGen0, VsRef *Plan
+	// Decided says the gate has decided (or there is none); Promoted that
+	// this generation's net is the best so far from now on; Decision the
+	// SPRT's verdict.
+	Decided, Promoted bool
+	Decision          string
+}
+
+// parts returns the generation's sub-plans in run order.
+func (g *generation) parts() []*Plan {
+	var out []*Plan
+	for _, p := range []*Plan{g.Train, g.VsGen0, g.VsRef} {
+		if p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// partName is a sub-plan's folder name ("train", "vs-gen0", ...).
+func partName(p *Plan) string { return filepath.Base(p.Out) }
+
+// producer is the task (of a generation's train plan) that makes a file
+// in the cache.
+type producer struct {
+	gen  int
+	task string
+}
+
+// genRunner plans and runs a generations manifest.
+type genRunner struct {
+	m   *Manifest
+	g   *GenerationsSpec
+	opt RunOptions
+	// out is the top-level results folder, cache the shared cache.
+	out, cache string
+	// spec is the trained architecture, engine the same as engines load
+	// its trained nets; archSHA its hash.
+	spec, engine *arch.Spec
+	archSHA      string
+	// playArch is what self-play plays with: the arch's name, or a file in
+	// the cache (archFile, written when needed) keyed by playArchID.
+	playArch, playArchID string
+	archFile             string
+	gen0                 *genNet
+	refName              string
+	gens                 []*generation
+	producers            map[string]producer
+}
+
+var genNameRE = regexp.MustCompile(`^gen[0-9]+$`)
+
+// genName is generation k's variant name.
+func genName(k int) string { return fmt.Sprintf("gen%d", k) }
+
+// newGenRunner resolves the loop's nets and places.
+func newGenRunner(m *Manifest, opt RunOptions) (*genRunner, error) {
+	g := m.Generations
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	if opt.Stdout == nil {
+		opt.Stdout = io.Discard
+	}
+	if opt.Executor == nil {
+		opt.Executor = &Local{}
+	}
+	r := &genRunner{m: m, g: g, opt: opt, producers: map[string]producer{}}
+	var err error
+	if opt.Out == "" {
+		opt.Out = filepath.Join("experiments", "results", m.Name)
+	}
+	if opt.Cache == "" {
+		opt.Cache = filepath.Join("experiments", "cache")
+	}
+	if r.out, err = filepath.Abs(opt.Out); err != nil {
+		return nil, err
+	}
+	if r.cache, err = filepath.Abs(opt.Cache); err != nil {
+		return nil, err
+	}
+	r.opt.Out, r.opt.Cache = r.out, r.cache
+	merr := func(key string, err error) error { return &Error{File: m.File, Key: key, Reason: err.Error()} }
+	if r.spec, err = m.Spec(&VariantSpec{Arch: g.Arch, Overrides: g.Overrides}); err != nil {
+		return nil, merr("generations.arch", err)
+	}
+	r.archSHA = train.ArchSHA256(r.spec)
+	r.engine = r.spec
+	if r.spec.Net.Format != "float" {
+		if r.engine, err = r.spec.Override(`net.format="nnuelab"`); err != nil {
+			return nil, merr("generations.arch", err)
+		}
+	}
+	// Self-play loads the arch by name when it is a built-in one as
+	// given (a trained float net loads under any format: nets.Load
+	// recognises it); otherwise from a file the runner writes, keyed by
+	// the architecture's hash rather than the file's path.
+	if contains(arch.Builtin(), g.Arch) && len(g.Overrides) == 0 {
+		r.playArch = g.Arch
+	} else {
+		r.playArchID = train.ArchSHA256(r.engine)
+		r.archFile = filepath.Join(r.cache, "archs", r.playArchID[:16]+".toml")
+		r.playArch = r.archFile
+	}
+	if r.gen0, err = r.resolveGen0(); err != nil {
+		return nil, merr("generations.gen0_net", err)
+	}
+	if g.Reference != "" {
+		// The reference's variant name must not be a generation's.
+		r.refName = sanitizeName(filepath.Base(strings.TrimSuffix(g.Reference, ".toml")))
+		if genNameRE.MatchString(r.refName) {
+			r.refName = "ref-" + r.refName
+		}
+	}
+	return r, nil
+}
+
+// resolveGen0 finds gen 0's net: the file given, or the arch's shipped net.
+func (r *genRunner) resolveGen0() (*genNet, error) {
+	g := r.g
+	n := &genNet{Gen: 0, Name: "gen0"}
+	shipped, err := nets.Default(r.spec.Name)
+	if err != nil {
+		return nil, err
+	}
+	builtin := contains(arch.Builtin(), g.Arch) && len(g.Overrides) == 0
+	var header []byte
+	if g.Gen0Net != "" {
+		n.Path = r.m.Path(g.Gen0Net)
+		if n.ID, err = fileSHA256(n.Path); err != nil {
+			return nil, err
+		}
+		if _, err := nets.Load(r.spec, n.Path); err != nil {
+			return nil, fmt.Errorf("%s does not load as %s: %w", g.Gen0Net, r.spec.Name, err)
+		}
+		n.Shipped = builtin && shipped != nil && shipped.SHA256 == n.ID
+		n.Label = "gen 0 (" + filepath.Base(n.Path) + ")"
+		if isFloatFile(n.Path) {
+			f, err := os.Open(n.Path)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			header, err = io.ReadAll(f)
+			if err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		if shipped == nil || !builtin {
+			return nil, fmt.Errorf("missing: %s has no shipped net that fits it; give gen 0's net as a file", r.spec.Name)
+		}
+		data, err := shipped.Bytes()
+		if err != nil {
+			return nil, err
+		}
+		n.Path = filepath.Join(r.cache, "shipped", shipped.File)
+		n.ID, n.Shipped, n.extract = shipped.SHA256, true, data
+		n.Label = "gen 0 (shipped " + shipped.File + ")"
+		if bytes.HasPrefix(data, []byte(nets.Magic)) {
+			header = data
+		}
+	}
+	if header != nil {
+		if h, _, err := nets.ReadFloat(bytes.NewReader(header)); err == nil && (h.ArchSHA256 == "" || h.ArchSHA256 == r.archSHA) {
+			n.Float = true
+		}
+	}
+	return n, nil
+}
+
+// isFloatFile reports whether a file starts with the float net magic.
+func isFloatFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, len(nets.Magic))
+	n, _ := io.ReadFull(f, b)
+	return n == len(b) && string(b) == nets.Magic
+}
+
+// gated reports whether generations are gated (an Elo test is measured);
+// without one every generation becomes the best net.
+func (r *genRunner) gated() bool { return r.m.Has(MetricElo) }
+
+// best returns the best net before generation k (1-based), and the net
+// generation k-1 made.
+func (r *genRunner) best(k int) (best, last *genNet) {
+	best, last = r.gen0, r.gen0
+	for _, g := range r.gens[:k-1] {
+		if g.Promoted {
+			best = g.Net
+		}
+		last = g.Net
+	}
+	return best, last
+}
+
+// subManifest starts a sub-experiment's manifest: the generations
+// manifest's shared sections, its file and folder (so that relative paths
+// resolve alike and errors name it).
+func (r *genRunner) subManifest(k int, part string, metrics []string) *Manifest {
+	m := r.m
+	title := m.Title
+	if title == "" {
+		title = m.Name
+	}
+	return &Manifest{
+		Name:      fmt.Sprintf("%s.gen-%d.%s", m.Name, k, part),
+		Title:     fmt.Sprintf("%s: generation %d, %s", title, k, part),
+		Seeds:     m.Seeds,
+		Metrics:   metrics,
+		Positions: m.Positions,
+		Speed:     m.Speed,
+		Loss:      m.Loss,
+		File:      m.File,
+		Dir:       m.Dir,
+	}
+}
+
+// variantOf is a net of the loop as a variant with its net file.
+func (r *genRunner) variantOf(n *genNet) VariantSpec {
+	return VariantSpec{Name: n.Name, Label: n.Label, Arch: r.g.Arch, Overrides: r.g.Overrides, Net: n.Path, NetID: n.ID}
+}
+
+// finish validates a sub-manifest as Parse would and plans it into
+// OUT/gen-K/part.
+func (r *genRunner) finish(sm *Manifest, k int, part string) (*Plan, error) {
+	if err := sm.defaultsMade(); err != nil {
+		err.File = r.m.File
+		return nil, err
+	}
+	if err := sm.validate(); err != nil {
+		return nil, fmt.Errorf("%s: generation %d, %s: %s: %s", r.m.File, k, part, err.Key, err.Reason)
+	}
+	p, err := NewPlan(sm, PlanOptions{Out: filepath.Join(r.out, fmt.Sprintf("gen-%d", k), part), Cache: r.cache,
+		Binary: r.opt.Binary, Command: r.opt.Command})
+	if err != nil {
+		return nil, fmt.Errorf("generation %d, %s: %w", k, part, err)
+	}
+	return p, nil
+}
+
+// plan plans generation k; generations 1..k-1 are planned and decided.
+func (r *genRunner) plan(k int) (*generation, error) {
+	m, g := r.m, r.g
+	player, last := r.best(k)
+	gen := &generation{K: k, Player: player}
+	if g.warmStart(k) && last.Float { // trained nets are float; gen 0 may not be
+		gen.Init = last
+	}
+	from := 1
+	if g.Window > 0 {
+		from = max(1, k-g.Window+1)
+	}
+	for j := from; j <= k; j++ {
+		gen.Window = append(gen.Window, j)
+	}
+
+	// This generation's self-play, played by the best net so far.
+	positions, games, shards, nodes := g.genSettings(k)
+	gen.Datagen = DatagenSpec{
+		Name: genName(k), Positions: positions, Games: games, Shards: shards, RawSeed: int64(g.Seed) + int64(k) - 1,
+		Arch: r.playArch, ArchID: r.playArchID, Nodes: nodes, Depth: g.Depth, RandomPlies: g.RandomPlies, Keep: g.Keep,
+	}
+	if !player.Shipped {
+		gen.Datagen.Net, gen.Datagen.NetID = player.Path, player.ID
+	}
+	if g.LabelNodes > 0 {
+		gen.Label = &LabelSpec{Name: genName(k), Inputs: []string{refDatagen + genName(k)}, Engine: g.LabelEngine,
+			Hash: 16, Nodes: g.LabelNodes, Shards: shards}
+	}
+
+	// The train part: the window's data (earlier generations' as made by
+	// their plans), the trained variant, the gate against the best net.
+	var metrics []string
+	for _, x := range m.Metrics {
+		if contains(generationMetrics, x) {
+			metrics = append(metrics, x)
+		}
+	}
+	tm := r.subManifest(k, "train", metrics)
+	tm.Base = r.variantOf(player)
+	tm.Variants = []VariantSpec{{Name: genName(k), Label: fmt.Sprintf("gen %d", k), Arch: g.Arch, Overrides: g.Overrides}}
+	d := DataSpec{ValFraction: 0.02}
+	if m.Data != nil {
+		d = *m.Data
+	}
+	d.Train = nil
+	for _, j := range gen.Window {
+		src := gen
+		if j < k {
+			src = r.gens[j-1]
+		}
+		ds := src.Datagen
+		ds.External = j < k
+		tm.Datagen = append(tm.Datagen, ds)
+		ref := refDatagen + genName(j)
+		if src.Label != nil {
+			ls := *src.Label
+			ls.External = j < k
+			tm.Label = append(tm.Label, ls)
+			ref = refLabel + genName(j)
+		}
+		d.Train = append(d.Train, ref)
+	}
+	d.Train = append(d.Train, g.ExtraData...)
+	tm.Data = &d
+	t := *m.Train
+	t.Filter = g.Filter
+	if gen.Init != nil {
+		t.Init, t.InitID = gen.Init.Path, gen.Init.ID
+	}
+	tm.Train = &t
+	if m.Elo != nil {
+		e := m.gateElo()
+		tm.Elo = &e
+	}
+	var err error
+	if gen.Train, err = r.finish(tm, k, "train"); err != nil {
+		return nil, err
+	}
+	v := gen.Train.Variant(genName(k))
+	gen.Net = &genNet{Gen: k, Name: v.Name, Label: v.Label, Path: v.Nets[0].Path, ID: v.Nets[0].SHA256, Float: true}
+	ref := refDatagen + genName(k)
+	if gen.Label != nil {
+		ref = refLabel + genName(k)
+	}
+	gen.Data = gen.Train.madeData(ref)
+	for _, tk := range gen.Train.Tasks {
+		if out := tk.cacheOutput(); out != "" {
+			r.producers[out] = producer{gen: k, task: tk.ID}
+		}
+	}
+
+	// The fixed-games tests against gen 0 and the reference (generation 1
+	// also plays gen 0 against the reference: the start of the curve).
+	if m.Elo != nil {
+		e := m.fixedElo()
+		vm := r.subManifest(k, "vs-gen0", []string{MetricElo})
+		vm.Base, vm.Variants, vm.Elo = r.variantOf(r.gen0), []VariantSpec{r.variantOf(gen.Net)}, &e
+		if gen.VsGen0, err = r.finish(vm, k, "vs-gen0"); err != nil {
+			return nil, err
+		}
+		if g.Reference != "" {
+			e := m.fixedElo()
+			rm := r.subManifest(k, "vs-reference", []string{MetricElo})
+			rm.Base = VariantSpec{Name: r.refName, Label: g.Reference + " (shipped net)", Arch: g.Reference}
+			rm.Variants, rm.Elo = []VariantSpec{r.variantOf(gen.Net)}, &e
+			if k == 1 {
+				rm.Variants = append(rm.Variants, r.variantOf(r.gen0))
+			}
+			if gen.VsRef, err = r.finish(rm, k, "vs-reference"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	gen.Decided, gen.Promoted, gen.Decision = r.decision(gen)
+	return gen, nil
+}
+
+// allDone reports whether every task of a plan has its result (or is a
+// chunk of an SPRT decided without it).
+func allDone(p *Plan) bool {
+	results := map[string]*TaskResult{}
+	var missing []*Task
+	for _, t := range p.Tasks {
+		if res, ok := ReadResult(p.Out, t); ok {
+			results[t.ID] = res
+		} else {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) == 0 {
+		return true
+	}
+	skip := notNeeded(p, results)
+	for _, t := range missing {
+		if !skip[t.ID] {
+			return false
+		}
+	}
+	return true
+}
+
+// decision reads the gate of a generation from its train plan's results:
+// whether it has decided and whether the generation's net is the new best.
+// Without an Elo test every generation is promoted once trained.
+func (r *genRunner) decision(g *generation) (decided, promoted bool, verdict string) {
+	if !r.gated() {
+		return true, true, ""
+	}
+	if !allDone(g.Train) {
+		return false, false, ""
+	}
+	recs, err := Merge(g.Train)
+	if err != nil {
+		return false, false, ""
+	}
+	for _, rec := range recs {
+		if rec.Variant == g.Net.Name && rec.Metric == MetricElo {
+			verdict, _ = rec.Detail["sprt"].(string)
+			return true, verdict == "H1 accepted", verdict
+		}
+	}
+	return false, false, ""
+}
+
+// RunGenerations runs a generations manifest: generation after generation
+// up to [generations] count, each one's sub-experiments through the
+// runner (finished ones are read back, not run), then the results and the
+// report. With DryRun it prints every generation that can be planned so
+// far, with the cost estimate.
+func RunGenerations(ctx context.Context, m *Manifest, opt RunOptions) error {
+	if m.Generations == nil {
+		return fmt.Errorf("%s has no [generations] section", m.File)
+	}
+	if len(opt.Skip) > 0 {
+		return fmt.Errorf("%s: --skip is not supported for a generations manifest (the gate decides the next generation)", m.File)
+	}
+	r, err := newGenRunner(m, opt)
+	if err != nil {
+		return err
+	}
+	if opt.DryRun {
+		return r.dryRun()
+	}
+	if err := os.MkdirAll(r.out, 0o755); err != nil {
+		return err
+	}
+	unlock, err := lockDir(r.out)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	for k := 1; k <= r.g.Count; k++ {
+		g, err := r.plan(k)
+		if err != nil {
+			return err
+		}
+		r.gens = append(r.gens, g)
+		if err := r.runGeneration(ctx, g); err != nil {
+			if serr := r.writeSummary(); serr != nil {
+				fmt.Fprintf(r.opt.Log, "generations %s: %v\n", m.Name, serr)
+			}
+			return fmt.Errorf("generation %d: %w", k, err)
+		}
+		g.Decided, g.Promoted, g.Decision = r.decision(g)
+		if !g.Decided {
+			return fmt.Errorf("generation %d: its gate has no decision although every task finished", k)
+		}
+		best, _ := r.best(k + 1)
+		fmt.Fprintf(r.opt.Log, "generations %s: generation %d done (%s); best net: %s\n", m.Name, k, r.verdictText(g), best.Name)
+	}
+	return r.writeSummary()
+}
+
+// verdictText says how a generation's gate went.
+func (r *genRunner) verdictText(g *generation) string {
+	switch {
+	case !r.gated():
+		return "no gate: promoted"
+	case g.Promoted:
+		return "gate " + g.Decision + ": promoted"
+	case g.Decision != "":
+		return "gate " + g.Decision + ": not promoted"
+	}
+	return "gate undecided"
+}
+
+// subOptions are the run options of a sub-plan.
+func (r *genRunner) subOptions(outputs []string) RunOptions {
+	o := r.opt
+	o.Out, o.DryRun, o.NoReport, o.Outputs = "", false, true, outputs
+	return o
+}
+
+// runGeneration runs the parts of a generation that are not done, after
+// making sure that what they need of earlier generations is in the cache.
+func (r *genRunner) runGeneration(ctx context.Context, g *generation) error {
+	for _, p := range g.parts() {
+		if !r.opt.Fresh && allDone(p) && fileExists(ResultsPath(p.Out)) {
+			fmt.Fprintf(r.opt.Log, "generations %s: generation %d, %s: done\n", r.m.Name, g.K, partName(p))
+			continue
+		}
+		if err := r.ensure(ctx, externalInputs(p), 0); err != nil {
+			return err
+		}
+		fmt.Fprintf(r.opt.Log, "generations %s: generation %d, %s (%s)\n", r.m.Name, g.K, partName(p), relPath(p.Out))
+		if _, err := runPlan(ctx, p, r.subOptions(nil)); err != nil {
+			return fmt.Errorf("%s: %w", partName(p), err)
+		}
+		if err := r.writeSummary(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// externalInputs lists the files a plan uses that none of its tasks make:
+// the nets of its file variants, the init nets of its trainings, the
+// players and architecture files of its self-play, and the files of
+// datasets an earlier plan made.
+func externalInputs(p *Plan) []string {
+	own := map[string]bool{}
+	for _, t := range p.Tasks {
+		if out := t.cacheOutput(); out != "" {
+			own[out] = true
+		}
+	}
+	var files []string
+	add := func(f string) {
+		if f != "" && filepath.IsAbs(f) && !own[f] && !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	for _, v := range p.Variants {
+		for _, n := range v.Nets {
+			if n.Kind == "file" {
+				add(n.Path)
+			}
+		}
+	}
+	for _, d := range p.Made {
+		if len(d.Tasks) == 0 {
+			for _, f := range d.Files {
+				add(f)
+			}
+		}
+	}
+	for _, t := range p.Tasks {
+		switch {
+		case t.Train != nil:
+			add(t.Train.Config.Init)
+		case t.Data != nil && t.Data.Gen != nil:
+			add(t.Data.Gen.EvalFile)
+			if strings.HasSuffix(t.Data.Gen.Arch, ".toml") {
+				add(t.Data.Gen.Arch)
+			}
+		}
+	}
+	return files
+}
+
+// ensure makes the missing files among files: the shipped gen 0 net and
+// the architecture file it writes itself, the outputs of earlier
+// generations by running those generations' train plans again for them
+// (what they need in turn first). A fresh clone has the results but not
+// the cache; every output is deterministic or keyed by its inputs, so the
+// remade files serve the plans that name them.
+func (r *genRunner) ensure(ctx context.Context, files []string, depth int) error {
+	if depth > len(r.gens)+1 {
+		return fmt.Errorf("remaking lost outputs does not end (a cycle?)")
+	}
+	need := map[int][]string{} // generation -> tasks to redo
+	for _, f := range files {
+		if fileExists(f) {
+			continue
+		}
+		switch {
+		case f == r.gen0.Path && r.gen0.extract != nil:
+			if err := writeAtomic(f, r.gen0.extract); err != nil {
+				return err
+			}
+			continue
+		case f == r.archFile && r.archFile != "":
+			text, err := specTOML(r.engine)
+			if err != nil {
+				return err
+			}
+			if err := writeAtomic(f, []byte(text)); err != nil {
+				return err
+			}
+			continue
+		}
+		pr, ok := r.producers[f]
+		if !ok {
+			return fmt.Errorf("%s is missing and no generation makes it", f)
+		}
+		need[pr.gen] = append(need[pr.gen], pr.task)
+	}
+	ks := make([]int, 0, len(need))
+	for k := range need {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	for _, k := range ks {
+		p := r.gens[k-1].Train
+		fmt.Fprintf(r.opt.Log, "generations %s: generation %d's %s not in the cache: making it again\n", r.m.Name, k, strings.Join(need[k], ", "))
+		if err := r.ensure(ctx, externalInputs(p), depth+1); err != nil {
+			return err
+		}
+		o := r.subOptions(need[k])
+		o.Fresh = false
+		if _, err := runPlan(ctx, p, o); err != nil {
+			return fmt.Errorf("generation %d, remaking %s: %w", k, strings.Join(need[k], ", "), err)
+		}
+	}
+	return nil
+}
+
+// dryRun prints every generation that can be planned so far: generation
+// k+1 needs generation k's gate decision (which net plays its self-play).
+func (r *genRunner) dryRun() error {
+	w, m, g := r.opt.Stdout, r.m, r.g
+	jobs := r.opt.dryRunJobs()
+	exec := r.opt.Executor.Name()
+	sum, err := fileSHA256(m.File)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "generations %s", m.Name)
+	if m.Title != "" {
+		fmt.Fprintf(w, ": %s", m.Title)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "manifest   %s (sha256 %s)\n", m.File, sum[:12])
+	fmt.Fprintf(w, "results    %s (gen-K/train, gen-K/vs-gen0, gen-K/vs-reference)\n", r.out)
+	gen0 := filepath.Base(r.gen0.Path)
+	if r.gen0.Shipped {
+		gen0 += ", the arch's shipped net"
+	}
+	fmt.Fprintf(w, "loop       %d generation(s) of %s%s; gen 0 = %s (sha256 %s); reference %s\n", g.Count, g.Arch, overrideText(g.Overrides),
+		gen0, r.gen0.ID[:12], orNone(g.Reference))
+	fmt.Fprintf(w, "self-play  %s\n", r.selfplayText())
+	fmt.Fprintf(w, "training   %s\n", r.trainingText())
+	if m.Elo != nil {
+		fmt.Fprintf(w, "elo        %s\n", r.eloText())
+	}
+	var cpu, todo, wall float64
+	for k := 1; k <= g.Count; k++ {
+		gen, err := r.plan(k)
+		if err != nil {
+			return err
+		}
+		r.gens = append(r.gens, gen)
+		fmt.Fprintf(w, "\n==== generation %d: %s\n", k, r.genText(gen))
+		for _, p := range gen.parts() {
+			fmt.Fprintf(w, "\n---- generation %d, %s (%s)\n", k, partName(p), p.Out)
+			Describe(w, p, exec, jobs)
+			c, t, wl := planCost(p, jobs)
+			cpu, todo, wall = cpu+c, todo+t, wall+wl
+		}
+		if !gen.Decided && k < g.Count {
+			if k+1 < g.Count {
+				fmt.Fprintf(w, "\n==== generations %d-%d", k+1, g.Count)
+			} else {
+				fmt.Fprintf(w, "\n==== generation %d", k+1)
+			}
+			fmt.Fprintf(w, ": planned once generation %d's gate has decided (its self-play uses the best net so far)\n", k)
+			break
+		}
+	}
+	fmt.Fprintf(w, "\ngenerations planned so far: %d of %d; %s of CPU time, %s still to run", len(r.gens), g.Count, dur(cpu), dur(todo))
+	if exec == "local" {
+		fmt.Fprintf(w, "; about %s of wall time on %d core(s)", dur(wall), jobs)
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// planCost sums a plan's estimate: all of it, what is still to run, and
+// the wall time of that on jobs cores.
+func planCost(p *Plan, jobs int) (cpu, todo, wall float64) {
+	results := map[string]*TaskResult{}
+	for _, t := range p.Tasks {
+		if res, ok := ReadResult(p.Out, t); ok {
+			results[t.ID] = res
+		}
+	}
+	skip := notNeeded(p, results)
+	for _, t := range p.Tasks {
+		est := EstimateTask(p, t)
+		cpu += est
+		if results[t.ID] == nil && !skip[t.ID] && !cached(t) {
+			todo += est
+		}
+	}
+	return cpu, todo, wallEstimate(p, jobs)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func overrideText(ov []string) string {
+	if len(ov) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(ov, " ") + ")"
+}
+
+// genText describes a planned generation in one line.
+func (r *genRunner) genText(g *generation) string {
+	init := "random weights"
+	if g.Init != nil {
+		init = "warm start from " + g.Init.Name
+	}
+	var window []string
+	for _, j := range g.Window {
+		window = append(window, genName(j))
+	}
+	data := "?"
+	if g.Data != nil {
+		data = fmt.Sprintf("%s in %s", g.Data.Ref, filepath.Dir(g.Data.Files[0]))
+	}
+	gate := r.verdictText(g)
+	if r.gated() && !g.Decided {
+		gate = "gate to play"
+	}
+	return fmt.Sprintf("self-play by %s; trains on %s%s (%s); %s; %s", g.Player.Name, strings.Join(window, "+"),
+		map[bool]string{true: " + extra data", false: ""}[len(r.g.ExtraData) > 0], init, data, gate)
+}
+
+// selfplayText describes the self-play settings.
+func (r *genRunner) selfplayText() string {
+	g := r.g
+	keep := "quiet positions (.bin shards)"
+	if g.Keep == datasets.KeepAll {
+		keep = "every searched position (.binpack shards)"
+	}
+	limit := fmt.Sprintf("%d nodes", g.Nodes)
+	if g.Depth > 0 {
+		limit += fmt.Sprintf(", depth %d", g.Depth)
+	}
+	s := fmt.Sprintf("%s per generation in %d shards, %s per move, %d random plies, %s, seed %d + k - 1",
+		sizeText(g.Positions, g.Games), g.Shards, limit, g.RandomPlies, keep, g.Seed)
+	for _, o := range g.Gen {
+		var parts []string
+		if o.Positions > 0 || o.Games > 0 {
+			parts = append(parts, sizeText(o.Positions, o.Games))
+		}
+		if o.Shards > 0 {
+			parts = append(parts, fmt.Sprintf("%d shards", o.Shards))
+		}
+		if o.Nodes > 0 {
+			parts = append(parts, fmt.Sprintf("%d nodes", o.Nodes))
+		}
+		if len(parts) > 0 {
+			s += fmt.Sprintf("; generation %d: %s", o.Gen, strings.Join(parts, ", "))
+		}
+	}
+	if g.LabelNodes > 0 {
+		s += fmt.Sprintf("; rescored by %s at %d nodes", filepath.Base(g.LabelEngine), g.LabelNodes)
+	}
+	return s
+}
+
+// sizeText says how much self-play a generation makes.
+func sizeText(positions, games int64) string {
+	switch {
+	case positions > 0 && games > 0:
+		return fmt.Sprintf("%d positions or %d games", positions, games)
+	case games > 0:
+		return fmt.Sprintf("%d games", games)
+	}
+	return fmt.Sprintf("%d positions", positions)
+}
+
+// trainingText describes how each generation trains.
+func (r *genRunner) trainingText() string {
+	g, t := r.g, r.m.Train
+	window := "every generation's self-play"
+	if g.Window > 0 {
+		window = fmt.Sprintf("the last %d generations' self-play", g.Window)
+	}
+	if len(g.ExtraData) > 0 {
+		window += " + " + strings.Join(g.ExtraData, ", ")
+	}
+	warm := "random start"
+	if g.WarmStart {
+		warm = "warm start from the previous generation's net"
+	}
+	for _, o := range g.Gen {
+		if o.WarmStart != nil && *o.WarmStart != g.WarmStart {
+			if *o.WarmStart {
+				warm += fmt.Sprintf(" (generation %d: warm start)", o.Gen)
+			} else {
+				warm += fmt.Sprintf(" (generation %d: random start)", o.Gen)
+			}
+		}
+	}
+	sched := fmt.Sprintf("%d epoch(s)", t.Epochs)
+	if t.Positions > 0 {
+		sched = fmt.Sprintf("%d positions", t.Positions)
+	}
+	return fmt.Sprintf("%s; %s; filter %s; %s, batch %d, %s lr %g -> %g (%s), seed %d", window, warm, g.Filter, sched, t.Batch,
+		t.Optimizer, t.LR, t.MinLR, t.Schedule, r.m.Seeds[0])
+}
+
+// eloText describes the Elo tests.
+func (r *genRunner) eloText() string {
+	e := r.m.Elo
+	var limit []string
+	if e.TC != "" {
+		limit = append(limit, "tc "+e.TC)
+	}
+	if e.Nodes > 0 {
+		limit = append(limit, fmt.Sprintf("%d nodes", e.Nodes))
+	}
+	if e.Depth > 0 {
+		limit = append(limit, fmt.Sprintf("depth %d", e.Depth))
+	}
+	s := e.SPRT
+	out := fmt.Sprintf("%s; gate: SPRT [%g, %g] (%s, alpha %g, beta %g) against the best net so far, at most %d games",
+		strings.Join(limit, ", "), s.Elo0, s.Elo1, s.Model, s.Alpha, s.Beta, e.MaxGames)
+	out += fmt.Sprintf("; %d games against gen 0", e.Games)
+	if r.g.Reference != "" {
+		out += fmt.Sprintf(" and against %s", r.g.Reference)
+	}
+	return out + fmt.Sprintf("; chunks of %d", e.Chunk)
+}
