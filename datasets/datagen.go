@@ -229,6 +229,12 @@ func (pl *player) opening(r *rng) (*board.Position, error) {
 	return nil, errors.New("no playable opening in 1000 attempts")
 }
 
+// searchTimeout bounds one move's search in self-play. A search at the
+// node counts datagen uses takes milliseconds; one that runs for minutes is
+// a bug (one did: engine/search TestPoisonedTableEval), and a run must stop
+// loudly, not hang with its other thread waiting on the chunk.
+var searchTimeout = 5 * time.Minute
+
 // play plays game g. Its moves depend only on the settings and g: the table
 // and the searcher's histories are cleared first.
 func (pl *player) play(ctx context.Context, g uint64) (*Game, error) {
@@ -250,9 +256,15 @@ func (pl *player) play(ctx context.Context, g uint64) (*Game, error) {
 			game.Termination, result = term, res
 			break
 		}
-		sr := pl.s.Search(ctx, p, lim, nil)
+		sctx, cancel := context.WithTimeout(ctx, searchTimeout)
+		sr := pl.s.Search(sctx, p, lim, nil)
+		stuck := sctx.Err() != nil && ctx.Err() == nil
+		cancel()
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if stuck {
+			return nil, fmt.Errorf("game %d: the search of %s did not end within %v (a search bug: the run stops rather than hang; the position reproduces it)", g, p.FEN(), searchTimeout)
 		}
 		if sr.Best == board.NullMove {
 			return nil, fmt.Errorf("game %d: search returned no move in %s", g, p.FEN())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nnuelab/nnuelab/engine/board"
 )
@@ -209,5 +210,24 @@ func TestCheckGameFile(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "parts/g-00000003.txt") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want the file name and %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestSearchTimeout: a search that does not end stops the game with an
+// error naming the position instead of hanging the run.
+func TestSearchTimeout(t *testing.T) {
+	old := searchTimeout
+	searchTimeout = time.Millisecond
+	defer func() { searchTimeout = old }()
+	cfg := testGenConfig(0)
+	cfg.Nodes = 0
+	cfg.Depth = 60 // far more than a millisecond
+	pl, err := newPlayer(&cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = pl.play(context.Background(), 0)
+	if err == nil || !strings.Contains(err.Error(), "did not end within") || !strings.Contains(err.Error(), "game 0") {
+		t.Fatalf("error %v", err)
 	}
 }
