@@ -139,6 +139,11 @@ func LoadInfo(spec *arch.Spec, file string) (*nnue.Network, NetInfo, error) {
 		}
 		return nil, NetInfo{}, fmt.Errorf("architecture %s ships no network: %s", spec.Name, hint)
 	}
+	return loadShipped(spec, d)
+}
+
+// loadShipped builds spec's network from the embedded net d.
+func loadShipped(spec *arch.Spec, d *Entry) (*nnue.Network, NetInfo, error) {
 	data, err := files.ReadFile(d.File)
 	if err != nil {
 		return nil, NetInfo{}, err
@@ -239,10 +244,90 @@ func (e *explained) Explain(p *board.Position) string {
 	return nnue.Explain(e.Network(), p)
 }
 
+// Name is the name a shipped net is selected by (UCI Arch, --arch): its
+// file name without the extensions, e.g. "chess768-first".
+func (e *Entry) Name() string {
+	n := e.File
+	for _, ext := range []string{".zst", ".nnue", ".net"} {
+		n = strings.TrimSuffix(n, ext)
+	}
+	return n
+}
+
+// LoadNamed loads what a name selects: an architecture (a name from archs/
+// or a .toml path) with file or its shipped net, or a shipped net by its
+// own name (Entry.Name) with its architecture.
+func LoadNamed(name, file string) (*arch.Spec, *nnue.Network, NetInfo, error) {
+	var shipped *Entry
+	if m, err := Manifest(); err == nil && !isBuiltinArch(name) {
+		for i := range m {
+			if m[i].Name() == name {
+				shipped = &m[i]
+			}
+		}
+	}
+	archName := name
+	if shipped != nil {
+		archName = shipped.Arch
+	}
+	spec, err := arch.Load(archName)
+	if err != nil {
+		return nil, nil, NetInfo{}, err
+	}
+	var n *nnue.Network
+	var info NetInfo
+	if shipped != nil && file == "" {
+		n, info, err = loadShipped(spec, shipped)
+	} else {
+		n, info, err = LoadInfo(spec, file)
+	}
+	return spec, n, info, err
+}
+
+func isBuiltinArch(name string) bool {
+	for _, a := range arch.Builtin() {
+		if a == name {
+			return true
+		}
+	}
+	return false
+}
+
+// netFactory returns the eval factory of a shipped net: its architecture
+// with that net (or with the file given instead).
+func netFactory(e Entry) eval.Factory {
+	return func(file string) (eval.Evaluator, error) {
+		spec, err := arch.Load(e.Arch)
+		if err != nil {
+			return nil, err
+		}
+		var n *nnue.Network
+		if file != "" {
+			n, err = Load(spec, file)
+		} else {
+			n, _, err = loadShipped(spec, &e)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &explained{nnue.NewEvaluator(n)}, nil
+	}
+}
+
 func init() {
 	for _, name := range arch.Builtin() {
 		if _, err := arch.Load(name); err == nil {
 			eval.Register(name, factory(name))
+		}
+	}
+	// Every shipped net is also selectable by its own name, so that an
+	// architecture's other nets (a newer generation, say) can be played
+	// without a file; a name equal to an architecture's stays the arch.
+	if m, err := Manifest(); err == nil {
+		for _, e := range m {
+			if name := e.Name(); !isBuiltinArch(name) {
+				eval.Register(name, netFactory(e))
+			}
 		}
 	}
 	eval.RegisterResolver(func(name string) (eval.Factory, bool) {

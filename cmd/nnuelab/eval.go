@@ -71,13 +71,11 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "# %s: raw and cp are centipawns, side to move\n", *archName)
 	} else {
-		spec, err := arch.Load(*archName)
+		spec, n, info, err := nets.LoadNamed(*archName, *netFile)
 		if err != nil {
 			return err
 		}
-		if net, netInfo, err = nets.LoadInfo(spec, *netFile); err != nil {
-			return err
-		}
+		net, netInfo = n, info
 		fmt.Fprintf(stderr, "# %s: raw in the design's internal units from the side to move's view; cp = raw*%d/%d\n",
 			spec.Name, spec.Output.CPNum, spec.Output.CPDen)
 	}

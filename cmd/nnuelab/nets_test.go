@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	ucipkg "github.com/nnuelab/nnuelab/engine/uci"
 )
 
 // TestNetsCommand: the list names every shipped net with its licence, and
@@ -91,5 +93,39 @@ func TestConvertFormats(t *testing.T) {
 	q, _ := os.ReadFile(quiet)
 	if !bytes.Equal(f, q) {
 		t.Error("the filtered whole games differ from datagen's quiet output of the same games")
+	}
+}
+
+// TestShippedNetByName: a shipped net is selectable by its own name in the
+// CLI and in UCI, and gives its architecture's evaluations with that net.
+func TestShippedNetByName(t *testing.T) {
+	fen := "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+	evalOut := func(arch string) string {
+		var out, errb bytes.Buffer
+		if code := run([]string{"eval", "--arch", arch, "--fen", fen}, &out, &errb); code != 0 {
+			t.Fatalf("eval --arch %s: %s", arch, errb.String())
+		}
+		return out.String()
+	}
+	for _, tc := range [][2]string{{"leorik-3.2-first", "leorik-3.2"}, {"chess768-first", "chess768"}, {"leorik-3.1-640HL-S-5288M-Tmix-Q5-v19", "leorik-3.1"}} {
+		if a, b := evalOut(tc[0]), evalOut(tc[1]); a != b {
+			t.Errorf("%s: %q, its arch %s with its default net: %q", tc[0], a, tc[1], b)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"eval", "--arch", "nonesuch-first", "--fen", fen}, &out, &errb); code == 0 {
+		t.Error("an unknown net name was accepted")
+	}
+	var uci bytes.Buffer
+	in := strings.NewReader("uci\nsetoption name Arch value halfkp-128-first\nposition fen " + fen + "\ngo depth 2\nquit\n")
+	e, err := ucipkg.New(&uci)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Run(in); err != nil {
+		t.Fatal(err)
+	}
+	if s := uci.String(); !strings.Contains(s, "var halfkp-128-first") || !strings.Contains(s, "bestmove ") || strings.Contains(s, "error") {
+		t.Errorf("UCI output:\n%s", s)
 	}
 }
