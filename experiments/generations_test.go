@@ -768,3 +768,30 @@ func TestShippedGenerations(t *testing.T) {
 		t.Errorf("generation 1 starts from %v (gen 0 shipped: %v), want random weights", g.Init, r.gen0.Shipped)
 	}
 }
+
+// TestRecipeSharesGenerationOne: experiments/recipe.toml trains on exactly
+// generation 1's self-play of generations.toml (same dataset key), so the
+// two manifests share the cache's shards instead of playing them twice.
+func TestRecipeSharesGenerationOne(t *testing.T) {
+	gm, err := Load("generations.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	g := planGen(t, genRunnerOf(t, gm, filepath.Join(t.TempDir(), "out"), cache), 1)
+	rm, err := Load("recipe.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(rm, PlanOptions{Out: t.TempDir(), Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := p.madeData(refDatagen + "gen1")
+	if d == nil || g.Data == nil {
+		t.Fatalf("recipe gen1 %v, generations gen 1 %v", d, g.Data)
+	}
+	if d.Key != g.Data.Key || fmt.Sprint(d.Files) != fmt.Sprint(g.Data.Files) {
+		t.Errorf("recipe's gen1 is %s %v, generations' %s %v", d.Key[:16], d.Files, g.Data.Key[:16], g.Data.Files)
+	}
+}

@@ -127,6 +127,14 @@ type TrainOverride struct {
 	WeightDecay *float64 `toml:"weight_decay" json:"weight_decay,omitempty"`
 	Factorize   *string  `toml:"factorize" json:"factorize,omitempty"`
 	DecayScope  *string  `toml:"decay_scope" json:"decay_scope,omitempty"`
+	// The training recipe's other knobs, for recipe ablations: the
+	// score/result blend of the training target (lambda, default [loss]'s;
+	// the val_loss metric keeps [loss]'s), its schedule's end, the
+	// learning-rate schedule and the batch size.
+	Lambda    *float64 `toml:"lambda" json:"lambda,omitempty"`
+	LambdaEnd *float64 `toml:"lambda_end" json:"lambda_end,omitempty"`
+	Schedule  *string  `toml:"schedule" json:"schedule,omitempty"`
+	Batch     *int     `toml:"batch" json:"batch,omitempty"`
 }
 
 // PositionsSpec is the position set of the agreement and quantization
@@ -214,6 +222,11 @@ type TrainSpec struct {
 	// check, quiet move, |score| <= 30000) or a list as
 	// datasets.ParseFilter reads it ("min-ply=16,skip-check").
 	Filter string `toml:"filter" json:"filter,omitempty"`
+	// LambdaEnd, if set, moves the training target's lambda linearly from
+	// Lambda (or [loss] lambda) to it over the run (nets/train's
+	// Loss.LambdaEnd); Lambda is set by a variant's override only.
+	LambdaEnd *float64 `toml:"lambda_end" json:"lambda_end,omitempty"`
+	Lambda    *float64 `toml:"-" json:"lambda,omitempty"`
 	// minLRDefault says min_lr was not given: it follows lr (1%), also
 	// when a variant overrides lr.
 	minLRDefault bool
@@ -897,6 +910,18 @@ func (o *TrainOverride) String() string {
 	if o.DecayScope != nil {
 		add("decay_scope", fmt.Sprintf("%q", *o.DecayScope))
 	}
+	if o.Lambda != nil {
+		add("lambda", *o.Lambda)
+	}
+	if o.LambdaEnd != nil {
+		add("lambda_end", *o.LambdaEnd)
+	}
+	if o.Schedule != nil {
+		add("schedule", fmt.Sprintf("%q", *o.Schedule))
+	}
+	if o.Batch != nil {
+		add("batch", *o.Batch)
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -940,6 +965,18 @@ func (m *Manifest) TrainFor(v *VariantSpec) *TrainSpec {
 		if o.DecayScope != nil {
 			t.DecayScope = *o.DecayScope
 		}
+		if o.Lambda != nil {
+			t.Lambda = o.Lambda
+		}
+		if o.LambdaEnd != nil {
+			t.LambdaEnd = o.LambdaEnd
+		}
+		if o.Schedule != nil {
+			t.Schedule = *o.Schedule
+		}
+		if o.Batch != nil {
+			t.Batch = *o.Batch
+		}
 	}
 	return &t
 }
@@ -981,6 +1018,10 @@ func (t *TrainSpec) check(key string) *Error {
 		return &Error{Key: key + ".decay_scope", Reason: fmt.Sprintf("%q is not one of %s", t.DecayScope, strings.Join(train.DecayScopes, ", "))}
 	case t.Init != "" && strings.TrimSpace(t.Init) == "":
 		return &Error{Key: key + ".init", Reason: "an empty path"}
+	case t.Lambda != nil && !(*t.Lambda >= 0 && *t.Lambda <= 1):
+		return &Error{Key: key + ".lambda", Reason: fmt.Sprintf("must be in [0, 1], got %v", *t.Lambda)}
+	case t.LambdaEnd != nil && !(*t.LambdaEnd >= 0 && *t.LambdaEnd <= 1):
+		return &Error{Key: key + ".lambda_end", Reason: fmt.Sprintf("must be in [0, 1], got %v", *t.LambdaEnd)}
 	}
 	if _, err := t.filter(); err != nil {
 		return &Error{Key: key + ".filter", Reason: err.Error()}

@@ -72,7 +72,8 @@ func TestParseErrors(t *testing.T) {
 		{"train decay scope", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\ndecay_scope = \"head\"\n", "train.decay_scope", "not one of all, transformer, buckets"},
 		{"variant decay scope", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"s\"\n[variant.train]\ndecay_scope = \"rows\"\n", "variant[0].train.decay_scope", "not one of"},
 		{"variant train bad value", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"e\"\n[variant.train]\nepochs = 0\n", "variant[0].train.epochs", ">= 1"},
-		{"variant train unknown key", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"e\"\n[variant.train]\nbatch = 5\n", "variant.train.batch", "unknown key"},
+		{"variant train unknown key", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"e\"\n[variant.train]\nmomentum = 5\n", "variant.train.momentum", "unknown key"},
+		{"variant train bad lambda", minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"l\"\n[variant.train]\nlambda_end = 1.5\n", "variant[0].train.lambda_end", "[0, 1]"},
 		{"val fraction", minimal + "[data]\ntrain = [\"x.txt\"]\nval_fraction = 1.5\n", "data.val_fraction", "[0, 1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -188,6 +189,39 @@ weight_decay = 0.01
 		t.Errorf("TrainFor changed [train]: %+v", *m.Train)
 	}
 	if got := m.Variants[0].Train.String(); got != "lr = 0.0005, weight_decay = 2" {
+		t.Errorf("String() = %q", got)
+	}
+}
+
+// TestTrainForRecipe: the recipe knobs of [variant.train] (lambda and its
+// schedule, the learning-rate schedule, the batch) reach the trainer's
+// config, and a variant without them trains as before.
+func TestTrainForRecipe(t *testing.T) {
+	m, err := Parse("m.toml", t.TempDir(), []byte(minimal+`[[variant]]
+name = "wdl"
+[variant.train]
+lambda = 1.0
+lambda_end = 0.7
+schedule = "step"
+batch = 8192
+[data]
+train = ["x.txt"]
+[train]
+epochs = 8
+step_epochs = 2
+gamma = 0.3
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, v := m.TrainFor(&m.Base), m.TrainFor(&m.Variants[0])
+	if base.Lambda != nil || base.LambdaEnd != nil || base.Schedule != "cosine" || base.Batch != 16384 {
+		t.Errorf("base: lambda %v end %v schedule %s batch %d", base.Lambda, base.LambdaEnd, base.Schedule, base.Batch)
+	}
+	if v.Lambda == nil || *v.Lambda != 1 || v.LambdaEnd == nil || *v.LambdaEnd != 0.7 || v.Schedule != "step" || v.Batch != 8192 {
+		t.Errorf("variant: %+v", *v)
+	}
+	if got := m.Variants[0].Train.String(); got != `lambda = 1, lambda_end = 0.7, schedule = "step", batch = 8192` {
 		t.Errorf("String() = %q", got)
 	}
 }

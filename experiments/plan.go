@@ -492,7 +492,10 @@ func (p *Plan) trainConfig(vs *VariantSpec, spec *arch.Spec, seed uint64, dataFi
 	cfg.Epochs = t.Epochs
 	cfg.EpochSize = t.EpochSize
 	cfg.Positions = t.Positions
-	cfg.Loss = train.Loss{Kind: m.Loss.Kind, Power: m.Loss.Power, Scale: m.Loss.Scale, Lambda: m.Loss.Lambda}
+	cfg.Loss = train.Loss{Kind: m.Loss.Kind, Power: m.Loss.Power, Scale: m.Loss.Scale, Lambda: m.Loss.Lambda, LambdaEnd: t.LambdaEnd}
+	if t.Lambda != nil {
+		cfg.Loss.Lambda = *t.Lambda
+	}
 	cfg.Optim.Kind = t.Optimizer
 	cfg.Optim.LR = t.LR
 	cfg.Optim.MinLR = t.MinLR
