@@ -1284,21 +1284,11 @@ func (w *binpackWriter) Close() error {
 		w.endChain()
 		err = w.flush()
 	}
-	if w.af == nil {
-		return err
-	}
-	if err != nil {
-		w.af.abort()
-		return err
-	}
-	return w.af.commit()
+	return w.af.finish(err)
 }
 
 func (w *binpackWriter) Abort() error {
-	if w.af != nil {
-		return w.af.abort()
-	}
-	return nil
+	return w.af.abort()
 }
 
 // moveText writes a move as from-to squares with a promotion letter, for

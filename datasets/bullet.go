@@ -299,11 +299,7 @@ func (w *bulletWriter) Close() error {
 	if err == nil {
 		err = w.bw.Flush()
 	}
-	if err != nil {
-		w.af.abort()
-		return err
-	}
-	return w.af.commit()
+	return w.af.finish(err)
 }
 
 func (w *bulletWriter) Abort() error { return w.af.abort() }

@@ -241,11 +241,15 @@ func (t *textReader) Close() error {
 
 // readLine returns the next line without its end; long is set when the line
 // exceeded maxLine (its rest is discarded).
-func (t *textReader) readLine() (line []byte, long bool, err error) {
-	line, err = t.br.ReadSlice('\n')
+func (t *textReader) readLine() (line []byte, long bool, err error) { return readLine(t.br) }
+
+// readLine returns br's next line without its end; long is set when the
+// line exceeded maxLine (its rest is discarded). The text readers share it.
+func readLine(br *bufio.Reader) (line []byte, long bool, err error) {
+	line, err = br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull || (err == nil && len(line) > maxLine) {
 		for err == bufio.ErrBufferFull {
-			_, err = t.br.ReadSlice('\n')
+			_, err = br.ReadSlice('\n')
 		}
 		if err == io.EOF {
 			err = nil
@@ -565,8 +569,22 @@ func (a *atomicFile) commit() error {
 	return nil
 }
 
+// finish ends a writer whose output is a (nil: the writer has no file of
+// its own, then err is returned as is): the file appears under its name when
+// err is nil and is removed otherwise.
+func (a *atomicFile) finish(err error) error {
+	if a == nil {
+		return err
+	}
+	if err != nil {
+		a.abort()
+		return err
+	}
+	return a.commit()
+}
+
 func (a *atomicFile) abort() error {
-	if a.done {
+	if a == nil || a.done {
 		return nil
 	}
 	a.done = true
@@ -624,24 +642,14 @@ func (t *textWriter) Close() error {
 			err = e
 		}
 	}
-	if t.af == nil {
-		return err
-	}
-	if err != nil {
-		t.af.abort()
-		return err
-	}
-	return t.af.commit()
+	return t.af.finish(err)
 }
 
 func (t *textWriter) Abort() error {
 	if t.zw != nil {
 		t.zw.Close()
 	}
-	if t.af != nil {
-		return t.af.abort()
-	}
-	return nil
+	return t.af.abort()
 }
 
 // packWriter writes a binary pack; the header's count and checksum are

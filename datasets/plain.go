@@ -79,24 +79,8 @@ func (r *plainReader) Close() error {
 	return nil
 }
 
-// readLine returns the next line without its end; long is set when it
-// exceeded maxLine (the rest is discarded).
-func (r *plainReader) readLine() (line []byte, long bool, err error) {
-	line, err = r.br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull || (err == nil && len(line) > maxLine) {
-		for err == bufio.ErrBufferFull {
-			_, err = r.br.ReadSlice('\n')
-		}
-		if err == io.EOF {
-			err = nil
-		}
-		return nil, true, err
-	}
-	if err == io.EOF && len(line) > 0 {
-		err = nil
-	}
-	return bytes.TrimRight(line, "\r\n"), false, err
-}
+// readLine returns the next line without its end (readLine of io.go).
+func (r *plainReader) readLine() (line []byte, long bool, err error) { return readLine(r.br) }
 
 func (r *plainReader) fail(line int64, format string, args ...any) *EntryError {
 	return &EntryError{r.name, "line", line, fmt.Errorf(format, args...)}
@@ -379,19 +363,9 @@ func (w *plainWriter) Close() error {
 	if err == nil {
 		err = w.bw.Flush()
 	}
-	if w.af == nil {
-		return err
-	}
-	if err != nil {
-		w.af.abort()
-		return err
-	}
-	return w.af.commit()
+	return w.af.finish(err)
 }
 
 func (w *plainWriter) Abort() error {
-	if w.af != nil {
-		return w.af.abort()
-	}
-	return nil
+	return w.af.abort()
 }
