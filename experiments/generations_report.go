@@ -479,19 +479,8 @@ func WriteGenerationsReport(m *Manifest, recs []Record, out, dir, command string
 	if err != nil {
 		return "", err
 	}
-	if len(plots) > 0 {
-		b.WriteString("\n## Plots\n\n")
-		names := make([]string, 0, len(plots))
-		for n := range plots {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			if err := writeAtomic(filepath.Join(plotDir, n), plots[n]); err != nil {
-				return "", err
-			}
-			fmt.Fprintf(&b, "![%s](%s/%s)\n\n", strings.TrimSuffix(n, ".svg"), m.Name, n)
-		}
+	if err := writePlots(&b, plots, plotDir, m.Name); err != nil {
+		return "", err
 	}
 
 	// Setup.

@@ -378,19 +378,8 @@ func writeReport(p *Plan, recs []Record, dir string, missing []string) (string, 
 	if err != nil {
 		return "", err
 	}
-	if len(plots) > 0 {
-		b.WriteString("\n## Plots\n\n")
-		names := make([]string, 0, len(plots))
-		for n := range plots {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			if err := writeAtomic(filepath.Join(plotDir, n), plots[n]); err != nil {
-				return "", err
-			}
-			fmt.Fprintf(&b, "![%s](%s/%s)\n\n", strings.TrimSuffix(n, ".svg"), m.Name, n)
-		}
+	if err := writePlots(&b, plots, plotDir, m.Name); err != nil {
+		return "", err
 	}
 
 	// Setup.
@@ -914,4 +903,25 @@ func floats(v any) []float64 {
 		out = append(out, f)
 	}
 	return out
+}
+
+// writePlots writes a report's plots into plotDir (each atomically) and
+// their "## Plots" section, in name order, into b.
+func writePlots(b *strings.Builder, plots map[string][]byte, plotDir, name string) error {
+	if len(plots) == 0 {
+		return nil
+	}
+	b.WriteString("\n## Plots\n\n")
+	names := make([]string, 0, len(plots))
+	for n := range plots {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := writeAtomic(filepath.Join(plotDir, n), plots[n]); err != nil {
+			return err
+		}
+		fmt.Fprintf(b, "![%s](%s/%s)\n\n", strings.TrimSuffix(n, ".svg"), name, n)
+	}
+	return nil
 }
