@@ -256,11 +256,17 @@ func readLine(br *bufio.Reader) (line []byte, long bool, err error) {
 		}
 		return nil, true, err
 	}
-	if err == io.EOF && len(line) > 0 {
-		err = nil
+	if err == io.EOF && len(bytes.TrimSpace(line)) > 0 {
+		// A line that the file's end cuts may be a record cut short
+		// ("... [0.5] 12x" -> "... [0.5] 12" still parses): every line
+		// of a dataset ends with a newline, so this one is an error.
+		return nil, false, errCutLine
 	}
 	return bytes.TrimRight(line, "\r\n"), false, err
 }
+
+// errCutLine is the error of a last line without its newline.
+var errCutLine = errors.New("the file ends inside this line (no newline after it): truncated")
 
 func (t *textReader) Next() (Record, error) {
 	if t.err != nil {

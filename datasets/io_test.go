@@ -132,7 +132,7 @@ func TestEmptyAndBlockBoundaries(t *testing.T) {
 func TestTextErrorsNameTheLine(t *testing.T) {
 	dir := t.TempDir()
 	good := "4k3/8/8/8/8/8/8/4K3 w - - 0 1 [0.5] 0"
-	content := good + "\n\n# comment\n" + good + "\nnot a position\r\n" + good + "\n" + strings.Repeat("x", 10000) + "\n" + good
+	content := good + "\n\n# comment\n" + good + "\nnot a position\r\n" + good + "\n" + strings.Repeat("x", 10000) + "\n" + good + "\n"
 	for _, name := range []string{"t.txt", "t.txt.zst"} {
 		path := filepath.Join(dir, name)
 		if name == "t.txt" {
@@ -157,6 +157,26 @@ func TestTextErrorsNameTheLine(t *testing.T) {
 		if !strings.Contains(skipped[1].Error(), "line 7: line longer") {
 			t.Errorf("%s: second skip %v", name, skipped[1])
 		}
+	}
+}
+
+// TestTextCutLastLine: a file cut inside its last record ("... [0.5] 12x"
+// cut to "... [0.5] 12") still parses as a record, so a last line without
+// its newline is an error naming the line, SkipBad or not.
+func TestTextCutLastLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cut.txt")
+	good := "4k3/8/8/8/8/8/8/4K3 w - - 0 1 [0.5] 125\n"
+	os.WriteFile(path, []byte(good+good[:len(good)-2]), 0o644)
+	for _, o := range []Options{{}, {SkipBad: true}} {
+		recs, _, err := readAll(t, path, o)
+		var ee *EntryError
+		if !errors.As(err, &ee) || ee.N != 2 || !strings.Contains(err.Error(), "truncated") || len(recs) != 1 {
+			t.Errorf("skip %v: %d records, error %v", o.SkipBad, len(recs), err)
+		}
+	}
+	os.WriteFile(path, []byte(good+"  "), 0o644) // trailing blanks are no record
+	if recs, _, err := readAll(t, path, Options{}); err != nil || len(recs) != 1 {
+		t.Errorf("trailing blanks: %d records, %v", len(recs), err)
 	}
 }
 
