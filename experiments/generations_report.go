@@ -315,7 +315,7 @@ func eloRecordText(r Record) string {
 	if r.Upper != nil {
 		hi = fmt.Sprintf("%+.1f", nz(*r.Upper))
 	}
-	s := fmt.Sprintf("%+.1f [%s, %s], %d games", nz(r.Value), lo, hi, r.N)
+	s := fmt.Sprintf("%s [%s, %s], %d games", eloValueText(r.Value, r.Detail), lo, hi, r.N)
 	if d, ok := r.Detail["sprt"].(string); ok {
 		s += ", SPRT " + d
 		if llr, ok := r.Detail["llr"].(float64); ok {

@@ -360,3 +360,44 @@ func TestNextWave(t *testing.T) {
 		t.Fatalf("with train-b failed: wave %s", got)
 	}
 }
+
+// TestEloInfinite: a variant that won every game has an infinite Elo; the
+// record says so in its details (JSON holds no infinity) and the report
+// prints "+∞ (4-0-0)", never "+0.0".
+func TestEloInfinite(t *testing.T) {
+	p := planOf(t, `
+name = "w"
+metrics = ["elo"]
+[base]
+arch = "koivisto-7.4"
+[[variant]]
+name = "other"
+arch = "leorik-3.1"
+[elo]
+games = 4
+chunk = 4
+nodes = 100
+`)
+	tk := p.Task("elo-other-c000")
+	results := map[string]*TaskResult{tk.ID: {Elo: &EloResult{Wins: 4, Penta: stats.Penta{0, 0, 0, 0, 2}}}}
+	var v *Variant
+	for i := range p.Variants {
+		if p.Variants[i].Name == "other" {
+			v = p.Variants[i]
+		}
+	}
+	r, err := eloRecord(p, v, results, Record{Metric: "elo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Detail["infinite"] != "+inf" || r.Value != 0 {
+		t.Fatalf("value %v, details %v", r.Value, r.Detail)
+	}
+	if got := eloRecordText(r); !strings.HasPrefix(got, "+∞ (4-0-0) [") {
+		t.Errorf("report cell %q", got)
+	}
+	r.Detail["infinite"], r.Detail["wins"], r.Detail["losses"] = "-inf", 0, 4
+	if got := eloValueText(r.Value, r.Detail); got != "−∞ (0-0-4)" {
+		t.Errorf("lost every game: %q", got)
+	}
+}

@@ -163,7 +163,7 @@ func eloCell(s *summary) string {
 	if a.hasHi {
 		hi = fmt.Sprintf("%+.1f", nz(a.hi))
 	}
-	out := fmt.Sprintf("%+.1f [%s, %s], %d games", nz(a.value()), lo, hi, a.n)
+	out := fmt.Sprintf("%s [%s, %s], %d games", eloValueText(a.value(), a.detail), lo, hi, a.n)
 	if planned, ok := a.detail["games_planned"]; ok {
 		out += fmt.Sprintf(" of %v", planned)
 	}

@@ -50,6 +50,28 @@ func fptr(x float64) *float64 {
 	return &x
 }
 
+// infSign names an infinite value's sign as the details store it.
+func infSign(x float64) string {
+	if x > 0 {
+		return "+inf"
+	}
+	return "-inf"
+}
+
+// eloValueText is an Elo value as reports print it: "+∞ (4-0-0)" for an
+// infinite one (details "infinite", with the wins, draws and losses).
+func eloValueText(v float64, detail map[string]any) string {
+	inf, ok := detail["infinite"].(string)
+	if !ok {
+		return fmt.Sprintf("%+.1f", nz(v))
+	}
+	sym := "+∞"
+	if inf == "-inf" {
+		sym = "−∞"
+	}
+	return fmt.Sprintf("%s (%v-%v-%v)", sym, detail["wins"], detail["draws"], detail["losses"])
+}
+
 func finite(x float64) float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return 0
@@ -344,6 +366,11 @@ func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (R
 	}
 	if w.Games() < planned && (decision == "" || decision == stats.Continue.String()) {
 		r.Detail["games_planned"] = planned
+	}
+	// JSON holds no infinity: an Elo that is one (every game won or lost)
+	// says so in the details, and the report prints it as such, never 0.
+	if math.IsInf(est.Value, 0) {
+		r.Detail["infinite"] = infSign(est.Value)
 	}
 	if llr != nil {
 		r.Detail["llr"], r.Detail["sprt"] = *llr, decision
