@@ -10,7 +10,7 @@ GO ?= go
 MODULES := $(shell $(GO) list -m -f '{{.Dir}}' 2>/dev/null)
 PATTERNS := $(foreach m,$(MODULES),$(m)/...)
 
-.PHONY: all build test deps vet fmt-check plugins npm-deps
+.PHONY: all build test deps vet fmt-check plugins npm-deps reports-check
 
 # The example plugins (plugins/README.md): Go evaluators into plugins/bin,
 # metric plugins into plugins/bin/metrics, and a launcher for the Node.js
@@ -60,7 +60,21 @@ vet:
 
 test: deps fmt-check vet
 	$(GO) test -count=1 $(PATTERNS)
+	$(MAKE) reports-check
 	# The networks again on the pure-Go kernels: AVX2 and Go must agree.
 	$(GO) test -count=1 -tags purego ./engine/nnue/...
 	# The Node.js plugin's own unit tests (the protocol is tested from Go).
 	cd $(NODE_PLUGIN) && npm test
+
+# Every committed report is rewritten from the committed results alone (no
+# file outside the repository, no task run) and must come out byte-identical.
+reports-check: build
+	@tmp=$$(mktemp -d); status=0; \
+	for f in experiments/*.toml; do \
+		name=$$(basename $$f .toml); \
+		[ -f experiments/results/$$name/results.jsonl ] || continue; \
+		./$(EXE) experiment report $$f --report-dir $$tmp >/dev/null || status=1; \
+	done; \
+	diff -r $$tmp docs/reports >/dev/null || { echo "reports differ from their results:"; diff -rq $$tmp docs/reports; status=1; }; \
+	for d in docs/reports/*.md; do [ -f $$tmp/$$(basename $$d) ] || { echo "$$d: not regenerated"; status=1; }; done; \
+	rm -rf $$tmp; [ $$status = 0 ] && echo "reports-check: every report regenerates byte-identically"; exit $$status

@@ -218,7 +218,7 @@ func trainedQAT(spec *arch.Spec, h *nets.Header) (bool, error) {
 
 // readKoivistoFloat reads a Koivisto 5.x float net (u64 value count, then
 // float32 feature weights, feature biases, output weights, output bias;
-// shared/reference/koivisto-net.md section 4) as the tensors
+// docs/reference/koivisto-net.md section 4) as the tensors
 // nnue.FromFloat and the trainer's model take.
 func readKoivistoFloat(spec *arch.Spec, path string) ([]nnue.Tensor, error) {
 	f, err := os.Open(path)

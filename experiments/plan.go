@@ -643,6 +643,9 @@ func (p *Plan) addTasks() {
 		// chunk stays valid when the list changes.
 		keyed := *e
 		keyed.Variants = nil
+		// The book is keyed by its content (OpeningsSHA256), not its path,
+		// so that moving it (or a clone elsewhere) keeps the games.
+		keyed.Openings = ""
 		var perVariant [][]*Task
 		for _, v := range players {
 			if !e.Tests(v.Name) {

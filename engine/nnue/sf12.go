@@ -7,7 +7,7 @@ import (
 	"github.com/nnuelab/nnuelab/engine/nnue/simd"
 )
 
-// Stockfish 12 HalfKP (spec: shared/reference/halfkp-sf12.md). With the
+// Stockfish 12 HalfKP (spec: docs/reference/halfkp-sf12.md). With the
 // sizes of archs/halfkp.toml (width W = 256, layers [32, 32, 1]):
 //
 //	x   = clamp(acc[stm], 0, 127) ++ clamp(acc[opp], 0, 127)   2W uint8

@@ -9,7 +9,7 @@ import (
 	"github.com/nnuelab/nnuelab/engine/nnue/simd"
 )
 
-// Stockfish 15.1 HalfKAv2_hm (spec: shared/reference/sf15.1-nnue.md). With
+// Stockfish 15.1 HalfKAv2_hm (spec: docs/reference/sf15.1-nnue.md). With
 // the sizes of archs/sf15.1.toml (width W = 1024, layers [16, 32, 1], 8
 // layer stacks and PSQT buckets, b = (pieces-1)/4):
 //

@@ -169,7 +169,7 @@ var (
 
 // testRecords returns the first n positions of testdata/sample.txt.zst
 // (20,000 positions of Stockfish 15.1 self-play, every 56th line of
-// shared/data/sf151-selfplay.txt.zst).
+// datasets/sf151-selfplay/sf151-selfplay.txt.zst).
 func testRecords(t testing.TB, n int) []datasets.Record {
 	t.Helper()
 	sampleOnce.Do(func() {
