@@ -6,7 +6,7 @@ import (
 	"github.com/nnuelab/nnuelab/nets/train/vec"
 )
 
-// Rengar's symmetric product-pooling net (shared/reference/rengar-net.md)
+// Rengar's symmetric product-pooling net (docs/reference/rengar-net.md)
 // trained with its parameters tied: the trainable tensors are the 184x32
 // embeddings of the four symmetry subspaces, the tempo vector and the dense
 // layers, exactly the tensors nnue.NewRengar takes. The 768x128 feature
