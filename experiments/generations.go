@@ -849,7 +849,11 @@ func RunGenerations(ctx context.Context, m *Manifest, opt RunOptions) error {
 		}
 		g.Decided, g.Promoted, g.Decision = r.decision(g)
 		if !g.Decided {
-			return fmt.Errorf("generation %d: its gate has no decision although every task finished", k)
+			why := "no Elo record of the new net"
+			if _, err := Merge(g.Train); err != nil {
+				why = err.Error()
+			}
+			return fmt.Errorf("generation %d: its gate has no decision although every task finished: %s", k, why)
 		}
 		best, _ := r.best(k + 1)
 		fmt.Fprintf(r.opt.Log, "generations %s: generation %d done (%s); best net: %s\n", m.Name, k, r.verdictText(g), best.Name)
