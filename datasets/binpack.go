@@ -727,9 +727,9 @@ func whiteResult(v int, stm board.Color) (Result, error) {
 
 // binpackReader streams a binpack one block at a time.
 type binpackReader struct {
-	name    string
-	br      *bufio.Reader
-	closer  io.Closer
+	name string
+	br   *bufio.Reader
+	fileCloser
 	o       Options
 	block   []byte
 	blockAt int64 // file offset of the current block's first data byte
@@ -757,18 +757,8 @@ func newBinpackReader(br *bufio.Reader, name string, o Options) (Reader, error) 
 	return r, nil
 }
 
-func (r *binpackReader) setCloser(c io.Closer) { r.closer = c }
-func (r *binpackReader) Skipped() int64        { return r.skipped }
-func (r *binpackReader) Format() Format        { return FormatBinpack }
-
-func (r *binpackReader) Close() error {
-	if r.closer != nil {
-		err := r.closer.Close()
-		r.closer = nil
-		return err
-	}
-	return nil
-}
+func (r *binpackReader) Skipped() int64 { return r.skipped }
+func (r *binpackReader) Format() Format { return FormatBinpack }
 
 // errAt builds the error for the next position, at byte offset at of the
 // file.

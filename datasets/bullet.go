@@ -194,9 +194,9 @@ func (r *Record) getBullet(b *[RecordSize]byte) error {
 
 // bulletReader reads a bulletformat file: 32-byte records, no header.
 type bulletReader struct {
-	name    string
-	br      *bufio.Reader
-	closer  io.Closer
+	name string
+	br   *bufio.Reader
+	fileCloser
 	o       Options
 	n       int64 // records consumed (valid or not)
 	skipped int64
@@ -208,18 +208,8 @@ func newBulletReader(br *bufio.Reader, name string, o Options) (Reader, error) {
 	return &bulletReader{name: name, br: br, o: o}, nil
 }
 
-func (b *bulletReader) setCloser(c io.Closer) { b.closer = c }
-func (b *bulletReader) Skipped() int64        { return b.skipped }
-func (b *bulletReader) Format() Format        { return FormatBullet }
-
-func (b *bulletReader) Close() error {
-	if b.closer != nil {
-		err := b.closer.Close()
-		b.closer = nil
-		return err
-	}
-	return nil
-}
+func (b *bulletReader) Skipped() int64 { return b.skipped }
+func (b *bulletReader) Format() Format { return FormatBullet }
 
 func (b *bulletReader) Next() (Record, error) {
 	if b.err != nil {

@@ -167,6 +167,22 @@ func OpenWith(path string, o Options) (Reader, error) {
 
 type closerSetter interface{ setCloser(io.Closer) }
 
+// fileCloser gives a reader the file OpenWith opened for it, and closes it
+// (once) on Close.
+type fileCloser struct{ closer io.Closer }
+
+func (f *fileCloser) setCloser(c io.Closer) { f.closer = c }
+
+// Close closes the file the reader was opened on, if any.
+func (f *fileCloser) Close() error {
+	if f.closer == nil {
+		return nil
+	}
+	err := f.closer.Close()
+	f.closer = nil
+	return err
+}
+
 // NewReader reads a dataset from r, detecting its format; name is the file
 // name errors report. Closing the Reader does not close r.
 func NewReader(r io.Reader, name string, o Options) (Reader, error) {

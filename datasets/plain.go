@@ -49,9 +49,9 @@ var plainFields = [5]string{"fen", "move", "score", "ply", "result"}
 
 // plainReader reads a .plain file entry by entry.
 type plainReader struct {
-	name    string
-	br      *bufio.Reader
-	closer  io.Closer
+	name string
+	br   *bufio.Reader
+	fileCloser
 	o       Options
 	line    int64
 	skipped int64
@@ -66,18 +66,8 @@ func newPlainReader(br *bufio.Reader, name string, o Options) (Reader, error) {
 	return &plainReader{name: name, br: br, o: o}, nil
 }
 
-func (r *plainReader) setCloser(c io.Closer) { r.closer = c }
-func (r *plainReader) Skipped() int64        { return r.skipped }
-func (r *plainReader) Format() Format        { return FormatPlain }
-
-func (r *plainReader) Close() error {
-	if r.closer != nil {
-		err := r.closer.Close()
-		r.closer = nil
-		return err
-	}
-	return nil
-}
+func (r *plainReader) Skipped() int64 { return r.skipped }
+func (r *plainReader) Format() Format { return FormatPlain }
 
 // readLine returns the next line without its end (readLine of io.go).
 func (r *plainReader) readLine() (line []byte, long bool, err error) { return readLine(r.br) }
