@@ -97,7 +97,8 @@ func EstimateTask(p *Plan, t *Task) float64 {
 			wf := widthFactor(p, v.Name)
 			per := 0.0
 			if m.Has(MetricEvalSpeed) {
-				per += trace * estEvalSec / 4 * wf
+				// A round replays the trace for minSpeedRound at least.
+				per += math.Max(trace*estEvalSec/4*wf, minSpeedRound.Seconds())
 			}
 			if m.Has(MetricBenchNPS) {
 				per += estStartSec + estBenchNodesD8*math.Pow(2, float64(m.Speed.BenchDepth-8))/estNPS*wf

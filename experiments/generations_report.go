@@ -505,6 +505,9 @@ func WriteGenerationsReport(m *Manifest, recs []Record, out, dir, command string
 	}
 	if m.Has(MetricBenchNPS) {
 		fmt.Fprintf(&b, "- Bench: `nnuelab bench %d`, nodes per CPU second, median of %d rounds interleaved with the best net so far.\n", m.Speed.BenchDepth, m.Speed.Rounds)
+		if note := speedClockNote(recs); note != "" {
+			fmt.Fprintf(&b, "- %s\n", note)
+		}
 	}
 	if m.Elo != nil {
 		fmt.Fprintf(&b, "- Elo: `nnuelab match`, %s; game pairs with colours reversed, adjudication %v, hash %d MB; intervals are 95%% (pentanomial).\n", r.eloText(), m.Elo.Adjudicate, m.Elo.Hash)

@@ -537,38 +537,104 @@ func recordTrace(ctx context.Context, spec *arch.Spec, net *nnue.Network, ps []P
 	return tr, nil
 }
 
-// replay runs the trace on ev and returns the evaluations per second of
-// thread CPU time (wall time where the OS has no thread clock). check
+// replay runs the trace on each evaluator of evs in turn (fresh ones, so
+// that every pass does the work of one search) and returns the
+// evaluations per second of thread CPU time (wall time where the OS has
+// no thread clock) and the time the passes took, timed as one span. check
 // makes a differing evaluation an error (the base must reproduce the
 // recording exactly).
-func replay(ev *nnue.Evaluator, tr *trace, check bool) (float64, error) {
+func replay(evs []*nnue.Evaluator, tr *trace, check bool) (float64, time.Duration, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	start := threadCPU()
 	bad := -1
-	for i := range tr.ops {
-		op := &tr.ops[i]
-		switch op.kind {
-		case opReset:
-			ev.Reset(&tr.snaps[op.snap])
-		case opPush:
-			ev.Push(&op.delta)
-		case opPop:
-			ev.Pop()
-		case opEval:
-			if v := ev.Evaluate(&tr.snaps[op.snap]); v != int(op.want) && bad < 0 {
-				bad = i
+	for _, ev := range evs {
+		for i := range tr.ops {
+			op := &tr.ops[i]
+			switch op.kind {
+			case opReset:
+				ev.Reset(&tr.snaps[op.snap])
+			case opPush:
+				ev.Push(&op.delta)
+			case opPop:
+				ev.Pop()
+			case opEval:
+				if v := ev.Evaluate(&tr.snaps[op.snap]); v != int(op.want) && bad < 0 {
+					bad = i
+				}
 			}
 		}
 	}
 	el := threadCPU() - start
 	if check && bad >= 0 {
-		return 0, fmt.Errorf("replay: evaluation %d differs from the recorded search (%s)", bad, tr.snaps[tr.ops[bad].snap].FEN())
+		return 0, el, fmt.Errorf("replay: evaluation %d differs from the recorded search (%s)", bad, tr.snaps[tr.ops[bad].snap].FEN())
 	}
 	if el <= 0 {
 		el = time.Nanosecond
 	}
-	return float64(tr.evals) / el.Seconds(), nil
+	return float64(tr.evals*len(evs)) / el.Seconds(), el, nil
+}
+
+// A speed round (one variant's replays of the trace) lasts at least
+// minSpeedRound of CPU time and at least roundSteps steps of the clock
+// that times it, so that a round's ratio resolves the code, not the
+// clock: a clock advancing in 4 ms ticks over a 28 ms round can only give
+// ratios of 6/7, 1 and 7/6. A bench round sums runs to last roundSteps
+// steps of the process clock.
+const (
+	minSpeedRound    = 250 * time.Millisecond
+	roundSteps       = 200
+	maxSpeedReps     = 1000
+	maxBenchRuns     = 20                     // bench runs a round at most
+	resolutionBudget = 250 * time.Millisecond // clockResolution's wall-time budget
+)
+
+// speedRoundTarget is the least duration of a round timed by a clock of
+// this resolution.
+func speedRoundTarget(resolution time.Duration) time.Duration {
+	return max(minSpeedRound, roundSteps*resolution)
+}
+
+// clockResolution reads the clock in a tight loop and returns the
+// smallest step it made (0: it never moved within the time budget). For a
+// clock counting nanoseconds that is about the cost of one reading, an
+// upper bound of its resolution; for one counting ticks, the tick.
+func clockResolution(read func() time.Duration) time.Duration {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	const steps = 64
+	var best time.Duration
+	last, seen, start := read(), 0, time.Now()
+	for seen < steps && time.Since(start) < resolutionBudget {
+		v := read()
+		if d := v - last; d > 0 {
+			if best == 0 || d < best {
+				best = d
+			}
+			seen++
+			last = v
+		}
+	}
+	return best
+}
+
+// calibrateReps returns how many passes of the trace a round needs to
+// last target: pass(reps) times that many passes. It multiplies the
+// passes until a span is long enough to measure (20 clock steps), then
+// scales it up to the target with a 10% margin.
+func calibrateReps(pass func(reps int) time.Duration, target, resolution time.Duration) int {
+	reps := 1
+	for {
+		el := pass(reps)
+		if el >= target || reps >= maxSpeedReps {
+			return reps
+		}
+		if el > 0 && el >= 20*resolution {
+			n := int(math.Ceil(float64(reps) * 1.1 * float64(target) / float64(el)))
+			return min(max(n, reps+1), maxSpeedReps)
+		}
+		reps = min(reps*4, maxSpeedReps)
+	}
 }
 
 // median returns the median of xs (NaN for none).

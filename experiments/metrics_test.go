@@ -275,7 +275,7 @@ func TestTraceReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 		ev := nnue.NewEvaluatorWith(net, h, false)
-		if _, err := replay(ev, tr, true); err != nil {
+		if _, _, err := replay([]*nnue.Evaluator{ev}, tr, true); err != nil {
 			t.Fatalf("H=%d: %v", h, err)
 		}
 		want, _, err := historyShares(ctx, s, net, ps, 3000)

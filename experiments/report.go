@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -330,6 +331,9 @@ func writeReport(p *Plan, recs []Record, dir string, missing []string) (string, 
 	b.WriteString("\n")
 	if len(m.Seeds) > 1 {
 		fmt.Fprintf(&b, "Per-net metrics are means over the %d seeds %v; speed and Elo use seed %d's nets.\n\n", len(m.Seeds), m.Seeds, m.Seeds[0])
+	}
+	if note := speedClockNote(recs); note != "" {
+		b.WriteString(note + "\n\n")
 	}
 	for _, s := range sums {
 		if a, ok := s.metrics["quant_error.mean_cp"]; ok && a.seeds == 0 && a.detail != nil {
@@ -924,4 +928,90 @@ func writePlots(b *strings.Builder, plots map[string][]byte, plotDir, name strin
 		fmt.Fprintf(b, "![%s](%s/%s)\n\n", strings.TrimSuffix(n, ".svg"), name, n)
 	}
 	return nil
+}
+
+// speedClockNote says how finely the speed figures were timed: for each
+// speed metric whose records carry it (results made since rounds were
+// sized to the clock), the clock, its resolution (the smallest step
+// observed), the length of the rounds, and the step as a share of the
+// shortest round, which bounds what a round's ratio can resolve. "" when
+// no record carries it (older results keep their page).
+func speedClockNote(recs []Record) string {
+	type span struct {
+		clock      string
+		resolution float64
+		lo, hi     float64 // round lengths, s
+		what       string
+	}
+	var spans []*span
+	by := map[string]*span{}
+	for _, r := range recs {
+		var secs []float64
+		var what string
+		switch r.Metric {
+		case "eval_speed.evals_per_sec":
+			reps, ok := r.Detail["reps"].(float64)
+			evals, ok2 := r.Detail["evals"].(float64)
+			if !ok || !ok2 {
+				continue
+			}
+			for _, eps := range floats(r.Detail["per_round"]) {
+				if eps > 0 {
+					secs = append(secs, evals*reps/eps)
+				}
+			}
+			what = fmt.Sprintf("evaluations/s: rounds of %d passes of the trace", int(reps))
+		case "bench_nps.nps":
+			runs, ok := r.Detail["runs"].(float64)
+			nodes, ok2 := r.Detail["nodes"].(float64)
+			if !ok || !ok2 {
+				continue
+			}
+			for _, nps := range floats(r.Detail["per_round"]) {
+				if nps > 0 {
+					secs = append(secs, nodes*runs/nps)
+				}
+			}
+			what = "bench nps: rounds of " + plural(int(runs), "bench run")
+		default:
+			continue
+		}
+		s := by[r.Metric]
+		if s == nil {
+			s = &span{lo: math.Inf(1), hi: math.Inf(-1), what: what}
+			s.clock, _ = r.Detail["clock"].(string)
+			s.resolution, _ = r.Detail["clock_resolution_ns"].(float64)
+			by[r.Metric] = s
+			spans = append(spans, s)
+		}
+		for _, x := range secs {
+			s.lo, s.hi = math.Min(s.lo, x), math.Max(s.hi, x)
+		}
+	}
+	var parts []string
+	for _, s := range spans {
+		if s.lo > s.hi {
+			continue
+		}
+		res := "not observed (the clock did not move)"
+		share := ""
+		if s.resolution > 0 {
+			res = time.Duration(s.resolution).String()
+			share = fmt.Sprintf(", %.2g%% of the shortest round", 100*s.resolution/1e9/s.lo)
+		}
+		parts = append(parts, fmt.Sprintf("%s of %.3g–%.3g CPU-s, timed by %s, resolution %s (the smallest step observed)%s",
+			s.what, s.lo, s.hi, s.clock, res, share))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Speed timing: " + strings.Join(parts, "; ") + "."
+}
+
+// plural is "1 run" or "3 runs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -289,11 +289,17 @@ func speedRecords(metric string, sr *SpeedResult, vi int, rec func(string, float
 	}
 	switch metric {
 	case MetricEvalSpeed:
-		return ratioRec("eval_speed.evals_per_sec", me.EvalsPerSec, base.EvalsPerSec, "evals/s",
-			map[string]any{"clock": sr.Clock, "evals": sr.Evals, "per_round": me.EvalsPerSec, "interval": "min..max over rounds"})
+		detail := map[string]any{"clock": sr.Clock, "evals": sr.Evals, "per_round": me.EvalsPerSec, "interval": "min..max over rounds"}
+		if sr.Reps > 0 { // rounds sized to the clock (results made since)
+			detail["reps"], detail["clock_resolution_ns"] = sr.Reps, sr.ClockResolutionNS
+		}
+		return ratioRec("eval_speed.evals_per_sec", me.EvalsPerSec, base.EvalsPerSec, "evals/s", detail)
 	case MetricBenchNPS:
-		return ratioRec("bench_nps.nps", me.BenchNPS, base.BenchNPS, "nodes/CPU-s",
-			map[string]any{"nodes": me.BenchNodes, "per_round": me.BenchNPS, "wall_nps": me.BenchNPSWall, "interval": "min..max over rounds"})
+		detail := map[string]any{"nodes": me.BenchNodes, "per_round": me.BenchNPS, "wall_nps": me.BenchNPSWall, "interval": "min..max over rounds"}
+		if sr.BenchRuns > 0 {
+			detail["clock"], detail["clock_resolution_ns"], detail["runs"] = sr.BenchClock, sr.BenchClockResolutionNS, sr.BenchRuns
+		}
+		return ratioRec("bench_nps.nps", me.BenchNPS, base.BenchNPS, "nodes/CPU-s", detail)
 	}
 	return nil
 }

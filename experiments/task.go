@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -61,9 +62,23 @@ type MeasureResult struct {
 
 // SpeedResult holds the timing of every variant, round by round.
 type SpeedResult struct {
-	Clock    string         `json:"clock"`
-	Evals    int            `json:"evals"`
-	Variants []VariantSpeed `json:"variants"`
+	Clock string `json:"clock"`
+	// ClockResolutionNS is the smallest step of Clock observed (its
+	// resolution, or the cost of a reading for a nanosecond clock); Reps
+	// the passes of the trace in one variant's round, as many as make a
+	// round last speedRoundTarget. Both are 0 in results made before
+	// rounds were sized to the clock (one pass a round).
+	ClockResolutionNS int64 `json:"clock_resolution_ns,omitempty"`
+	Reps              int   `json:"reps,omitempty"`
+	Evals             int   `json:"evals"`
+	// BenchClock times bench_nps (the bench process's CPU time), with
+	// its resolution as observed; BenchRuns is the bench runs a round
+	// sums (as many as make the base's round last speedRoundTarget).
+	// Empty in results made before they were recorded (one run a round).
+	BenchClock             string         `json:"bench_clock,omitempty"`
+	BenchClockResolutionNS int64          `json:"bench_clock_resolution_ns,omitempty"`
+	BenchRuns              int            `json:"bench_runs,omitempty"`
+	Variants               []VariantSpeed `json:"variants"`
 }
 
 // VariantSpeed is one variant's timings; index r is round r.
@@ -273,6 +288,15 @@ func runSpeed(ctx context.Context, p *Plan, t *Task, log io.Writer) (*SpeedResul
 	for _, l := range vs {
 		res.Variants = append(res.Variants, VariantSpeed{Name: l.v.Name})
 	}
+	// fresh returns n new evaluators of a variant: every pass of the trace
+	// starts from scratch, as the search it replays did.
+	fresh := func(l loaded, n int) []*nnue.Evaluator {
+		evs := make([]*nnue.Evaluator, n)
+		for i := range evs {
+			evs[i] = nnue.NewEvaluatorWith(l.net, l.spec.History, l.spec.RefreshCache)
+		}
+		return evs
+	}
 	var tr *trace
 	if m.Has(MetricEvalSpeed) {
 		ps, err := readPositions(p.Positions, m.Positions.Limit)
@@ -287,11 +311,47 @@ func runSpeed(ctx context.Context, p *Plan, t *Task, log io.Writer) (*SpeedResul
 		fmt.Fprintf(log, "speed: recorded %d evaluations of the base's searches\n", tr.evals)
 		// Warm up (page in the nets, grow the stacks), checking that the
 		// base reproduces its own search.
+		fastest, best := 0, time.Duration(math.MaxInt64)
 		for i, l := range vs {
-			if _, err := replay(nnue.NewEvaluatorWith(l.net, l.spec.History, l.spec.RefreshCache), tr, i == 0); err != nil {
+			_, el, err := replay(fresh(l, 1), tr, i == 0)
+			if err != nil {
 				return nil, err
 			}
+			if el < best {
+				fastest, best = i, el
+			}
 		}
+		// Size the rounds to the clock: the fastest variant's round lasts
+		// speedRoundTarget, every variant replays the trace as often.
+		resolution := clockResolution(threadCPU)
+		res.ClockResolutionNS = int64(resolution)
+		target := speedRoundTarget(resolution)
+		res.Reps = calibrateReps(func(n int) time.Duration {
+			_, el, _ := replay(fresh(vs[fastest], n), tr, false)
+			return el
+		}, target, resolution)
+		fmt.Fprintf(log, "speed: %d passes of the trace a round (%s of CPU time at least; %s, resolution %s)\n",
+			res.Reps, target, threadClock, resolution)
+	}
+	benchRuns := 1
+	if m.Has(MetricBenchNPS) {
+		// The base's bench once, to warm up and to size the rounds to the
+		// resolution of the process's CPU time: a round sums enough runs
+		// to last roundSteps steps of it (one run at the default depth,
+		// unless the clock ticks coarsely).
+		resolution := clockResolution(rusageThreadCPU)
+		res.BenchClock, res.BenchClockResolutionNS = processClock, int64(resolution)
+		b, err := runBench(ctx, p, vs[0].v, vs[0].ref)
+		if err != nil {
+			return nil, err
+		}
+		target := roundSteps * resolution
+		if b.cpu > 0 && b.cpu < target {
+			benchRuns = min(int(math.Ceil(float64(target)/float64(b.cpu))), maxBenchRuns)
+		}
+		res.BenchRuns = benchRuns
+		fmt.Fprintf(log, "speed: %d bench run(s) a round (the base's took %s of CPU time; %s, resolution %s)\n",
+			benchRuns, b.cpu.Round(time.Millisecond), processClock, resolution)
 	}
 	n := len(vs)
 	for round := 0; round < m.Speed.Rounds; round++ {
@@ -303,21 +363,27 @@ func runSpeed(ctx context.Context, p *Plan, t *Task, log io.Writer) (*SpeedResul
 				return nil, err
 			}
 			if tr != nil {
-				eps, err := replay(nnue.NewEvaluatorWith(l.net, l.spec.History, l.spec.RefreshCache), tr, false)
+				eps, _, err := replay(fresh(l, res.Reps), tr, false)
 				if err != nil {
 					return nil, err
 				}
 				res.Variants[i].EvalsPerSec = append(res.Variants[i].EvalsPerSec, eps)
 			}
 			if m.Has(MetricBenchNPS) {
-				nodes, cpuNPS, wallNPS, err := runBench(ctx, p, l.v, l.ref)
-				if err != nil {
-					return nil, err
+				var sum benchRun
+				for range benchRuns {
+					b, err := runBench(ctx, p, l.v, l.ref)
+					if err != nil {
+						return nil, err
+					}
+					sum.nodes += b.nodes
+					sum.cpu += b.cpu
+					sum.wall += b.wall
 				}
 				vsp := &res.Variants[i]
-				vsp.BenchNodes = nodes
-				vsp.BenchNPS = append(vsp.BenchNPS, cpuNPS)
-				vsp.BenchNPSWall = append(vsp.BenchNPSWall, wallNPS)
+				vsp.BenchNodes = sum.nodes / uint64(benchRuns)
+				vsp.BenchNPS = append(vsp.BenchNPS, sum.cpuNPS())
+				vsp.BenchNPSWall = append(vsp.BenchNPSWall, sum.wallNPS())
 			}
 		}
 		fmt.Fprintf(log, "speed: round %d/%d done\n", round+1, m.Speed.Rounds)
@@ -330,9 +396,32 @@ var (
 	npsRE   = regexp.MustCompile(`(?m)^Nodes/second: (\d+)`)
 )
 
-// runBench runs `nnuelab bench` on a variant and returns its node count and
-// its speed in nodes per CPU second of the process and as printed (wall).
-func runBench(ctx context.Context, p *Plan, v *Variant, ref NetRef) (uint64, float64, float64, error) {
+// benchRun is what `nnuelab bench` did: its node count, the CPU time of
+// the process and the wall time its Nodes/second line implies.
+type benchRun struct {
+	nodes     uint64
+	cpu, wall time.Duration
+}
+
+// cpuNPS is nodes per CPU second (the printed, wall-time figure where the
+// OS reports no CPU time).
+func (b benchRun) cpuNPS() float64 {
+	if b.cpu <= 0 {
+		return b.wallNPS()
+	}
+	return float64(b.nodes) / b.cpu.Seconds()
+}
+
+func (b benchRun) wallNPS() float64 {
+	if b.wall <= 0 {
+		return 0
+	}
+	return math.Round(float64(b.nodes) / b.wall.Seconds())
+}
+
+// runBench runs `nnuelab bench` on a variant: its node count, the CPU
+// time of the process and the wall time it printed (as Nodes/second).
+func runBench(ctx context.Context, p *Plan, v *Variant, ref NetRef) (benchRun, error) {
 	args := []string{"bench", "--arch", filepath.Join(p.Out, v.SpecFile)}
 	if ref.Path != "" {
 		args = append(args, "--evalfile", ref.Path)
@@ -342,20 +431,20 @@ func runBench(ctx context.Context, p *Plan, v *Variant, ref NetRef) (uint64, flo
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return 0, 0, 0, fmt.Errorf("%s %s: %v: %s", p.Binary, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return benchRun{}, fmt.Errorf("%s %s: %v: %s", p.Binary, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	nm := nodesRE.FindSubmatch(stdout.Bytes())
 	sm := npsRE.FindSubmatch(stdout.Bytes())
 	if nm == nil || sm == nil {
-		return 0, 0, 0, fmt.Errorf("bench printed no Nodes searched / Nodes/second lines: %q", tail(stdout.String(), 300))
+		return benchRun{}, fmt.Errorf("bench printed no Nodes searched / Nodes/second lines: %q", tail(stdout.String(), 300))
 	}
-	nodes, _ := strconv.ParseUint(string(nm[1]), 10, 64)
-	wall, _ := strconv.ParseFloat(string(sm[1]), 64)
-	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	if cpu <= 0 {
-		return nodes, wall, wall, nil
+	var b benchRun
+	b.nodes, _ = strconv.ParseUint(string(nm[1]), 10, 64)
+	if nps, _ := strconv.ParseFloat(string(sm[1]), 64); nps > 0 {
+		b.wall = time.Duration(float64(b.nodes) / nps * float64(time.Second))
 	}
-	return nodes, float64(nodes) / cpu.Seconds(), wall, nil
+	b.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return b, nil
 }
 
 func tail(s string, n int) string {
