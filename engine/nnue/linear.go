@@ -74,8 +74,29 @@ func (h *linearHead) forward(us, them []int16, _, _ []int32, pieces int, tr *Tra
 		tr.Bucket = o
 		tr.Positional = int32(s)
 		tr.Raw = out
+		tr.Transformed = h.activate(tr.Transformed[:0], us)
+		if h.both {
+			tr.Transformed = h.activate(tr.Transformed, them)
+		}
 	}
 	return out
+}
+
+// activate appends act(acc_i) for a Trace: what the dot kernels compute
+// inside, one value at a time.
+func (h *linearHead) activate(dst []int32, acc []int16) []int32 {
+	for _, a := range acc {
+		v := max(int32(a), 0)
+		switch h.activation {
+		case "crelu":
+			v = min(v, int32(h.qa))
+		case "screlu":
+			v = min(v, int32(h.qa))
+			v *= v
+		}
+		dst = append(dst, v)
+	}
+	return dst
 }
 
 // readLinearInt16 reads the headerless int16 nets of Koivisto (6.14 on)

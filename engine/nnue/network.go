@@ -52,6 +52,22 @@ type Trace struct {
 	Positional int32   `json:"positional"` // head output before the final division (sf15)
 	Raw        int32   `json:"raw"`        // the network output in internal units, side to move
 	Layers     [][]int `json:"layers,omitempty"`
+	// Transformed is the feature transformer's output after its
+	// activation, as the head's first layer reads it, side to move's half
+	// first: sf12 clamp(acc, 0, qa) of both accumulators (2W), sf15 the
+	// pairwise products (W), a linear head act(acc) of the accumulators it
+	// reads (relu max(a, 0), crelu clamp(a, 0, qa), screlu clamp(a, 0, qa)²).
+	// Nil for Rengar's float head. Filled into the slice's own storage when
+	// it has the room, so a caller that reuses a Trace does not allocate.
+	Transformed []int32 `json:"-"`
+}
+
+// setTransformed copies a uint8 activation vector into tr.Transformed.
+func (tr *Trace) setTransformed(x []uint8) {
+	tr.Transformed = tr.Transformed[:0]
+	for _, v := range x {
+		tr.Transformed = append(tr.Transformed, int32(v))
+	}
 }
 
 // row returns feature f's accumulator row.

@@ -65,6 +65,7 @@ func (h *sf12Head) forward(us, them []int16, _, _ []int32, _ int, tr *Trace) int
 		tr.Positional = out
 		tr.Raw = raw
 		tr.Layers = [][]int{ints32(s1[:h.n1]), ints8(h1[:h.n1]), ints32(s2[:h.n2]), ints8(h2[:h.n2])}
+		tr.setTransformed(in)
 	}
 	return raw
 }

@@ -88,6 +88,7 @@ func (h *sf15Head) forward(us, them []int16, psqtUs, psqtThem []int32, pieces in
 		tr.Positional = positional
 		tr.Raw = raw
 		tr.Layers = [][]int{ints32(o0[:h.l0]), ints8(in1[:2*k]), ints32(o1[:h.l1]), ints8(in2[:h.l1]), {int(o2), int(fwd)}}
+		tr.setTransformed(in)
 	}
 	return raw
 }
