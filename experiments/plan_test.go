@@ -401,3 +401,51 @@ nodes = 100
 		t.Errorf("lost every game: %q", got)
 	}
 }
+
+// TestEloAgainst: a result's "against" names the engine the games were
+// played against: the classical engine with opponent = "classical" (it
+// named the base before), the base otherwise; the match's own arguments
+// decide when the chunk recorded them.
+func TestEloAgainst(t *testing.T) {
+	base := planOf(t, `name = "b"`+eloManifest+"\ngames = 2\nchunk = 2\nnodes = 100\n")
+	classical := planOf(t, `name = "c"`+eloManifest+"\nopponent = \"classical\"\ngames = 2\nchunk = 2\nnodes = 100\n")
+	for _, tc := range []struct {
+		name    string
+		p       *Plan
+		variant string
+		args    func(p *Plan, id string) []string
+		want    string
+	}{
+		{"variant vs the base", base, "H1", func(p *Plan, id string) []string { return matchArgs(p, p.Task(id)) }, "base"},
+		{"variant vs classical", classical, "H1", func(p *Plan, id string) []string { return matchArgs(p, p.Task(id)) }, "classical"},
+		{"the base vs classical", classical, "base", func(p *Plan, id string) []string { return matchArgs(p, p.Task(id)) }, "classical"},
+		{"vs classical, no args recorded", classical, "H1", func(*Plan, string) []string { return nil }, "classical"},
+		{"vs the base, no args recorded", base, "H1", func(*Plan, string) []string { return nil }, "base"},
+		{"the args name another engine", base, "H1", func(*Plan, string) []string {
+			return []string{"match", "-engine", "cmd=a", "name=H1", "-engine", "cmd=/usr/games/stockfish", "name=sf", "-each", "nodes=100"}
+		}, "sf"},
+	} {
+		id := "elo-" + tc.variant + "-c000"
+		results := map[string]*TaskResult{id: {Elo: &EloResult{Wins: 1, Losses: 1, Penta: stats.Penta{0, 0, 1, 0, 0}, Args: tc.args(tc.p, id)}}}
+		r, err := eloRecord(tc.p, tc.p.Variant(tc.variant), results, Record{Metric: "elo"})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := r.Detail["against"]; got != tc.want {
+			t.Errorf("%s: against %v, want %s", tc.name, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"match", "-engine", "name=a"}, ""},
+		{[]string{"match", "-engine", "name=a", "-engine", "cmd=x", "-each", "name=z"}, ""},
+		{[]string{"match", "-engine", "name=a", "arg=name=q", "-engine", "cmd=x", "name=b"}, "b"},
+	} {
+		if got := matchOpponent(tc.args); got != tc.want {
+			t.Errorf("matchOpponent(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/nnuelab/nnuelab/bench/stats"
 )
@@ -367,7 +368,7 @@ func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (R
 	r.Detail = map[string]any{
 		"wins": w.Wins, "draws": w.Draws, "losses": w.Losses, "pentanomial": pen,
 		"los": finite(pen.LOS()), "draw_ratio": finite(w.DrawRatio()), "nelo": finite(nelo.Value),
-		"chunks": chunks, "against": p.BaseVariant().Name, "interval": interval,
+		"chunks": chunks, "against": eloAgainst(p, args), "interval": interval,
 		"match_args_chunk0": args,
 	}
 	if w.Games() < planned && (decision == "" || decision == stats.Continue.String()) {
@@ -388,6 +389,41 @@ func eloRecord(p *Plan, v *Variant, results map[string]*TaskResult, r Record) (R
 		r.Detail["chunks_past_decision"] = past
 	}
 	return r, nil
+}
+
+// eloAgainst names the opponent a variant's games were played against:
+// the second engine of the match (args: the first chunk's), else what the
+// manifest asks for (the classical engine, or the base).
+func eloAgainst(p *Plan, args []string) string {
+	if name := matchOpponent(args); name != "" {
+		return name
+	}
+	if p.Manifest.Elo != nil && p.Manifest.Elo.Opponent == OpponentClassical {
+		return OpponentClassical
+	}
+	return p.BaseVariant().Name
+}
+
+// matchOpponent returns the name= of the second -engine of `nnuelab
+// match` arguments ("" when there is none).
+func matchOpponent(args []string) string {
+	engines := 0
+	for _, a := range args {
+		if a == "-engine" || a == "--engine" {
+			engines++
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			if engines == 2 {
+				return ""
+			}
+			continue
+		}
+		if name, ok := strings.CutPrefix(a, "name="); ok && engines == 2 {
+			return name
+		}
+	}
+	return ""
 }
 
 // WriteResults writes the records as JSON lines to path, atomically.
