@@ -61,6 +61,10 @@ type Plan struct {
 	// Skipped are metrics of the manifest left out of this run (--skip);
 	// the report lists them as pending.
 	Skipped []string `json:"skipped,omitempty"`
+	// DiffSHA256 is the sha256 of `git diff HEAD` of a run by a binary
+	// built from a dirty tree (RunOptions.AllowDirty), which every task
+	// result of the run records.
+	DiffSHA256 string `json:"diff_sha256,omitempty"`
 
 	// Made are the datasets the plan makes (datagen and label shards).
 	Made     []*MadeData `json:"made,omitempty"`

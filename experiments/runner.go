@@ -46,6 +46,14 @@ type RunOptions struct {
 	// generations driver uses it for what a later generation's plan needs
 	// of an earlier one's (a fresh clone has the results, not the cache).
 	Outputs []string
+	// AllowDirty lets a binary built from a tree with uncommitted changes
+	// write results under the repository's experiments/results (refused
+	// otherwise: checkBuild); the run then records the sha256 of `git diff
+	// HEAD`.
+	AllowDirty bool
+
+	// diffSHA256 is checkBuild's hash, passed on to every part's plan.
+	diffSHA256 string
 }
 
 // RunInfo is OUT/run.json: how the last run went (not part of the results).
@@ -59,7 +67,11 @@ type RunInfo struct {
 	Reused   []string `json:"reused"`
 	Command  string   `json:"command"`
 	Revision string   `json:"revision"`
-	Skipped  []string `json:"skipped,omitempty"`
+	// DiffSHA256 is the sha256 of `git diff HEAD` when the binary was
+	// built from a dirty tree (--allow-dirty): which uncommitted changes
+	// made the results.
+	DiffSHA256 string   `json:"diff_sha256,omitempty"`
+	Skipped    []string `json:"skipped,omitempty"`
 	// Dropped are Elo chunks stopped in play, or not started, because their
 	// SPRT was decided while they were under way; their games are discarded.
 	Dropped []string `json:"dropped,omitempty"`
@@ -83,6 +95,15 @@ func Run(ctx context.Context, manifest string, opt RunOptions) (*Plan, error) {
 	m, err := Load(manifest)
 	if err != nil {
 		return nil, err
+	}
+	if !opt.DryRun {
+		out := opt.Out
+		if out == "" {
+			out = filepath.Join("experiments", "results", m.Name)
+		}
+		if opt.diffSHA256, err = checkBuild(out, opt.AllowDirty); err != nil {
+			return nil, err
+		}
 	}
 	if m.Generations != nil {
 		return nil, RunGenerations(ctx, m, opt)
@@ -127,12 +148,13 @@ func runPlan(ctx context.Context, p *Plan, opt RunOptions) (*Plan, error) {
 			}
 		}
 	}
+	p.DiffSHA256 = opt.diffSHA256
 	if err := p.Write(); err != nil {
 		return nil, err
 	}
 
 	info := RunInfo{Executor: opt.Executor.Name(), Started: time.Now().UTC().Format(time.RFC3339), Command: p.Command,
-		Revision: version.Revision(), Skipped: p.Skipped, Ran: []string{}, Reused: []string{}}
+		Revision: version.Revision(), DiffSHA256: p.DiffSHA256, Skipped: p.Skipped, Ran: []string{}, Reused: []string{}}
 	info.Host, _ = os.Hostname()
 	start := time.Now()
 	done := map[string]bool{}

@@ -39,6 +39,9 @@ type TaskResult struct {
 	// "+dirty" when modified): results are reused across builds, so this
 	// tells which engine produced them.
 	Revision string `json:"revision,omitempty"`
+	// DiffSHA256 is the sha256 of `git diff HEAD` when the build was
+	// dirty (a run with --allow-dirty): which uncommitted changes ran it.
+	DiffSHA256 string `json:"diff_sha256,omitempty"`
 
 	Measure *MeasureResult `json:"measure,omitempty"`
 	Speed   *SpeedResult   `json:"speed,omitempty"`
@@ -179,6 +182,7 @@ func RunTask(ctx context.Context, out, id string, log io.Writer) error {
 	}
 	res.Host, _ = os.Hostname()
 	res.Revision = version.Revision()
+	res.DiffSHA256 = p.DiffSHA256
 	res.Seconds = time.Since(start).Seconds()
 	res.Finished = time.Now().UTC().Format(time.RFC3339)
 	data, err := json.MarshalIndent(res, "", "  ")

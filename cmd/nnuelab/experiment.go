@@ -108,6 +108,7 @@ func experimentRun(args []string, stdout, stderr io.Writer) error {
 	poll := fs.Duration("poll", 5*time.Second, "slurm executor: squeue interval")
 	fresh := fs.Bool("fresh", false, "run every task again, ignoring stored results (after an engine change); trained nets stay cached")
 	skip := fs.String("skip", "", "metrics to leave out of this run, comma-separated (e.g. elo); the report marks them pending")
+	allowDirty := fs.Bool("allow-dirty", false, "let a binary built from a tree with uncommitted changes write results under experiments/results (refused otherwise); the run records the sha256 of the output of git diff HEAD")
 	var sbatch multiFlag
 	fs.Var(&sbatch, "sbatch", "slurm executor: extra sbatch argument, repeatable (--sbatch=--partition=cpu --sbatch=--time=2:00:00)")
 	pos, err := parseInterleaved(fs, args)
@@ -145,7 +146,7 @@ func experimentRun(args []string, stdout, stderr io.Writer) error {
 	_, err = experiment.Run(ctx, pos[0], experiment.RunOptions{
 		PlanOptions: experiment.PlanOptions{Out: *out, Cache: *cache, Binary: bin,
 			Command: "nnuelab experiment run " + filepath.ToSlash(pos[0]), Skip: splitList(*skip)},
-		Executor: ex, DryRun: *dry, Fresh: *fresh, ReportDir: *reportDir, NoReport: *noReport,
+		Executor: ex, DryRun: *dry, Fresh: *fresh, AllowDirty: *allowDirty, ReportDir: *reportDir, NoReport: *noReport,
 		Stdout: stdout, Log: stderr, Terminal: isTerminal(stderr), Jobs: *jobs,
 	})
 	return err

@@ -28,6 +28,7 @@ func TestExperimentCommand(t *testing.T) {
 		{"unknown subcommand", []string{"experiment", "go"}, 1, "", `unknown subcommand "go"`},
 		{"help", []string{"experiment", "--help"}, 0, "", "Usage: nnuelab experiment"},
 		{"run without file", []string{"experiment", "run"}, 1, "", "one manifest FILE"},
+		{"run help names --allow-dirty", []string{"experiment", "run", "--help"}, 0, "", "-allow-dirty"},
 		{"bad executor", []string{"experiment", "run", good, "--executor", "k8s"}, 1, "", "local or slurm"},
 		{"missing file", []string{"experiment", "run", filepath.Join(dir, "none.toml")}, 1, "", "none.toml"},
 		{"bad manifest", []string{"experiment", "run", bad, "--dry-run"}, 1, "", `bad.toml: key "base.history": unknown key`},
