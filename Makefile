@@ -63,6 +63,8 @@ test: deps fmt-check vet
 	$(MAKE) reports-check
 	# The networks again on the pure-Go kernels: AVX2 and Go must agree.
 	$(GO) test -count=1 -tags purego ./engine/nnue/...
+	# Lazy SMP under the race detector: the shared table and cloned evaluators.
+	$(GO) test -count=1 -race -run 'TTConcurrent|Pool|Ponder|ClonedEvaluators' ./engine/search ./nets
 	# The Node.js plugin's own unit tests (the protocol is tested from Go).
 	cd $(NODE_PLUGIN) && npm test
 

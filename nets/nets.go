@@ -239,6 +239,10 @@ func factory(name string) eval.Factory {
 // explained adds the UCI `eval` breakdown to the NNUE evaluator.
 type explained struct{ *nnue.Evaluator }
 
+// Clone returns an evaluator of the same network for another search
+// thread (eval.Cloner).
+func (e *explained) Clone() eval.Evaluator { return &explained{e.Evaluator.Clone()} }
+
 // Explain prints the network's internals for the position.
 func (e *explained) Explain(p *board.Position) string {
 	return nnue.Explain(e.Network(), p)

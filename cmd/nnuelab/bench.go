@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/nnuelab/nnuelab/engine/eval"
 	"github.com/nnuelab/nnuelab/engine/uci"
 )
 
@@ -14,9 +13,10 @@ func init() {
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", "bench [--arch NAME] [--evalfile FILE] [DEPTH]", stderr)
-	arch := fs.String("arch", eval.Classical, "evaluation architecture")
+	fs := newFlagSet("bench", "bench [--arch NAME] [--evalfile FILE] [--threads N] [DEPTH]", stderr)
+	arch := fs.String("arch", uci.DefaultArch, "evaluation architecture (the engine's default, as it plays)")
 	evalFile := fs.String("evalfile", "", "network file for the architecture")
+	threads := fs.Int("threads", 1, fmt.Sprintf("search threads, 1..%d (Lazy SMP; with more than one the node count varies between runs)", uci.MaxThreads))
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -33,6 +33,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("expected at most one DEPTH argument, got %d", fs.NArg())
 	}
-	_, err := uci.Bench(stdout, depth, *arch, *evalFile)
+	_, err := uci.BenchThreads(stdout, depth, *threads, *arch, *evalFile)
 	return err
 }

@@ -41,6 +41,14 @@ type Explainer interface {
 	Explain(p *board.Position) string
 }
 
+// Cloner is implemented by evaluators that can make another evaluator of
+// the same kind and network cheaply, sharing its read-only weights, so that
+// each thread of a parallel search gets one without loading the net again.
+// The clone starts with no position (Reset it before use).
+type Cloner interface {
+	Clone() Evaluator
+}
+
 // Factory builds an evaluator of one architecture. file is the network
 // file to load (the UCI EvalFile option), "" for the architecture's default.
 type Factory func(file string) (Evaluator, error)

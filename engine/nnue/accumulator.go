@@ -66,6 +66,11 @@ func NewEvaluatorWith(net *Network, history int, refreshCache bool) *Evaluator {
 	return e
 }
 
+// Clone returns a new evaluator of the same network (shared, read-only)
+// with the same history depth and refresh-cache setting, for another
+// search thread.
+func (e *Evaluator) Clone() *Evaluator { return NewEvaluatorWith(e.net, e.history, e.useCache) }
+
 // Network returns the evaluator's network.
 func (e *Evaluator) Network() *Network { return e.net }
 

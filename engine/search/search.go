@@ -15,6 +15,8 @@ package search
 import (
 	"context"
 	"math"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/nnuelab/nnuelab/engine/board"
@@ -60,6 +62,12 @@ type Limits struct {
 	MoveOverhead time.Duration
 	// SearchMoves restricts the root to these moves when not empty.
 	SearchMoves []board.Move
+	// MultiPV is the number of best lines to search and report (0 or 1:
+	// one); the first line's move is the result.
+	MultiPV int
+	// Ponder starts the search in ponder mode: no time limit applies until
+	// PonderHit, from which the clock limits count (see Searcher.PonderHit).
+	Ponder bool
 	// Start is when the clock started for this move (when the go command
 	// arrived); zero means when Search is called.
 	Start time.Time
@@ -75,6 +83,7 @@ type Info struct {
 	Nodes    uint64
 	Time     time.Duration
 	HashFull int // permille
+	MultiPV  int // which line (1 = the best) this report is about
 	PV       []board.Move
 }
 
@@ -138,6 +147,19 @@ type Searcher struct {
 	softLimit time.Duration // 0: none
 	rootBest  board.Move
 	searchSet map[board.Move]bool
+	// rootSkip holds the moves of the better lines of a MultiPV search,
+	// which the root skips while it searches the next line.
+	rootSkip []board.Move
+
+	// Lazy SMP: group holds every thread of the search this searcher takes
+	// part in (nil when it searches alone), whose node counts add up
+	// against a node limit; published is this searcher's count as the
+	// others see it, written every 64 nodes. pondering is set while a ponder search waits for ponderhit;
+	// ponder is the search goroutine's copy of it.
+	group     []*Searcher
+	published atomic.Uint64
+	pondering atomic.Bool
+	ponder    bool
 
 	stack     [MaxPly + stackOffset + 2]frame
 	pv        [MaxPly + 1][MaxPly + 1]board.Move
@@ -222,6 +244,22 @@ func boolInt(b bool) int {
 // goroutine. Cancelling ctx stops the search within about a millisecond;
 // the result is then the best move found so far.
 func (s *Searcher) Search(ctx context.Context, p *board.Position, lim Limits, report func(Info)) Result {
+	s.tt.newSearch()
+	return s.search(ctx, p, lim, report)
+}
+
+// rootLine is one line of a MultiPV search as its last completed
+// iteration left it.
+type rootLine struct {
+	move     board.Move
+	score    int
+	selDepth int
+	pv       []board.Move
+}
+
+// search is Search without ageing the table, which the threads of a Lazy
+// SMP search share: the pool ages it once.
+func (s *Searcher) search(ctx context.Context, p *board.Position, lim Limits, report func(Info)) Result {
 	s.pos = p.Copy()
 	s.ev.Reset(s.pos)
 	s.done = ctx.Done()
@@ -230,11 +268,14 @@ func (s *Searcher) Search(ctx context.Context, p *board.Position, lim Limits, re
 		s.start = time.Now()
 	}
 	s.nodes = 0
+	s.published.Store(0)
 	s.stopped = false
 	s.rootBest = board.NullMove
+	s.rootSkip = s.rootSkip[:0]
 	s.rootNodes = [4096]uint64{}
-	s.tt.newSearch()
 	s.resetStack()
+	s.ponder = lim.Ponder
+	s.pondering.Store(lim.Ponder)
 
 	var legal board.MoveList
 	s.pos.GenerateLegal(&legal)
@@ -276,60 +317,57 @@ func (s *Searcher) Search(ctx context.Context, p *board.Position, lim Limits, re
 			break
 		}
 	}
-	var pv []board.Move
-	score, prevScore := 0, 0
+	lines := make([]rootLine, min(max(lim.MultiPV, 1), nRoot))
+	prevScore := 0
 	stability := 0
 	for depth := 1; depth <= maxDepth; depth++ {
 		s.rootDepth = depth
-		s.selDepth = 0
-		delta := 12
-		alpha, beta := -Infinity, Infinity
-		if depth >= 4 {
-			alpha, beta = max(score-delta, -Infinity), min(score+delta, Infinity)
-		}
-		for {
-			v := s.negamax(alpha, beta, depth, 0, false)
-			if s.stopped {
+		s.rootSkip = s.rootSkip[:0]
+		for k := range lines {
+			s.selDepth = 0
+			line := &lines[k]
+			// The previous iteration's move of this line is searched first.
+			s.rootBest = line.move
+			score, done := s.aspiration(depth, line.score, report)
+			if s.pvLen[0] > 0 && s.pv[0][0] != board.NullMove && (done || k == 0) {
+				// The root's PV changes only when a move's search completed
+				// and beat alpha, so even an interrupted iteration's first
+				// move is at least as good as the last completed one's.
+				if k == 0 && s.pv[0][0] != res.Best {
+					stability = 0
+				}
+				line.move = s.pv[0][0]
+				line.pv = append([]board.Move(nil), s.pv[0][:s.pvLen[0]]...) // reports may keep it
+				if k == 0 {
+					res.Best = line.move
+				}
+			}
+			if !done {
 				break
 			}
-			// A bound at the edge of the score range cannot be widened:
-			// take it rather than search the same window again.
-			if v <= alpha && alpha <= -Infinity || v >= beta && beta >= Infinity {
-				score = max(-Infinity+1, min(v, Infinity-1))
-				break
-			}
-			if v <= alpha {
-				beta = (alpha + beta) / 2
-				alpha = max(v-delta, -Infinity)
-				s.reportBound(report, depth, v, BoundUpper)
-			} else if v >= beta {
-				beta = min(v+delta, Infinity)
-				s.reportBound(report, depth, v, BoundLower)
-			} else {
-				score = v
-				break
-			}
-			delta += delta / 2
-		}
-		if s.pvLen[0] > 0 && s.pv[0][0] != board.NullMove {
-			// The root's PV changes only when a move's search completed
-			// and beat alpha, so even an interrupted iteration's first move
-			// is at least as good as the last completed one's.
-			if s.pv[0][0] != res.Best {
-				stability = 0
-			}
-			res.Best = s.pv[0][0]
-			s.rootBest = res.Best
-			pv = append([]board.Move(nil), s.pv[0][:s.pvLen[0]]...) // reports may keep it
+			line.score, line.selDepth = score, s.selDepth
+			s.rootSkip = append(s.rootSkip, line.move)
 		}
 		if s.stopped {
 			break
 		}
+		// A later line can come out better than an earlier one (each
+		// line's search sees only the moves the earlier lines left).
+		slices.SortStableFunc(lines, func(a, b rootLine) int { return b.score - a.score })
+		if lines[0].move != res.Best {
+			stability = 0
+			res.Best = lines[0].move
+		}
+		s.rootBest = res.Best
 		stability++
+		score := lines[0].score
 		res.Depth, res.Score = depth, score
 		if report != nil {
-			report(Info{Depth: depth, SelDepth: s.selDepth, Score: score, Bound: BoundExact,
-				Nodes: s.nodes, Time: time.Since(s.start), HashFull: s.tt.HashFull(), PV: pv})
+			nodes, elapsed, full := s.totalNodes(), time.Since(s.start), s.tt.HashFull()
+			for k, l := range lines {
+				report(Info{Depth: depth, SelDepth: l.selDepth, Score: l.score, Bound: BoundExact,
+					Nodes: nodes, Time: elapsed, HashFull: full, MultiPV: k + 1, PV: l.pv})
+			}
 		}
 		if lim.Mate > 0 && score >= MateScore-2*lim.Mate {
 			break
@@ -339,13 +377,63 @@ func (s *Searcher) Search(ctx context.Context, p *board.Position, lim Limits, re
 		}
 		prevScore = score
 	}
-	if len(pv) > 1 {
+	if pv := lines[0].pv; len(pv) > 1 && pv[0] == res.Best {
 		res.Ponder = pv[1]
 	}
-	res.Nodes = s.nodes
+	s.rootBest = res.Best
+	res.Nodes = s.totalNodes()
 	res.Time = time.Since(s.start)
 	return res
 }
+
+// aspiration searches the root to depth with a window around the previous
+// iteration's score, widening it until the score falls inside; done is
+// false when the search was stopped first.
+func (s *Searcher) aspiration(depth, prev int, report func(Info)) (score int, done bool) {
+	delta := 12
+	alpha, beta := -Infinity, Infinity
+	if depth >= 4 {
+		alpha, beta = max(prev-delta, -Infinity), min(prev+delta, Infinity)
+	}
+	for {
+		v := s.negamax(alpha, beta, depth, 0, false)
+		if s.stopped {
+			return 0, false
+		}
+		// A bound at the edge of the score range cannot be widened:
+		// take it rather than search the same window again.
+		if v <= alpha && alpha <= -Infinity || v >= beta && beta >= Infinity {
+			return max(-Infinity+1, min(v, Infinity-1)), true
+		}
+		if v <= alpha {
+			beta = (alpha + beta) / 2
+			alpha = max(v-delta, -Infinity)
+			s.reportBound(report, depth, v, BoundUpper)
+		} else if v >= beta {
+			beta = min(v+delta, Infinity)
+			s.reportBound(report, depth, v, BoundLower)
+		} else {
+			return v, true
+		}
+		delta += delta / 2
+	}
+}
+
+// totalNodes is the node count of the search this searcher takes part
+// in: its own and the other threads' (as they last published them).
+func (s *Searcher) totalNodes() uint64 {
+	n := s.nodes
+	for _, h := range s.group {
+		if h != s {
+			n += h.published.Load()
+		}
+	}
+	return n
+}
+
+// PonderHit ends ponder mode: the search goes on as a normal one whose
+// clock starts now. It may be called from any goroutine.
+func (s *Searcher) PonderHit() { s.pondering.Store(false) }
 
 func (s *Searcher) reportBound(report func(Info), depth, v int, b Bound) {
 	if report == nil || time.Since(s.start) < time.Second {
@@ -353,7 +441,7 @@ func (s *Searcher) reportBound(report func(Info), depth, v int, b Bound) {
 	}
 	pv := append([]board.Move(nil), s.pv[0][:s.pvLen[0]]...)
 	report(Info{Depth: depth, SelDepth: s.selDepth, Score: v, Bound: b,
-		Nodes: s.nodes, Time: time.Since(s.start), HashFull: s.tt.HashFull(), PV: pv})
+		Nodes: s.totalNodes(), Time: time.Since(s.start), HashFull: s.tt.HashFull(), MultiPV: len(s.rootSkip) + 1, PV: pv})
 }
 
 // validEval reports whether a static evaluation read from the table can be
@@ -374,17 +462,27 @@ func (s *Searcher) checkStop() bool {
 	// The node limit waits for depth 1 to complete, so that even a tiny
 	// budget ends with a searched move and a score (a labeller's "go
 	// nodes 100" needs one); depth 1 costs at most a few thousand nodes.
-	if s.nodeLimit != 0 && s.nodes >= s.nodeLimit && s.rootDepth > 1 {
+	// With other threads every thread counts all threads' nodes, every 64
+	// nodes, so that the limit holds even while one thread waits for a CPU.
+	if s.nodeLimit != 0 && s.nodes >= s.nodeLimit && s.rootDepth > 1 && s.group == nil {
 		s.stopped = true
 		return true
 	}
 	if s.nodes&63 == 0 {
+		s.published.Store(s.nodes)
 		select {
 		case <-s.done:
 			s.stopped = true
 		default:
 		}
-		if s.hardLimit > 0 && time.Since(s.start) >= s.hardLimit {
+		if s.ponder && !s.pondering.Load() {
+			s.ponder = false // ponderhit: the clock starts now
+			s.start = time.Now()
+		}
+		if s.hardLimit > 0 && !s.ponder && time.Since(s.start) >= s.hardLimit {
+			s.stopped = true
+		}
+		if s.nodeLimit != 0 && s.group != nil && s.rootDepth > 1 && s.totalNodes() >= s.nodeLimit {
 			s.stopped = true
 		}
 	}
@@ -561,7 +659,7 @@ func (s *Searcher) negamax(alpha, beta, depth, ply int, cutNode bool) int {
 	bestScore, bestMove := -Infinity, board.NullMove
 	moveCount, searched := 0, 0
 	for m := mp.next(); m != board.NullMove; m = mp.next() {
-		if m == excluded || root && s.searchSet != nil && !s.searchSet[m] {
+		if m == excluded || root && (s.searchSet != nil && !s.searchSet[m] || slices.Contains(s.rootSkip, m)) {
 			continue
 		}
 		moveCount++

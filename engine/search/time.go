@@ -57,7 +57,11 @@ func (s *Searcher) setTime(lim Limits, nRoot int) {
 // the nodes, or when the score drops, and shrinks when the move is stable
 // and took most of the nodes.
 func (s *Searcher) softStop(depth, stability, score, prevScore int, best board.Move, nRoot int) bool {
-	if s.softLimit == 0 {
+	if s.ponder && !s.pondering.Load() {
+		s.ponder = false // ponderhit: the clock starts now
+		s.start = time.Now()
+	}
+	if s.softLimit == 0 || s.ponder {
 		return false
 	}
 	if nRoot == 1 {

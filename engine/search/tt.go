@@ -2,7 +2,10 @@ package search
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/nnuelab/nnuelab/engine/board"
 )
@@ -19,17 +22,16 @@ const (
 	BoundExact Bound = BoundUpper | BoundLower
 )
 
-// ttEntry is one transposition-table slot, 10 bytes:
+// ttEntry is one transposition-table entry, decoded:
 //
-//	key16    uint16  the low 16 bits of the Zobrist key (the cluster index
-//	                 comes from the high bits, so together they check ~40 bits)
 //	move     uint16  best or refutation move, 0 if none
 //	score    int16   search score, mate scores relative to this node
 //	eval     int16   static evaluation
 //	depth    uint8   draft + depthOffset (quiescence entries have draft 0)
 //	genBound uint8   generation (5 bits) | pv flag (1 bit) | Bound (2 bits)
+//
+// It packs into one 64-bit word in that order, low bits first.
 type ttEntry struct {
-	key16    uint16
 	move     board.Move
 	score    int16
 	eval     int16
@@ -37,13 +39,32 @@ type ttEntry struct {
 	genBound uint8
 }
 
-// clusterSize entries share one 32-byte cluster (3 x 10 bytes + 2 padding),
-// so a probe touches one cache line.
-const clusterSize = 3
+func (e ttEntry) pack() uint64 {
+	return uint64(e.move) | uint64(uint16(e.score))<<16 | uint64(uint16(e.eval))<<32 |
+		uint64(e.depth)<<48 | uint64(e.genBound)<<56
+}
+
+func unpack(d uint64) ttEntry {
+	return ttEntry{move: board.Move(d), score: int16(d >> 16), eval: int16(d >> 32),
+		depth: uint8(d >> 48), genBound: uint8(d >> 56)}
+}
+
+// ttSlot stores one entry as two words, each written and read atomically,
+// so that the threads of a Lazy SMP search share the table without locks:
+// data is the packed entry and check is the full Zobrist key XOR data. A
+// probe that reads the two words of different writes (another thread
+// storing meanwhile) finds a key that does not match and misses, rather
+// than using a torn entry; a match also checks all 64 bits of the key.
+type ttSlot struct {
+	check, data atomic.Uint64
+}
+
+// clusterSize slots share one 64-byte cluster, so a probe touches one
+// cache line.
+const clusterSize = 4
 
 type ttCluster struct {
-	e [clusterSize]ttEntry
-	_ [2]byte
+	s [clusterSize]ttSlot
 }
 
 const (
@@ -53,10 +74,12 @@ const (
 	pvFlag      = 4
 )
 
-// TT is the transposition table: an array (of any length) of 32-byte
+// TT is the transposition table: an array (of any length) of 64-byte
 // clusters indexed by the high bits of the Zobrist key. Entries are
 // replaced by depth and age: a probe that misses writes over the entry of
-// its cluster with the smallest depth - 8*age.
+// its cluster with the smallest depth - 8*age. Any number of searchers may
+// probe and store concurrently; Resize, Clear and the start of a search
+// (which ages the table) must not run while another search does.
 type TT struct {
 	clusters []ttCluster
 	gen      uint8
@@ -84,7 +107,7 @@ func (t *TT) Resize(mb int) error {
 	if phys := physicalMemoryMB(); phys > 0 && mb > phys*3/4 {
 		return fmt.Errorf("hash size %d MB exceeds three quarters of this machine's %d MB of memory", mb, phys)
 	}
-	n := mb << 20 / 32
+	n := mb << 20 / int(unsafe.Sizeof(ttCluster{}))
 	t.clusters = nil // let the old table go before allocating the new one
 	t.clusters = make([]ttCluster, n)
 	t.gen = 0
@@ -106,20 +129,29 @@ func (t *TT) cluster(key uint64) *ttCluster {
 	return &t.clusters[hi]
 }
 
+// read returns slot i's entry if it holds key.
+func (c *ttCluster) read(i int, key uint64) (ttEntry, bool) {
+	d := c.s[i].data.Load()
+	if c.s[i].check.Load()^d != key {
+		return ttEntry{}, false
+	}
+	e := unpack(d)
+	return e, e.depth != 0
+}
+
 // probe returns the entry stored for key, if any.
 func (t *TT) probe(key uint64) (ttEntry, bool) {
 	c := t.cluster(key)
-	k := uint16(key)
-	for i := range c.e {
-		if c.e[i].key16 == k && c.e[i].depth != 0 {
-			return c.e[i], true
+	for i := range c.s {
+		if e, ok := c.read(i, key); ok {
+			return e, true
 		}
 	}
 	return ttEntry{}, false
 }
 
 // age returns how many searches ago an entry was written (mod 32).
-func (t *TT) age(e *ttEntry) int {
+func (t *TT) age(e ttEntry) int {
 	return int(uint8(t.gen-e.genBound&genMask)) / genStep
 }
 
@@ -127,16 +159,26 @@ func (t *TT) age(e *ttEntry) int {
 // quiescence); score must already be adjusted with scoreToTT.
 func (t *TT) store(key uint64, m board.Move, score, eval, draft int, b Bound, pv bool) {
 	c := t.cluster(key)
-	k := uint16(key)
-	slot := &c.e[0]
-	for i := range c.e {
-		e := &c.e[i]
-		if e.key16 == k || e.depth == 0 {
-			slot = e
+	// Choose the slot: this key's, else an empty one, else the one with
+	// the smallest depth - 8*age. Entries are read once into locals, so a
+	// concurrent store can make the choice stale but never inconsistent.
+	slot, same := 0, false
+	var old ttEntry
+	worst := math.MaxInt
+	for i := range c.s {
+		if e, ok := c.read(i, key); ok {
+			slot, same, old = i, true, e
 			break
 		}
-		if i > 0 && int(e.depth)-8*t.age(e) < int(slot.depth)-8*t.age(slot) {
-			slot = e
+		e := unpack(c.s[i].data.Load())
+		if e.depth == 0 {
+			if worst != math.MinInt {
+				slot, old, worst = i, ttEntry{}, math.MinInt
+			}
+			continue
+		}
+		if v := int(e.depth) - 8*t.age(e); v < worst {
+			slot, old, worst = i, e, v
 		}
 	}
 	d := draft + depthOffset
@@ -147,19 +189,22 @@ func (t *TT) store(key uint64, m board.Move, score, eval, draft int, b Bound, pv
 		d = 255
 	}
 	// Keep the old move if the new result has none for the same position.
-	if m != board.NullMove || slot.key16 != k {
-		slot.move = m
+	move := m
+	if m == board.NullMove && same {
+		move = old.move
 	}
 	// A shallower non-exact result for the same position from this search
 	// does not overwrite a deeper one.
-	if b != BoundExact && slot.key16 == k && slot.depth != 0 && d+4 <= int(slot.depth) && t.age(slot) == 0 {
+	if b != BoundExact && same && d+4 <= int(old.depth) && t.age(old) == 0 {
 		return
 	}
 	flags := t.gen | uint8(b)
 	if pv {
 		flags |= pvFlag
 	}
-	*slot = ttEntry{key16: k, move: slot.move, score: int16(score), eval: int16(eval), depth: uint8(d), genBound: flags}
+	data := ttEntry{move: move, score: int16(score), eval: int16(eval), depth: uint8(d), genBound: flags}.pack()
+	c.s[slot].data.Store(data)
+	c.s[slot].check.Store(key ^ data)
 }
 
 func (e *ttEntry) bound() Bound  { return Bound(e.genBound & 3) }
@@ -177,8 +222,8 @@ func (t *TT) HashFull() int {
 	}
 	used := 0
 	for i := 0; i < n; i++ {
-		for j := range t.clusters[i].e {
-			e := &t.clusters[i].e[j]
+		for j := range t.clusters[i].s {
+			e := unpack(t.clusters[i].s[j].data.Load())
 			if e.depth != 0 && e.genBound&genMask == t.gen {
 				used++
 			}

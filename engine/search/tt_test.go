@@ -1,6 +1,8 @@
 package search
 
 import (
+	"sync"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -8,11 +10,19 @@ import (
 )
 
 func TestTTLayout(t *testing.T) {
-	if s := unsafe.Sizeof(ttEntry{}); s != 10 {
-		t.Errorf("entry is %d bytes, want 10", s)
+	if s := unsafe.Sizeof(ttSlot{}); s != 16 {
+		t.Errorf("slot is %d bytes, want 16", s)
 	}
-	if s := unsafe.Sizeof(ttCluster{}); s != 32 {
-		t.Errorf("cluster is %d bytes, want 32", s)
+	if s := unsafe.Sizeof(ttCluster{}); s != 64 {
+		t.Errorf("cluster is %d bytes, want 64 (one cache line)", s)
+	}
+	tt, _ := NewTT(1)
+	if a := uintptr(unsafe.Pointer(&tt.clusters[0])); a%64 != 0 {
+		t.Errorf("table starts at %#x, not on a cache line", a)
+	}
+	e := ttEntry{move: 0xFEDC, score: -31000, eval: 1234, depth: 200, genBound: 0xFF}
+	if got := unpack(e.pack()); got != e {
+		t.Errorf("pack/unpack: %+v, want %+v", got, e)
 	}
 }
 
@@ -59,7 +69,7 @@ func TestTTReplacement(t *testing.T) {
 	n := uint64(len(tt.clusters))
 	// Keys with the same high bits map to the same cluster.
 	base := uint64(0x8000000000000000)
-	keys := []uint64{base | 1, base | 2, base | 3, base | 4}
+	keys := []uint64{base | 1, base | 2, base | 3, base | 4, base | 5}
 	for _, k := range keys {
 		if tt.cluster(k) != tt.cluster(base) {
 			t.Fatalf("keys do not share a cluster (%d clusters)", n)
@@ -68,11 +78,12 @@ func TestTTReplacement(t *testing.T) {
 	tt.store(keys[0], 0, 0, 0, 10, BoundExact, false)
 	tt.store(keys[1], 0, 0, 0, 3, BoundExact, false)
 	tt.store(keys[2], 0, 0, 0, 7, BoundExact, false)
-	tt.store(keys[3], 0, 0, 0, 5, BoundExact, false)
+	tt.store(keys[3], 0, 0, 0, 6, BoundExact, false)
+	tt.store(keys[4], 0, 0, 0, 5, BoundExact, false)
 	if _, ok := tt.probe(keys[1]); ok {
 		t.Error("the shallowest entry survived")
 	}
-	for _, k := range []uint64{keys[0], keys[2], keys[3]} {
+	for _, k := range []uint64{keys[0], keys[2], keys[3], keys[4]} {
 		if _, ok := tt.probe(k); !ok {
 			t.Errorf("key %x was replaced instead of the shallowest", k)
 		}
@@ -82,7 +93,8 @@ func TestTTReplacement(t *testing.T) {
 		tt.newSearch()
 	}
 	tt.store(keys[2], 0, 0, 0, 7, BoundExact, false) // refreshed: current generation
-	tt.store(keys[3], 0, 0, 0, 5, BoundExact, false)
+	tt.store(keys[3], 0, 0, 0, 6, BoundExact, false)
+	tt.store(keys[4], 0, 0, 0, 5, BoundExact, false)
 	tt.store(keys[1], 0, 0, 0, 1, BoundExact, false)
 	if _, ok := tt.probe(keys[0]); ok {
 		t.Error("an entry three searches old survived a fresh shallow one")
@@ -110,7 +122,7 @@ func TestTTMateScores(t *testing.T) {
 
 func TestTTResizeAndHashFull(t *testing.T) {
 	tt, _ := NewTT(2)
-	if got := len(tt.clusters); got != 2<<20/32 {
+	if got := len(tt.clusters); got != 2<<20/64 {
 		t.Errorf("2 MB gives %d clusters", got)
 	}
 	if err := tt.Resize(0); err == nil {
@@ -128,8 +140,8 @@ func TestTTResizeAndHashFull(t *testing.T) {
 		t.Errorf("empty table hashfull %d", tt.HashFull())
 	}
 	for i := 0; i < 1000; i++ {
-		for j := range tt.clusters[i].e {
-			tt.clusters[i].e[j] = ttEntry{key16: 1, depth: 5, genBound: tt.gen | uint8(BoundExact)}
+		for j := range tt.clusters[i].s {
+			tt.clusters[i].s[j].data.Store(ttEntry{depth: 5, genBound: tt.gen | uint8(BoundExact)}.pack())
 		}
 	}
 	if tt.HashFull() != 1000 {
@@ -138,6 +150,49 @@ func TestTTResizeAndHashFull(t *testing.T) {
 	tt.newSearch()
 	if tt.HashFull() != 0 {
 		t.Errorf("after a new search old entries count: %d", tt.HashFull())
+	}
+}
+
+// TestTTConcurrent has threads store and probe the same clusters at once,
+// every entry's fields derived from its key: a probe that returned a torn
+// entry (one word of one store, the other of another) would show fields
+// that do not belong to the key it asked for. Run it with -race as well.
+func TestTTConcurrent(t *testing.T) {
+	tt, _ := NewTT(1)
+	tt.clusters = tt.clusters[:4] // 16 slots for many keys: constant replacement
+	fields := func(k uint64) (board.Move, int, int, int) {
+		return board.Move(k >> 3), int(int16(k >> 20)), int(int16(k >> 40)), int(k>>60) + 1
+	}
+	const threads, rounds = 4, 20000
+	var wg sync.WaitGroup
+	var bad atomic.Int64
+	for th := 0; th < threads; th++ {
+		wg.Add(1)
+		go func(seed uint64) {
+			defer wg.Done()
+			x := seed
+			for i := 0; i < rounds; i++ {
+				x ^= x << 13
+				x ^= x >> 7
+				x ^= x << 17
+				k := x%64*0x9E3779B97F4A7C15 | 1 // 64 keys shared by all threads
+				if i&1 == 0 {
+					m, sc, ev, d := fields(k)
+					tt.store(k, m, sc, ev, d, BoundExact, false)
+					continue
+				}
+				if e, ok := tt.probe(k); ok {
+					m, sc, ev, d := fields(k)
+					if e.move != m || e.ttScore() != sc || e.staticEv() != ev || e.draft() != d {
+						bad.Add(1)
+					}
+				}
+			}
+		}(uint64(th)*0x2545F4914F6CDD1D + 1)
+	}
+	wg.Wait()
+	if n := bad.Load(); n > 0 {
+		t.Errorf("%d probes returned an entry that does not belong to their key", n)
 	}
 }
 

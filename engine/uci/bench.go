@@ -74,10 +74,20 @@ var benchFENs = []string{
 // falls back (eval.Faulter), Bench stops with an error naming the
 // position and prints no totals.
 func Bench(w io.Writer, depth int, arch, evalFile string) (nodes uint64, err error) {
+	return BenchThreads(w, depth, 1, arch, evalFile)
+}
+
+// BenchThreads is Bench with a Lazy SMP search of threads threads, for
+// measuring how speed scales; with more than one thread the node count
+// varies from run to run (the threads race through the shared table).
+func BenchThreads(w io.Writer, depth, threads int, arch, evalFile string) (nodes uint64, err error) {
 	if depth < 1 || depth >= search.MaxPly {
 		return 0, fmt.Errorf("bench depth %d out of range 1..%d", depth, search.MaxPly-1)
 	}
-	ev, err := eval.New(arch, evalFile)
+	if threads < 1 || threads > MaxThreads {
+		return 0, fmt.Errorf("bench threads %d out of range 1..%d", threads, MaxThreads)
+	}
+	evs, err := newEvaluators(arch, evalFile, threads)
 	if err != nil {
 		return 0, err
 	}
@@ -89,14 +99,16 @@ func Bench(w io.Writer, depth int, arch, evalFile string) (nodes uint64, err err
 	// process died) would make the node count and speed those of another
 	// evaluation: its fault stops the search at once and fails the bench.
 	var stop context.CancelFunc
-	if n, ok := ev.(eval.Notifier); ok {
-		n.SetNotify(func(string) {
-			if stop != nil {
-				stop()
-			}
-		})
+	for _, ev := range evs {
+		if n, ok := ev.(eval.Notifier); ok {
+			n.SetNotify(func(string) {
+				if stop != nil {
+					stop()
+				}
+			})
+		}
 	}
-	s := search.New(ev, tt)
+	s := search.NewPool(tt, evs)
 	var elapsed time.Duration
 	for i, fen := range benchFENs {
 		p, err := board.ParseFEN(fen)
@@ -109,9 +121,11 @@ func Bench(w io.Writer, depth int, arch, evalFile string) (nodes uint64, err err
 		stop = cancel
 		r := s.Search(ctx, p, search.Limits{Depth: depth}, nil)
 		cancel()
-		if err := eval.Fault(ev); err != nil {
-			return 0, fmt.Errorf("bench position %d/%d (%s): %w; bench stopped without totals (they would mix in the fallback evaluation)",
-				i+1, len(benchFENs), fen, err)
+		for _, ev := range evs {
+			if err := eval.Fault(ev); err != nil {
+				return 0, fmt.Errorf("bench position %d/%d (%s): %w; bench stopped without totals (they would mix in the fallback evaluation)",
+					i+1, len(benchFENs), fen, err)
+			}
 		}
 		nodes += r.Nodes
 		elapsed += r.Time

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ import (
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/eval"
 	"github.com/nnuelab/nnuelab/engine/search"
+	"github.com/nnuelab/nnuelab/engine/wdl"
 )
 
 // Name and Author are what "uci" reports.
@@ -38,7 +40,17 @@ const (
 	maxHashMB           = 32768
 	defaultMoveOverhead = 30
 	maxMoveOverhead     = 5000
+	maxMultiPV          = 256
 )
+
+// DefaultArch is the evaluation a new engine plays with: the strongest
+// shipped net by measurement (docs/strength.md), Leorik 3.1's. "Arch
+// classical" selects the classical evaluation.
+const DefaultArch = "leorik-3.1"
+
+// MaxThreads is the largest Threads value: the machine's logical CPUs
+// (more threads than CPUs only slow a Lazy SMP search), at most 256.
+var MaxThreads = min(max(runtime.NumCPU(), 1), 256)
 
 // Engine is one UCI session: the position, the options and the searcher.
 type Engine struct {
@@ -57,8 +69,12 @@ type Engine struct {
 	activeArch, activeFile string
 	debug                  bool
 
-	tt       *search.TT
-	searcher *search.Searcher
+	tt      *search.TT
+	pool    *search.Pool
+	threads int
+	multiPV int
+	ponder  bool // the Ponder option: the GUI may send "go ponder"
+	showWDL bool
 
 	// The running search: runMu guards running, which the search goroutine
 	// clears in the same critical section in which it prints bestmove, so a
@@ -68,28 +84,37 @@ type Engine struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	infinite bool
+	// hit is closed by ponderhit while a ponder search runs (nil otherwise).
+	hit chan struct{}
 }
 
 // New returns an engine that writes its replies to out, with the default
-// options: 16 MB hash, classical evaluation, standard chess.
+// options: 16 MB hash, one thread, DefaultArch's evaluation (classical if
+// that architecture is not linked in), standard chess.
 func New(out io.Writer) (*Engine, error) {
 	tt, err := search.NewTT(defaultHashMB)
 	if err != nil {
 		return nil, err
 	}
-	ev, err := eval.New(eval.Classical, "")
+	arch := DefaultArch
+	ev, err := eval.New(arch, "")
 	if err != nil {
-		return nil, err
+		arch = eval.Classical
+		if ev, err = eval.New(arch, ""); err != nil {
+			return nil, err
+		}
 	}
 	return &Engine{
 		out:        bufio.NewWriter(out),
 		pos:        board.StartPosition(),
 		hashMB:     defaultHashMB,
 		overhead:   defaultMoveOverhead * time.Millisecond,
-		arch:       eval.Classical,
-		activeArch: eval.Classical,
+		arch:       arch,
+		activeArch: arch,
 		tt:         tt,
-		searcher:   search.New(ev, tt),
+		pool:       search.NewPool(tt, []eval.Evaluator{ev}),
+		threads:    1,
+		multiPV:    1,
 	}, nil
 }
 
@@ -141,7 +166,7 @@ var commands = map[string]func(e *Engine, args []string){
 	"position":   (*Engine).cmdPosition,
 	"go":         (*Engine).cmdGo,
 	"stop":       (*Engine).cmdStop,
-	"ponderhit":  func(e *Engine, _ []string) { e.errorf("ponderhit: this engine does not ponder") },
+	"ponderhit":  (*Engine).cmdPonderHit,
 	"d":          (*Engine).cmdD,
 	"legal":      (*Engine).cmdLegal,
 	"eval":       (*Engine).cmdEval,
@@ -186,8 +211,11 @@ func (e *Engine) cmdUCI(_ []string) {
 	e.say("id name %s", Name)
 	e.say("id author %s", Author)
 	e.say("option name Hash type spin default %d min 1 max %d", defaultHashMB, maxHashMB)
-	e.say("option name Threads type spin default 1 min 1 max 1")
-	e.say("option name Arch type combo default %s%s", eval.Classical, archs)
+	e.say("option name Threads type spin default 1 min 1 max %d", MaxThreads)
+	e.say("option name MultiPV type spin default 1 min 1 max %d", maxMultiPV)
+	e.say("option name Ponder type check default false")
+	e.say("option name UCI_ShowWDL type check default false")
+	e.say("option name Arch type combo default %s%s", e.defaultArch(), archs)
 	e.say("option name EvalFile type string default <empty>")
 	e.say("option name UCI_Chess960 type check default false")
 	e.say("option name Move Overhead type spin default %d min 0 max %d", defaultMoveOverhead, maxMoveOverhead)
@@ -208,7 +236,7 @@ func (e *Engine) cmdNewGame(args []string) {
 		e.errorf("ucinewgame: unexpected %q", strings.Join(args, " "))
 	}
 	e.tt.Clear()
-	e.searcher.Clear()
+	e.pool.Clear()
 	e.pos = board.StartPosition()
 	e.pos.SetChess960(e.chess960)
 	e.posSet = false
@@ -251,6 +279,19 @@ func (e *Engine) cmdSetOption(args []string) {
 		}
 		return n, true
 	}
+	check := func() (bool, bool) {
+		if !needValue() {
+			return false, false
+		}
+		switch strings.ToLower(val) {
+		case "true":
+			return true, true
+		case "false":
+			return false, true
+		}
+		e.errorf("setoption %s: value %q is not true or false", id, val)
+		return false, false
+	}
 	switch strings.ToLower(id) {
 	case "hash":
 		if n, ok := spin(1, maxHashMB); ok && n != e.hashMB {
@@ -261,24 +302,34 @@ func (e *Engine) cmdSetOption(args []string) {
 			e.hashMB = n
 		}
 	case "threads":
-		spin(1, 1)
+		if n, ok := spin(1, MaxThreads); ok && n != e.threads {
+			e.threads = n
+			e.setEvaluator(e.arch, e.evalFile)
+		}
+	case "multipv":
+		if n, ok := spin(1, maxMultiPV); ok {
+			e.multiPV = n
+		}
+	case "ponder", "uci_showwdl":
+		b, ok := check()
+		if !ok {
+			return
+		}
+		if strings.EqualFold(id, "ponder") {
+			e.ponder = b
+		} else {
+			e.showWDL = b
+		}
 	case "move overhead":
 		if n, ok := spin(0, maxMoveOverhead); ok {
 			e.overhead = time.Duration(n) * time.Millisecond
 		}
 	case "uci_chess960":
-		if !needValue() {
+		b, ok := check()
+		if !ok {
 			return
 		}
-		switch strings.ToLower(val) {
-		case "true":
-			e.chess960 = true
-		case "false":
-			e.chess960 = false
-		default:
-			e.errorf("setoption UCI_Chess960: value %q is not true or false", val)
-			return
-		}
+		e.chess960 = b
 		e.pos.SetChess960(e.chess960)
 	case "arch":
 		if !needValue() {
@@ -304,31 +355,62 @@ func (e *Engine) cmdSetOption(args []string) {
 		e.setEvaluator(e.arch, file)
 	case "clear hash":
 		e.tt.Clear()
-		e.searcher.Clear()
+		e.pool.Clear()
 	default:
 		e.errorf("setoption: unknown option %q", id)
 	}
 }
 
-// setEvaluator switches to arch with network file; on error the current
-// evaluator stays.
+// defaultArch is the Arch a new engine evaluates with.
+func (e *Engine) defaultArch() string {
+	if _, err := eval.New(DefaultArch, ""); err == nil {
+		return DefaultArch
+	}
+	return eval.Classical
+}
+
+// setEvaluator switches to arch with network file, one evaluator per
+// thread; on error the current evaluators stay.
 func (e *Engine) setEvaluator(arch, file string) {
 	// Remember the request even if it fails: GUIs send Arch and EvalFile in
 	// either order, and the pair may only be loadable after the second.
 	e.arch, e.evalFile = arch, file
-	ev, err := eval.New(arch, file)
+	evs, err := newEvaluators(arch, file, e.threads)
 	if err != nil {
 		e.errorf("setoption: %v (still evaluating with %s)", err, e.activeArch)
 		return
 	}
 	e.activeArch, e.activeFile = arch, file
-	if n, ok := ev.(eval.Notifier); ok {
-		n.SetNotify(func(msg string) { e.say("info string %s", msg) })
+	for _, ev := range evs {
+		if n, ok := ev.(eval.Notifier); ok {
+			n.SetNotify(func(msg string) { e.say("info string %s", msg) })
+		}
 	}
-	e.searcher.SetEvaluator(ev)
+	e.pool.SetEvaluators(evs)
 	if arch == eval.Classical && file != "" {
 		e.say("info string the classical evaluation uses no network; EvalFile %s is kept for a network architecture", file)
 	}
+}
+
+// newEvaluators returns n evaluators of arch with file: clones of the first
+// where the evaluator can clone itself (sharing the net's weights), else
+// each built anew (a plugin evaluator: one process per thread).
+func newEvaluators(arch, file string, n int) ([]eval.Evaluator, error) {
+	first, err := eval.New(arch, file)
+	if err != nil {
+		return nil, err
+	}
+	evs := []eval.Evaluator{first}
+	for len(evs) < n {
+		var ev eval.Evaluator
+		if c, ok := first.(eval.Cloner); ok {
+			ev = c.Clone()
+		} else if ev, err = eval.New(arch, file); err != nil {
+			return nil, fmt.Errorf("thread %d: %w", len(evs)+1, err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs, nil
 }
 
 func (e *Engine) cmdPosition(args []string) {
@@ -409,7 +491,7 @@ func (e *Engine) cmdGo(args []string) {
 		e.cmdPerft(args[1:])
 		return
 	}
-	lim := search.Limits{MoveOverhead: e.overhead, Start: time.Now()}
+	lim := search.Limits{MoveOverhead: e.overhead, Start: time.Now(), MultiPV: e.multiPV}
 	infinite := false
 	var ignored []string
 	ignore := func(format string, a ...any) { ignored = append(ignored, fmt.Sprintf(format, a...)) }
@@ -422,7 +504,9 @@ func (e *Engine) cmdGo(args []string) {
 			infinite = true
 			continue
 		case "ponder":
-			ignore("go ponder: this engine does not ponder (no Ponder option); ignored, searching now")
+			// As Stockfish, ponder whether or not the Ponder option is on:
+			// the GUI that sends "go ponder" waits for ponderhit or stop.
+			lim.Ponder = true
 			continue
 		case "searchmoves":
 			var bad []string
@@ -503,7 +587,7 @@ func (e *Engine) cmdGo(args []string) {
 		lim.UseClock = false
 		ignore("go: the side to move's clock is unusable; the clock is ignored")
 	}
-	bounded := infinite || lim.Depth > 0 || lim.Nodes > 0 || lim.MoveTime > 0 || lim.Mate > 0 || lim.UseClock
+	bounded := infinite || lim.Ponder || lim.Depth > 0 || lim.Nodes > 0 || lim.MoveTime > 0 || lim.Mate > 0 || lim.UseClock
 	if len(ignored) > 0 && !bounded {
 		lim.MoveTime = fallbackMoveTime
 		ignore("go: no limit left; searching for movetime %d", fallbackMoveTime.Milliseconds())
@@ -521,17 +605,31 @@ func (e *Engine) startSearch(lim search.Limits, infinite bool) {
 	e.waitSearch()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	var hit chan struct{}
+	if lim.Ponder {
+		hit = make(chan struct{})
+	}
 	e.cancel, e.done, e.infinite = cancel, done, infinite
 	e.runMu.Lock()
 	e.running = true
+	e.hit = hit
 	e.runMu.Unlock()
 	pos := e.pos.Copy()
-	s := e.searcher
+	pool := e.pool
+	showWDL := e.showWDL
 	go func() {
 		defer close(done)
-		res := s.Search(ctx, pos, lim, func(i search.Info) { e.sayInfo(pos, i) })
-		if infinite {
+		res := pool.Search(ctx, pos, lim, func(i search.Info) { e.sayInfo(pos, i, showWDL) })
+		switch {
+		case infinite:
 			<-ctx.Done() // "go infinite" answers only after "stop"
+		case hit != nil:
+			// A ponder search that ended on its own (a depth limit, a
+			// forced move) answers only after ponderhit or stop.
+			select {
+			case <-ctx.Done():
+			case <-hit:
+			}
 		}
 		var lines []string
 		switch {
@@ -558,6 +656,7 @@ func (e *Engine) startSearch(lim search.Limits, infinite bool) {
 			e.say("%s", l)
 		}
 		e.running = false
+		e.hit = nil
 		e.runMu.Unlock()
 	}()
 }
@@ -585,6 +684,20 @@ func (e *Engine) waitSearch() {
 	}
 }
 
+// cmdPonderHit tells a ponder search that the opponent played the
+// expected move: it goes on as a normal search on the clock it was given.
+func (e *Engine) cmdPonderHit(_ []string) {
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
+	if !e.running || e.hit == nil {
+		e.errorf("ponderhit: no ponder search is running")
+		return
+	}
+	e.pool.PonderHit()
+	close(e.hit)
+	e.hit = nil
+}
+
 func (e *Engine) cmdStop(_ []string) {
 	if !e.searching() {
 		e.errorf("stop: no search is running")
@@ -610,7 +723,7 @@ func scoreString(score int, b search.Bound) string {
 	return s
 }
 
-func (e *Engine) sayInfo(pos *board.Position, i search.Info) {
+func (e *Engine) sayInfo(pos *board.Position, i search.Info, showWDL bool) {
 	var pv strings.Builder
 	q := pos.Copy()
 	for _, m := range i.PV {
@@ -621,8 +734,19 @@ func (e *Engine) sayInfo(pos *board.Position, i search.Info) {
 		pv.WriteString(q.UCI(m))
 		q.MakeMove(m)
 	}
-	e.say("info depth %d seldepth %d score %s nodes %d nps %d hashfull %d time %d pv%s",
-		i.Depth, i.SelDepth, scoreString(i.Score, i.Bound), i.Nodes, i.NPS(), i.HashFull, i.Time.Milliseconds(), pv.String())
+	wdlText := ""
+	if showWDL {
+		w, d, l := wdl.Default.PerMille(i.Score, search.MateBound, material(pos))
+		wdlText = fmt.Sprintf(" wdl %d %d %d", w, d, l)
+	}
+	e.say("info depth %d seldepth %d multipv %d score %s%s nodes %d nps %d hashfull %d time %d pv%s",
+		i.Depth, i.SelDepth, max(i.MultiPV, 1), scoreString(i.Score, i.Bound), wdlText, i.Nodes, i.NPS(), i.HashFull, i.Time.Milliseconds(), pv.String())
+}
+
+// material is the WDL model's material count of p.
+func material(p *board.Position) int {
+	n := func(t board.PieceType) int { return p.ByType(t).Count() }
+	return wdl.Material(n(board.Pawn), n(board.Knight), n(board.Bishop), n(board.Rook), n(board.Queen))
 }
 
 func (e *Engine) cmdD(_ []string) {
@@ -648,7 +772,7 @@ func (e *Engine) cmdD(_ []string) {
 }
 
 func (e *Engine) cmdLegal(_ []string) {
-	moves := e.searcher.OrderedMoves(e.pos)
+	moves := e.pool.Main().OrderedMoves(e.pos)
 	var b strings.Builder
 	for i, m := range moves {
 		if i > 0 {
@@ -660,7 +784,7 @@ func (e *Engine) cmdLegal(_ []string) {
 }
 
 func (e *Engine) cmdEval(_ []string) {
-	ev := e.searcher.Evaluator()
+	ev := e.pool.Main().Evaluator()
 	ev.Reset(e.pos)
 	if x, ok := ev.(eval.Explainer); ok {
 		e.say("%s", strings.TrimRight(x.Explain(e.pos), "\n"))

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -185,8 +186,11 @@ func TestHandshake(t *testing.T) {
 		"id name nnuelab",
 		"id author ",
 		"option name Hash type spin default 16 min 1 max",
-		"option name Threads type spin default 1 min 1 max 1",
-		"option name Arch type combo default classical",
+		fmt.Sprintf("option name Threads type spin default 1 min 1 max %d", min(runtime.NumCPU(), 256)),
+		"option name MultiPV type spin default 1 min 1 max 256",
+		"option name Ponder type check default false",
+		"option name UCI_ShowWDL type check default false",
+		"option name Arch type combo default leorik-3.1",
 		"option name EvalFile type string default <empty>",
 		"option name UCI_Chess960 type check default false",
 		"option name Move Overhead type spin default",
@@ -200,7 +204,7 @@ func TestHandshake(t *testing.T) {
 	}
 }
 
-var infoRE = regexp.MustCompile(`^info depth (\d+) seldepth (\d+) score (cp -?\d+|mate -?\d+)( lowerbound| upperbound)? nodes (\d+) nps (\d+) hashfull (\d+) time (\d+) pv( [a-h][1-8][a-h][1-8][nbrq]?)+$`)
+var infoRE = regexp.MustCompile(`^info depth (?P<depth>\d+) seldepth (\d+) multipv (?P<multipv>\d+) score (?P<score>cp -?\d+|mate -?\d+)( lowerbound| upperbound)?(?P<wdl> wdl \d+ \d+ \d+)? nodes (?P<nodes>\d+) nps (\d+) hashfull (\d+) time (\d+) pv( [a-h][1-8][a-h][1-8][nbrq]?)+$`)
 
 func TestGoDepthInfoAndBestmove(t *testing.T) {
 	g := start(t, "uci")
@@ -303,13 +307,15 @@ func TestMalformedInput(t *testing.T) {
 		{"unknown option", []string{"setoption name Contempt value 20"}, `unknown option "Contempt"`},
 		{"hash not a number", []string{"setoption name Hash value lots"}, "not an integer"},
 		{"hash out of range", []string{"setoption name Hash value 0"}, "not an integer from 1"},
-		{"threads above one", []string{"setoption name Threads value 4"}, "from 1 to 1"},
+		{"threads beyond the CPUs", []string{"setoption name Threads value 100000"}, fmt.Sprintf("from 1 to %d", min(runtime.NumCPU(), 256))},
+		{"multipv zero", []string{"setoption name MultiPV value 0"}, "not an integer from 1 to 256"},
+		{"ponder not a check", []string{"setoption name Ponder value yes"}, "not true or false"},
 		{"unknown arch", []string{"setoption name Arch value transformer-xl"}, `unknown architecture "transformer-xl"`},
 		{"missing eval file", []string{"setoption name EvalFile value /nonexistent/net.nnue"}, "EvalFile"},
 		{"bad check value", []string{"setoption name UCI_Chess960 value maybe"}, "not true or false"},
 		{"perft without depth", []string{"perft"}, "perft: expected"},
 		{"bench with bad depth", []string{"bench deep"}, "bench: depth"},
-		{"ponderhit", []string{"ponderhit"}, "does not ponder"},
+		{"ponderhit while idle", []string{"ponderhit"}, "no ponder search is running"},
 	}
 	g := start(t)
 	g.send("uci")
@@ -421,8 +427,6 @@ func TestGoMalformed(t *testing.T) {
 			want: []string{"go depth: 0 must be positive", "no limit left"}, maxDelay: 3 * time.Second},
 		{name: "mover's clock unusable", goCmd: "go wtime abc btime 100000",
 			want: []string{`go wtime: "abc" is not an integer`, "side to move's clock is unusable", "no limit left"}, maxDelay: 3 * time.Second},
-		{name: "ponder", goCmd: "go ponder wtime 1000 btime 1000",
-			want: []string{"does not ponder"}, maxDelay: 2 * time.Second},
 	}
 	g := start(t)
 	g.send("uci")
@@ -517,7 +521,7 @@ func TestLimits(t *testing.T) {
 	got := g.until("bestmove", 10*time.Second)
 	for _, l := range got {
 		if m := infoRE.FindStringSubmatch(l); m != nil {
-			if n, _ := strconv.Atoi(m[5]); n > 20000 {
+			if n, _ := strconv.Atoi(m[infoRE.SubexpIndex("nodes")]); n > 20000 {
 				t.Errorf("go nodes 20000 reported %d nodes: %q", n, l)
 			}
 		}
@@ -555,6 +559,11 @@ func TestDebugCommands(t *testing.T) {
 	}
 
 	g.send("eval")
+	out = strings.Join(g.sync(), "\n")
+	if !strings.Contains(out, "NNUE architecture leorik-3.1") {
+		t.Errorf("eval with the default Arch:\n%s", out)
+	}
+	g.send("setoption name Arch value classical", "eval")
 	out = strings.Join(g.sync(), "\n")
 	for _, want := range []string{"mg (white view)", "eg (white view)", "phase", "final (side to move, black)"} {
 		if !strings.Contains(out, want) {
