@@ -10,27 +10,33 @@ import (
 )
 
 func init() {
-	register(command{"nets", "the shipped networks: list (arch, source, licence, training data), licenses (the third-party notices)", runNets})
+	register(command{"nets", "networks: list (arch, source, licence, training data), licenses (the third-party notices), show (figures and a page of what a net learned)", runNets})
 }
 
-const netsSynopsis = `nets list [--json] | nets licenses
+const netsSynopsis = `nets list [--json] | nets licenses | nets show NET|ARCH[=FILE]... [flags]
 
   list      every net embedded in the binary (nets/manifest.toml): file,
             architecture, SHA-256, source, licence and, for nets nnuelab
             trained, the data and command that made them
   licenses  the licence notice of every third-party net (MIT notices of
-            Koivisto's and Leorik's nets), which travels with every copy`
+            Koivisto's and Leorik's nets), which travels with every copy
+  show      look inside nets: SVG figures (first-layer weights as boards,
+            histograms of every layer, activation statistics with --data)
+            and a Markdown page per net, several nets also side by side
+            (nets show --help for the flags)`
 
 func runNets(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintf(stderr, "Usage: nnuelab %s\n", netsSynopsis)
-		return fmt.Errorf("nets: give a subcommand (list, licenses)")
+		return fmt.Errorf("nets: give a subcommand (list, licenses, show)")
 	}
 	m, err := nets.Manifest()
 	if err != nil {
 		return err
 	}
 	switch args[0] {
+	case "show":
+		return runNetsShow(args[1:], stdout, stderr)
 	case "list":
 		fs := newFlagSet("nets list", netsSynopsis, stderr)
 		asJSON := fs.Bool("json", false, "print the manifest entries as JSON")
@@ -69,5 +75,5 @@ func runNets(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stderr, "Usage: nnuelab %s\n", netsSynopsis)
-	return fmt.Errorf("nets: unknown subcommand %q (list, licenses)", args[0])
+	return fmt.Errorf("nets: unknown subcommand %q (list, licenses, show)", args[0])
 }
