@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/inspect"
 )
 
-const netsShowSynopsis = `nets show NET|ARCH[=FILE]... [--net FILE] [--data FILE [--limit N]] [--out DIR] [--top K] [--buckets N] [--name NAME] [--json]
+const netsShowSynopsis = `nets show NET|ARCH[=FILE]... | --shipped [--net FILE] [--data FILE [--limit N]] [--out DIR] [--top K] [--buckets N] [--name NAME] [--json]
 
   NET is a shipped net by its name (nets list: chess768-first, leorik-3.1,
   ...), ARCH an architecture with its shipped net (sf15.1: the installed
@@ -36,9 +37,19 @@ func runNetsShow(args []string, stdout, stderr io.Writer) error {
 	name := fs.String("name", "compare", "name of the side-by-side page when several nets are given")
 	threads := fs.Int("threads", 0, "goroutines evaluating --data (0: every core)")
 	asJSON := fs.Bool("json", false, "print the numbers as JSON (one object per net) instead of text")
+	shipped := fs.Bool("shipped", false, "add every shipped net (nets list), by its name")
 	names, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
+	}
+	if *shipped {
+		m, err := nets.Manifest()
+		if err != nil {
+			return err
+		}
+		for _, e := range m {
+			names = append(names, e.Name())
+		}
 	}
 	if len(names) == 0 {
 		fs.Usage()

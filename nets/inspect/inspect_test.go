@@ -434,7 +434,12 @@ func TestFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkPanels(t, "compare histograms", cmpH, 4+8, "share of values")
+	checkPanels(t, "compare histograms", cmpH, 2*4, "share of values") // two designs: first and output layers
+	if same, err := CompareHistogramsSVG([]*Net{sf, sf}); err != nil {
+		t.Fatal(err)
+	} else {
+		checkPanels(t, "compare histograms of one design", same, 2*8, "share of values") // every tensor
+	}
 	cmpA, err := CompareActivationsSVG([]*Net{lin, sf}, []*Activations{aLin, aSF})
 	if err != nil {
 		t.Fatal(err)
@@ -722,12 +727,4 @@ func TestShippedNets(t *testing.T) {
 			}
 		}
 	}
-}
-
-func tensorNames(v *Net) []string {
-	var out []string
-	for _, t := range v.Tensors {
-		out = append(out, t.Name)
-	}
-	return out
 }

@@ -132,10 +132,14 @@ func (s *Summary) Text(w io.Writer) {
 	if s.SHA256 != "" {
 		fmt.Fprintf(w, " (sha256 %.12s)", s.SHA256)
 	}
-	fmt.Fprintf(w, "\n  first layer: %d features (%d king buckets) -> %d neurons per perspective\n", s.Features, s.KingBuckets, s.Width)
+	buckets := "no king buckets"
+	if s.KingBuckets > 1 {
+		buckets = fmt.Sprintf("%d king buckets", s.KingBuckets)
+	}
+	fmt.Fprintf(w, "\n  first layer: %d features (%s) -> %d neurons per perspective\n", s.Features, buckets, s.Width)
 	for _, t := range s.Tensors {
 		st := t.Stats
-		fmt.Fprintf(w, "  %-12s %-14s %s: %s .. %s, mean |v| %s", t.Name, shape(t.Shape), storage(t.Bits, t.Scale), g4(st.Min), g4(st.Max), g4(st.AbsMean))
+		fmt.Fprintf(w, "  %-12s %-14s %s: %s .. %s, mean |v| %s, %s < 0", t.Name, shape(t.Shape), storage(t.Bits, t.Scale), g4(st.Min), g4(st.Max), g4(st.AbsMean), pct(st.Negative))
 		if t.Bits > 0 {
 			fmt.Fprintf(w, ", %s at clip ±%s, %s at max |v|, %s zero", pct(st.AtClip), g4(t.Limit), pct(st.AtMax), pct(st.Zero))
 		}
@@ -248,7 +252,7 @@ func WritePage(dir string, v *Net, a *Activations, o PageOptions) (*Summary, err
 
 	b.WriteString("## Weights and biases\n\n")
 	b.WriteString("Float values are the float file's where the net is an nnuelab float net, else the quantized values divided by the scale (*dequantized*). The clip is the largest value the storage type holds at the arch's multiplier; *at clip* counts the quantized values there, *at max |v|* those at the tensor's own largest magnitude (a pile there is a clip the trainer applied).\n\n")
-	b.WriteString("| tensor | shape | stored | float range | mean \\|v\\| | clip (float) | at clip | at max \\|v\\| | zero |\n|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| tensor | shape | stored | float range | mean \\|v\\| | < 0 | clip (float) | at clip | at max \\|v\\| | zero |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, t := range s.Tensors {
 		st := t.Stats
 		src := "dequantized"
@@ -259,11 +263,11 @@ func WritePage(dir string, v *Net, a *Activations, o PageOptions) (*Summary, err
 		if t.Bits > 0 {
 			clip, at = "±"+g4(t.Limit), pct(st.AtClip)
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s (%s) | %s … %s | %s | %s | %s | %s | %s |\n", t.Name, shape(t.Shape), storage(t.Bits, t.Scale), src,
-			g4(st.Min), g4(st.Max), g4(st.AbsMean), clip, at, pct(st.AtMax), zero)
+		fmt.Fprintf(&b, "| `%s` | %s | %s (%s) | %s … %s | %s | %s | %s | %s | %s | %s |\n", t.Name, shape(t.Shape), storage(t.Bits, t.Scale), src,
+			g4(st.Min), g4(st.Max), g4(st.AbsMean), pct(st.Negative), clip, at, pct(st.AtMax), zero)
 	}
 	if s.Virtual != nil {
-		fmt.Fprintf(&b, "| `ft.virtual` (factorizer) | %s | float | %s … %s | %s | — | — | — | %s |\n", shape(v.Virtual.Shape), g4(s.Virtual.Min), g4(s.Virtual.Max), g4(s.Virtual.AbsMean), pct(s.Virtual.Zero))
+		fmt.Fprintf(&b, "| `ft.virtual` (factorizer) | %s | float | %s … %s | %s | %s | — | — | — | %s |\n", shape(v.Virtual.Shape), g4(s.Virtual.Min), g4(s.Virtual.Max), g4(s.Virtual.AbsMean), pct(s.Virtual.Negative), pct(s.Virtual.Zero))
 	}
 	fmt.Fprintf(&b, "\n![histograms of every tensor](%s/histograms.svg)\n\n", slug)
 
@@ -400,11 +404,7 @@ func WriteCompare(dir, name string, vs []*Net, as []*Activations, o PageOptions)
 	if o.Command != "" {
 		fmt.Fprintf(&b, "Made by `%s`.\n\n", o.Command)
 	}
-	b.WriteString("| net | arch | file | neurons | ")
-	for _, col := range []string{"ft.weight at clip", "strongest plane"} {
-		b.WriteString(col + " | ")
-	}
-	b.WriteString("\n|---|---|---|---|---|---|\n")
+	b.WriteString("| net | arch | file | neurons | ft.bias < 0 | ft.weight at clip | strongest plane |\n|---|---|---|---|---|---|---|\n")
 	for _, v := range vs {
 		s := Summarize(v, nil, 0)
 		best := s.Planes[0]
@@ -413,8 +413,8 @@ func WriteCompare(dir, name string, vs []*Net, as []*Activations, o PageOptions)
 				best = p
 			}
 		}
-		fmt.Fprintf(&b, "| [%s](%s.md) | `%s` | %s | %d | %s | %s (%s) |\n", v.Name, v.Slug(), v.Spec.Name, mdFile(v), v.Network.Width,
-			pct(v.Tensor("ft.weight").Stats().AtClip), best.Plane, pct(best.Share))
+		fmt.Fprintf(&b, "| [%s](%s.md) | `%s` | %s | %d | %s | %s | %s (%s) |\n", v.Name, v.Slug(), v.Spec.Name, mdFile(v), v.Network.Width,
+			pct(v.Tensor("ft.bias").Stats().Negative), pct(v.Tensor("ft.weight").Stats().AtClip), best.Plane, pct(best.Share))
 	}
 	fmt.Fprintf(&b, "\n![histograms side by side](%s/histograms.svg)\n\n", name)
 	have := false

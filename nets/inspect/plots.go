@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -219,13 +221,22 @@ func grid(title string, cells [][]*plot.Plot, cellW, cellH vg.Length) ([]byte, e
 // tensor, float (or dequantized) values left, quantized values right.
 func HistogramsSVG(v *Net) ([]byte, error) {
 	var cells [][]*plot.Plot
+	openFloatRow := false // the last row holds one float-only panel
 	for _, t := range v.Tensors {
 		st := t.Stats()
-		row := []*plot.Plot{tensorHist(t, st, false, histTitle(t.Name, t, st, false))}
-		if t.Quantized() {
-			row = append(row, tensorHist(t, st, true, histTitle(t.Name, t, st, true)))
+		p := tensorHist(t, st, false, histTitle(t.Name, t, st, false))
+		if !t.Quantized() {
+			// Float-only tensors (Rengar's head) go two to a row.
+			if openFloatRow {
+				cells[len(cells)-1] = append(cells[len(cells)-1], p)
+			} else {
+				cells = append(cells, []*plot.Plot{p})
+			}
+			openFloatRow = !openFloatRow
+			continue
 		}
-		cells = append(cells, row)
+		openFloatRow = false
+		cells = append(cells, []*plot.Plot{p, tensorHist(t, st, true, histTitle(t.Name, t, st, true))})
 	}
 	if v.Virtual != nil {
 		st := v.Virtual.Stats()
@@ -235,22 +246,63 @@ func HistogramsSVG(v *Net) ([]byte, error) {
 		cells, 9*vg.Centimeter, 5.4*vg.Centimeter)
 }
 
+// CompareTensors returns the tensors of each net that a side-by-side
+// figure shows, row by row: every tensor when the nets share one design
+// (the same tensor names), else the four every design has: the first
+// layer's weights and biases, the output layer's weights (the last tensor
+// that is not a bias) and bias (the last bias), nil where a net has none.
+func CompareTensors(vs []*Net) [][]*Tensor {
+	same := true
+	for _, v := range vs[1:] {
+		same = same && slices.Equal(tensorNames(v), tensorNames(vs[0]))
+	}
+	out := make([][]*Tensor, len(vs))
+	for i, v := range vs {
+		if same {
+			out[i] = v.Tensors
+			continue
+		}
+		var w, b *Tensor
+		for _, t := range v.Tensors[2:] {
+			if strings.Contains(t.Name, "bias") {
+				b = t
+			} else if t.Name != "psqt" {
+				w = t
+			}
+		}
+		out[i] = []*Tensor{v.Tensors[0], v.Tensors[1], w, b}
+	}
+	return out
+}
+
+func tensorNames(v *Net) []string {
+	var out []string
+	for _, t := range v.Tensors {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
 // CompareHistogramsSVG returns the histograms of several nets side by side:
-// one column per net, its tensors in evaluation order down the column
-// (float or dequantized values, the clip dashed and its share in the title).
+// one column per net, the tensors of CompareTensors down the column (float
+// or dequantized values, the clip dashed and its share in the title).
 func CompareHistogramsSVG(vs []*Net) ([]byte, error) {
+	ts := CompareTensors(vs)
 	rows := 0
-	for _, v := range vs {
-		rows = max(rows, len(v.Tensors))
+	for _, col := range ts {
+		rows = max(rows, len(col))
 	}
 	cells := make([][]*plot.Plot, rows)
 	for r := range cells {
 		cells[r] = make([]*plot.Plot, len(vs))
 	}
 	for c, v := range vs {
-		for r, t := range v.Tensors {
+		for r, t := range ts[c] {
+			if t == nil {
+				continue
+			}
 			st := t.Stats()
-			title := fmt.Sprintf("%s: %s", v.Name, t.Name)
+			title := fmt.Sprintf("%s\n%s", v.Name, t.Name)
 			if t.Quantized() {
 				title += fmt.Sprintf(" (%s at clip)", pct(st.AtClip))
 			}

@@ -150,11 +150,11 @@ type TensorStats struct {
 	// AtMax is the share of values whose magnitude is the tensor's
 	// largest (quantized, or float for a float-only tensor): a clip the
 	// trainer applied shows here as a pile at ±max. 0 for a tensor of
-	// fewer than 8 values.
+	// fewer than 8 values or all zeros.
 	AtMax float64
 	// Zero is the share of values that are exactly zero (quantized, or
-	// float for a float-only tensor).
-	Zero float64
+	// float for a float-only tensor), Negative the share below zero.
+	Zero, Negative float64
 }
 
 // Stats computes the tensor's summary.
@@ -166,9 +166,12 @@ func (t *Tensor) Stats() TensorStats {
 	s.QMin, s.QMax = math.MaxInt64, math.MinInt64
 	lim := t.QLimit()
 	var sum, sum2, abs float64
-	var clip, zero int
+	var clip, zero, neg int
 	for i := 0; i < s.N; i++ {
 		f := t.Float(i)
+		if f < 0 {
+			neg++
+		}
 		s.Min, s.Max = min(s.Min, f), max(s.Max, f)
 		sum += f
 		sum2 += f * f
@@ -189,7 +192,7 @@ func (t *Tensor) Stats() TensorStats {
 	if !t.Quantized() {
 		s.QMin, s.QMax = 0, 0
 	}
-	if s.N >= 8 {
+	if s.N >= 8 && (s.Max != 0 || s.Min != 0) {
 		var top float64
 		if t.Quantized() {
 			top = float64(max(s.QMax, -s.QMin))
@@ -211,7 +214,7 @@ func (t *Tensor) Stats() TensorStats {
 	n := float64(s.N)
 	s.Mean, s.AbsMean = sum/n, abs/n
 	s.Std = math.Sqrt(max(0, sum2/n-s.Mean*s.Mean))
-	s.AtClip, s.Zero = float64(clip)/n, float64(zero)/n
+	s.AtClip, s.Zero, s.Negative = float64(clip)/n, float64(zero)/n, float64(neg)/n
 	return s
 }
 
@@ -772,6 +775,8 @@ type Feature struct {
 	Square board.Square
 	// Merged is true for a king plane that both kings share (HalfKAv2).
 	Merged bool
+	// Bucketed is true when the design has king buckets.
+	Bucketed bool
 	// Norm is the L2 norm of the feature's row over every neuron (float
 	// units).
 	Norm float64
@@ -783,6 +788,9 @@ func (f Feature) String() string {
 	name := PlaneName(f.Plane) + " on"
 	if f.Merged {
 		name = "a king (merged plane) on"
+	}
+	if !f.Bucketed {
+		return fmt.Sprintf("%s %s", name, f.Square)
 	}
 	return fmt.Sprintf("%s %s (bucket %d, own king %s)", name, f.Square, f.Bucket, f.King)
 }
@@ -809,7 +817,7 @@ func (v *Net) TopFeatures(k int) []Feature {
 					s += x * x
 				}
 				merged := v.Spec.Features.Kings == "merged" && Planes[p].Type() == board.King
-				all = append(all, Feature{Index: int(f), Bucket: b.Bucket, King: b.King, Plane: p, Square: board.Square(sq), Merged: merged, Norm: math.Sqrt(s)})
+				all = append(all, Feature{Index: int(f), Bucket: b.Bucket, King: b.King, Plane: p, Square: board.Square(sq), Merged: merged, Bucketed: len(v.buckets) > 1, Norm: math.Sqrt(s)})
 			}
 		}
 	}
