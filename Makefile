@@ -10,7 +10,7 @@ GO ?= go
 MODULES := $(shell $(GO) list -m -f '{{.Dir}}' 2>/dev/null)
 PATTERNS := $(foreach m,$(MODULES),$(m)/...)
 
-.PHONY: all build test deps vet fmt-check plugins npm-deps reports-check
+.PHONY: all build test deps vet fmt-check plugins npm-deps reports-check nets-docs
 
 # The example plugins (plugins/README.md): Go evaluators into plugins/bin,
 # metric plugins into plugins/bin/metrics, and a launcher for the Node.js
@@ -80,3 +80,10 @@ reports-check: build
 	diff -r $$tmp docs/reports >/dev/null || { echo "reports differ from their results:"; diff -rq $$tmp docs/reports; status=1; }; \
 	for d in docs/reports/*.md; do [ -f $$tmp/$$(basename $$d) ] || { echo "$$d: not regenerated"; status=1; }; done; \
 	rm -rf $$tmp; [ $$status = 0 ] && echo "reports-check: every report regenerates byte-identically"; exit $$status
+
+# docs/nets: one page per shipped net (figures and numbers from `nnuelab nets
+# show`, activations over the fresh validation positions) and the shipped
+# nets side by side (shipped.md); docs/nets/README.md is written by hand.
+NETS_DOCS_DATA := datasets/fresh-val/fresh-sf500.bin
+nets-docs: build
+	./$(EXE) nets show --shipped --data $(NETS_DOCS_DATA) --top 4 --threads 2 --out docs/nets --name shipped
