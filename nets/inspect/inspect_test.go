@@ -728,3 +728,126 @@ func TestShippedNets(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadParamsReproduceTrace: the head's tensors as HeadParams hands them
+// over (unpadded, stack-major, with their scales) and the traced
+// transformer output recompute the first dense layer the engine computed,
+// for every head type that has one: Stockfish 12 (halfkp-128-first), a
+// ReLU and an SCReLU linear head with output buckets (koivisto-7.4,
+// leorik-3.2-first) and, when Stockfish 15.1 is installed, its layer stacks.
+func TestHeadParamsReproduceTrace(t *testing.T) {
+	names := []string{"halfkp-128-first", "koivisto-7.4", "leorik-3.2-first"}
+	if _, err := nnue.CachedStockfishNet(nnue.DefaultStockfishPath()); err == nil {
+		names = append(names, "sf15.1")
+	} else {
+		t.Logf("sf15.1 skipped: %v", err)
+	}
+	for _, name := range names {
+		v, err := Load(name, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := sampleReader(t)
+		var tr nnue.Trace
+		for i := 0; i < 50; i++ {
+			rec, err := r.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := rec.Position()
+			if err != nil {
+				t.Fatal(err)
+			}
+			v.Network.Evaluate(p, &tr)
+			x := tr.Transformed
+			switch v.Spec.Head.Type {
+			case "sf12", "sf15":
+				wName, bName := "l1.weight", "l1.bias"
+				if v.Spec.Head.Type == "sf15" {
+					wName, bName = "fc_0.weight", "fc_0.bias"
+				}
+				w, b := v.Tensor(wName), v.Tensor(bName)
+				out, in := w.Shape[len(w.Shape)-2], w.Shape[len(w.Shape)-1]
+				if in != len(x) {
+					t.Fatalf("%s: %s has %d inputs, the trace %d", name, wName, in, len(x))
+				}
+				for o := 0; o < out; o++ {
+					row := tr.Bucket*out + o
+					sum := b.Q(row)
+					for j, xv := range x {
+						sum += w.Q(row*in+j) * int64(xv)
+					}
+					if int(sum) != tr.Layers[0][o] {
+						t.Fatalf("%s position %d: %s output %d = %d from the tensors, %d traced", name, i, wName, o, sum, tr.Layers[0][o])
+					}
+				}
+			case "linear":
+				w, b := v.Tensor("out.weight"), v.Tensor("out.bias")
+				per := w.Shape[len(w.Shape)-1]
+				var sum int64
+				for j, xv := range x {
+					sum += w.Q(tr.Bucket*per+j) * int64(xv)
+				}
+				sum = int64(int32(sum))
+				if v.Spec.Head.Activation == "screlu" {
+					sum /= int64(v.Spec.Quant.QA)
+				}
+				sum += b.Q(tr.Bucket)
+				if int32(sum) != tr.Positional {
+					t.Fatalf("%s position %d: output %d from the tensors, %d traced", name, i, sum, tr.Positional)
+				}
+			}
+		}
+	}
+}
+
+// TestSF151Activations: Stockfish 15.1's layers as the statistics see them
+// (needs Stockfish 15.1 installed, as every sf15.1 test): the pairwise
+// products of both perspectives, then per layer stack fc_0's squared and
+// clipped halves and fc_1, each position counted in its own stack only.
+func TestSF151Activations(t *testing.T) {
+	if _, err := nnue.CachedStockfishNet(nnue.DefaultStockfishPath()); err != nil {
+		t.Skipf("Stockfish 15.1's net: %v", err)
+	}
+	v, err := Load("sf15.1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 300
+	a, err := Collect(v, sampleReader(t), "fresh-sf500", Options{Limit: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range a.Layers {
+		names = append(names, l.Name)
+	}
+	if strings.Join(names, "|") != "ft (pairwise product)|fc_0 (squared)|fc_0 (clipped ReLU)|fc_1 (clipped ReLU)" {
+		t.Fatalf("layers %q", names)
+	}
+	ft := a.Layers[0]
+	if ft.Units != 512 || ft.Ceil != 126 || ft.Outputs != 2*512*n {
+		t.Errorf("ft: %d units, ceiling %d, %d outputs", ft.Units, ft.Ceil, ft.Outputs)
+	}
+	if a.GroupValues != 4 || a.Groups != 1024/4*n {
+		t.Errorf("%d groups of %d values, want %d of 4", a.Groups, a.GroupValues, 1024/4*n)
+	}
+	for _, l := range a.Layers[1:] {
+		if l.Buckets != 8 || l.Ceil != 127 {
+			t.Errorf("%s: %d stacks, ceiling %d", l.Name, l.Buckets, l.Ceil)
+		}
+		// Each position reaches every unit of one stack once.
+		var seen int64
+		for s := 0; s < l.Buckets; s++ {
+			seen += l.Seen[s*l.Units]
+			for u := 1; u < l.Units; u++ {
+				if l.Seen[s*l.Units+u] != l.Seen[s*l.Units] {
+					t.Fatalf("%s stack %d: units seen %d and %d times", l.Name, s, l.Seen[s*l.Units+u], l.Seen[s*l.Units])
+				}
+			}
+		}
+		if seen != n {
+			t.Errorf("%s: the stacks saw %d positions, want %d", l.Name, seen, n)
+		}
+	}
+}
