@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/nnuelab/nnuelab/datasets"
-	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 )
 
@@ -281,7 +280,7 @@ func Collect(v *Net, r datasets.Reader, name string, o Options) (*Activations, e
 						results <- res
 						return
 					}
-					evaluate(v.Network, p, &tr)
+					v.Network.Evaluate(p, &tr)
 					lay.fill(res.layers, &tr)
 					g, nz := groups(tr.Transformed, lay.groupValues)
 					res.groups += g
@@ -341,10 +340,4 @@ func Collect(v *Net, r datasets.Reader, name string, o Options) (*Activations, e
 		return nil, fmt.Errorf("%s: no positions", name)
 	}
 	return a, nil
-}
-
-// evaluate runs the network on p with the trace; split out for the
-// benchmark's profile.
-func evaluate(n *nnue.Network, p *board.Position, tr *nnue.Trace) int32 {
-	return n.Evaluate(p, tr)
 }

@@ -168,7 +168,7 @@ func (f *BoardFigure) SVG() []byte {
 		}
 		for p := 0; p < 12; p++ {
 			fmt.Fprintf(&b, `<g class="board"><title>%s, %s</title><rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#555555" stroke-width="0.6"/></g>`+"\n",
-				html.EscapeString(row.Label), PlaneName(p), boardX(p), y0, boardSize, boardSize)
+				html.EscapeString(row.Label), planeName(p), boardX(p), y0, boardSize, boardSize)
 		}
 		if r == len(f.Rows)-1 {
 			x0, yb := boardX(0), y0+boardSize+11

@@ -47,7 +47,7 @@ type TensorSummary struct {
 	Stats TensorStats `json:"stats"`
 }
 
-// PlaneSummary is PlaneWeight with the plane's name.
+// PlaneSummary is planeWeight with the plane's name.
 type PlaneSummary struct {
 	Plane   string  `json:"plane"`
 	MeanAbs float64 `json:"mean_abs"`
@@ -94,8 +94,8 @@ func Summarize(v *Net, a *Activations, top int) *Summary {
 		st := v.Virtual.Stats()
 		s.Virtual = &st
 	}
-	for _, p := range v.PlaneWeights() {
-		s.Planes = append(s.Planes, PlaneSummary{PlaneName(p.Plane), p.MeanAbs, p.Share})
+	for _, p := range v.planeWeights() {
+		s.Planes = append(s.Planes, PlaneSummary{planeName(p.Plane), p.MeanAbs, p.Share})
 	}
 	ns := v.Neurons()
 	s.Neurons = ns

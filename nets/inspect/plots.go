@@ -246,12 +246,12 @@ func HistogramsSVG(v *Net) ([]byte, error) {
 		cells, 9*vg.Centimeter, 5.4*vg.Centimeter)
 }
 
-// CompareTensors returns the tensors of each net that a side-by-side
+// compareTensors returns the tensors of each net that a side-by-side
 // figure shows, row by row: every tensor when the nets share one design
 // (the same tensor names), else the four every design has: the first
 // layer's weights and biases, the output layer's weights (the last tensor
 // that is not a bias) and bias (the last bias), nil where a net has none.
-func CompareTensors(vs []*Net) [][]*Tensor {
+func compareTensors(vs []*Net) [][]*Tensor {
 	same := true
 	for _, v := range vs[1:] {
 		same = same && slices.Equal(tensorNames(v), tensorNames(vs[0]))
@@ -284,10 +284,10 @@ func tensorNames(v *Net) []string {
 }
 
 // CompareHistogramsSVG returns the histograms of several nets side by side:
-// one column per net, the tensors of CompareTensors down the column (float
+// one column per net, the tensors of compareTensors down the column (float
 // or dequantized values, the clip dashed and its share in the title).
 func CompareHistogramsSVG(vs []*Net) ([]byte, error) {
-	ts := CompareTensors(vs)
+	ts := compareTensors(vs)
 	rows := 0
 	for _, col := range ts {
 		rows = max(rows, len(col))

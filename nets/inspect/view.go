@@ -493,9 +493,9 @@ func (v *Net) Slug() string {
 	return b.String()
 }
 
-// Planes are the twelve piece planes of a board figure, as White (the
+// planes are the twelve piece planes of a board figure, as White (the
 // perspective shown) sees them: own pieces, then the opponent's.
-var Planes = [12]board.Piece{
+var planes = [12]board.Piece{
 	board.MakePiece(board.White, board.Pawn), board.MakePiece(board.White, board.Knight),
 	board.MakePiece(board.White, board.Bishop), board.MakePiece(board.White, board.Rook),
 	board.MakePiece(board.White, board.Queen), board.MakePiece(board.White, board.King),
@@ -504,8 +504,8 @@ var Planes = [12]board.Piece{
 	board.MakePiece(board.Black, board.Queen), board.MakePiece(board.Black, board.King),
 }
 
-// PlaneName returns "own pawn" ... "their king" for plane i of Planes.
-func PlaneName(i int) string {
+// planeName returns "own pawn" ... "their king" for plane i of planes.
+func planeName(i int) string {
 	names := [6]string{"pawn", "knight", "bishop", "rook", "queen", "king"}
 	if i < 6 {
 		return "own " + names[i]
@@ -522,7 +522,7 @@ type BucketView struct {
 	// Squares is how many own-king squares (of 64, before mirroring) map
 	// to the bucket.
 	Squares int
-	// index[plane][sq] is the feature of Planes[plane] on sq, or -1 when it
+	// index[plane][sq] is the feature of planes[plane] on sq, or -1 when it
 	// is not a feature or cannot occur in this view (a pawn on the first or
 	// last rank, the own king outside the bucket).
 	index [12][64]int32
@@ -611,7 +611,7 @@ func (b *BucketView) refill(fs *nnue.FeatureSet, k board.Square) {
 	probe := board.MakePiece(board.White, board.Knight)
 	ownKing := board.MakePiece(board.White, board.King)
 	view := fs.Index(board.White, k, probe, 0)
-	for p, pc := range Planes {
+	for p, pc := range planes {
 		for sq := board.Square(0); sq < 64; sq++ {
 			i := fs.Index(board.White, k, pc, sq)
 			switch {
@@ -674,7 +674,7 @@ func sortNeurons(ns []Neuron) {
 func (v *Net) Board(b *BucketView, j int) (w [12][64]float64, ok [12][64]bool) {
 	ft := v.Tensor("ft.weight")
 	width := v.Network.Width
-	for p := range Planes {
+	for p := range planes {
 		for sq := 0; sq < 64; sq++ {
 			if f := b.index[p][sq]; f >= 0 {
 				w[p][sq], ok[p][sq] = ft.Float(int(f)*width+j), true
@@ -692,7 +692,7 @@ func (v *Net) VirtualBoard(b *BucketView, j int) (w [12][64]float64, ok [12][64]
 	}
 	stride, off := v.Spec.Features.Stride(), v.Spec.Features.PlaneOffset
 	width := v.Network.Width
-	for p := range Planes {
+	for p := range planes {
 		for sq := 0; sq < 64; sq++ {
 			if f := b.index[p][sq]; f >= 0 {
 				r := int(f)%stride - off
@@ -705,8 +705,8 @@ func (v *Net) VirtualBoard(b *BucketView, j int) (w [12][64]float64, ok [12][64]
 	return w, ok
 }
 
-// PlaneWeight is the weight mass of one piece plane.
-type PlaneWeight struct {
+// planeWeight is the weight mass of one piece plane.
+type planeWeight struct {
 	Plane int
 	// MeanAbs is the mean |weight| of the plane's features over every
 	// neuron and king bucket (float units).
@@ -715,12 +715,12 @@ type PlaneWeight struct {
 	Share float64
 }
 
-// PlaneWeights returns the first layer's weight mass per piece plane, over
+// planeWeights returns the first layer's weight mass per piece plane, over
 // every king bucket and neuron (a feature shared by two planes, as the
 // merged king plane of HalfKAv2, counts for both).
-func (v *Net) PlaneWeights() []PlaneWeight {
+func (v *Net) planeWeights() []planeWeight {
 	rowAbs := v.rowAbs()
-	out := make([]PlaneWeight, 12)
+	out := make([]planeWeight, 12)
 	var total float64
 	for p := range out {
 		var sum float64
@@ -785,7 +785,7 @@ type Feature struct {
 // String describes the feature, e.g. "own queen d1 (bucket 0, own king
 // e1)"; a merged king plane's feature is "a king on ...".
 func (f Feature) String() string {
-	name := PlaneName(f.Plane) + " on"
+	name := planeName(f.Plane) + " on"
 	if f.Merged {
 		name = "a king (merged plane) on"
 	}
@@ -804,7 +804,7 @@ func (v *Net) TopFeatures(k int) []Feature {
 	seen := map[int32]bool{}
 	for bi := range v.buckets {
 		b := &v.buckets[bi]
-		for p := range Planes {
+		for p := range planes {
 			for sq := 0; sq < 64; sq++ {
 				f := b.index[p][sq]
 				if f < 0 || seen[f] {
@@ -816,7 +816,7 @@ func (v *Net) TopFeatures(k int) []Feature {
 					x := ft.Float(int(f)*w + j)
 					s += x * x
 				}
-				merged := v.Spec.Features.Kings == "merged" && Planes[p].Type() == board.King
+				merged := v.Spec.Features.Kings == "merged" && planes[p].Type() == board.King
 				all = append(all, Feature{Index: int(f), Bucket: b.Bucket, King: b.King, Plane: p, Square: board.Square(sq), Merged: merged, Bucketed: len(v.buckets) > 1, Norm: math.Sqrt(s)})
 			}
 		}
