@@ -329,21 +329,41 @@ func TestSlurmExecutor(t *testing.T) {
 }
 
 // slurmUp brings up the one-node test cluster (testdata/slurm-up.sh; a
-// no-op when it answers already). It skips only under -short or where Slurm
-// cannot be installed (not root, no apt-get); CI installs it.
+// no-op when it answers already): the machine's as root, else a private
+// one of the user, whose slurm.conf it puts in the environment of the
+// commands the test runs. Where Slurm cannot be started (not installed and
+// no root to install it) the test fails and says why: it skips only under
+// -short, never silently.
 func slurmUp(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: no Slurm cluster")
 	}
-	out, err := exec.Command("bash", "testdata/slurm-up.sh").CombinedOutput()
-	if err != nil {
+	cmd := exec.Command("bash", "testdata/slurm-up.sh")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
 		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
-			t.Skipf("no Slurm on this machine and no way to install it: %s", out)
+			t.Fatalf("Slurm cannot be started on this machine, so the Slurm executor goes untested: %s"+
+				"(the tests install it when run as root, as CI does; go test -short leaves this test out)", stderr.Bytes())
 		}
-		t.Fatalf("slurm-up.sh: %v\n%s", err, out)
+		t.Fatalf("slurm-up.sh: %v\n%s%s", err, stdout.Bytes(), stderr.Bytes())
 	}
-	t.Logf("%s", bytes.TrimSpace(out))
+	t.Logf("%s", bytes.TrimSpace(stderr.Bytes()))
+	if conf, ok := slurmConf(stdout.String()); ok {
+		t.Setenv("SLURM_CONF", conf)
+	}
+}
+
+// slurmConf finds the SLURM_CONF=PATH line slurm-up.sh prints for a
+// private cluster.
+func slurmConf(stdout string) (string, bool) {
+	for _, line := range strings.Split(stdout, "\n") {
+		if conf, ok := strings.CutPrefix(strings.TrimSpace(line), "SLURM_CONF="); ok && conf != "" {
+			return conf, true
+		}
+	}
+	return "", false
 }
 
 // TestTrainCache trains tiny nets (two variants, two seeds) and runs the
@@ -484,5 +504,23 @@ func checkPartialReport(t *testing.T, done string) {
 	}
 	if _, err := Merge(p); err == nil {
 		t.Error("Merge accepted a plan with missing results")
+	}
+}
+
+// TestSlurmConf: the private cluster's configuration is read from
+// slurm-up.sh's output; the machine's cluster prints none.
+func TestSlurmConf(t *testing.T) {
+	for _, tc := range []struct {
+		stdout, want string
+		ok           bool
+	}{
+		{"", "", false},
+		{"SLURM_CONF=/tmp/nnuelab-slurm-1000/slurm.conf\n", "/tmp/nnuelab-slurm-1000/slurm.conf", true},
+		{"noise\n  SLURM_CONF=/x/slurm.conf  \n", "/x/slurm.conf", true},
+		{"SLURM_CONF=\n", "", false},
+	} {
+		if got, ok := slurmConf(tc.stdout); got != tc.want || ok != tc.ok {
+			t.Errorf("slurmConf(%q) = %q, %v; want %q, %v", tc.stdout, got, ok, tc.want, tc.ok)
+		}
 	}
 }
