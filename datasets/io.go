@@ -500,7 +500,8 @@ type Writer interface {
 
 // Create writes a new dataset file atomically: records go to a temporary file
 // beside path, which Close renames to path (after syncing it) and Abort
-// removes. The format follows the name (FormatOf).
+// removes. The format follows the name (FormatOf). Temporary files of path
+// that a killed process left are removed first (RemoveStaleTemps).
 func Create(path string) (Writer, error) {
 	f, err := FormatOf(path)
 	if err != nil {
@@ -511,6 +512,9 @@ func Create(path string) (Writer, error) {
 
 // CreateFormat is Create with an explicit format.
 func CreateFormat(path string, format Format) (Writer, error) {
+	// What a killed earlier write of path left (best effort: a folder we
+	// cannot clean still takes the new write).
+	RemoveStaleTemps(path)
 	tmp, err := createTemp(path)
 	if err != nil {
 		return nil, err
@@ -551,7 +555,7 @@ func CreateFormat(path string, format Format) (Writer, error) {
 func createTemp(path string) (*os.File, error) {
 	dir, base := filepath.Dir(path), filepath.Base(path)
 	for try := 0; ; try++ {
-		name := filepath.Join(dir, fmt.Sprintf(".%s.tmp%d-%d", base, os.Getpid(), tempSeq.Add(1)))
+		name := filepath.Join(dir, tempName(base, os.Getpid(), tempSeq.Add(1)))
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if os.IsExist(err) && try < 100 {
 			continue

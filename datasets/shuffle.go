@@ -49,6 +49,12 @@ type ShuffleSummary struct {
 	Train   []int64 // records per training output
 	Val     int64   // records in the validation output
 	Buckets int     // bucket files used per split
+	// StaleRemoved are temporaries killed runs left (bucket folders in the
+	// temp folder, temp files of the outputs), removed before starting;
+	// StaleUnknown are bucket folders of an older nnuelab, whose names say
+	// not which process made them: left for the user to remove.
+	StaleRemoved []string
+	StaleUnknown []string
 }
 
 // IsValidation reports whether a position goes to the validation split of a
@@ -121,7 +127,20 @@ func Shuffle(inputs []string, cfg ShuffleConfig) (ShuffleSummary, error) {
 	if tmpRoot == "" {
 		tmpRoot = filepath.Dir(cfg.Outputs[0])
 	}
-	tmp, err := os.MkdirTemp(tmpRoot, ".shuffle-")
+	// What killed shuffles left: bucket folders (tens of MB each) and
+	// temp files of the outputs.
+	var err error
+	if sum.StaleRemoved, sum.StaleUnknown, err = removeStaleShuffleDirs(tmpRoot); err != nil {
+		return sum, err
+	}
+	for _, o := range all {
+		removed, err := RemoveStaleTemps(o)
+		if err != nil {
+			return sum, err
+		}
+		sum.StaleRemoved = append(sum.StaleRemoved, removed...)
+	}
+	tmp, err := os.MkdirTemp(tmpRoot, shufflePrefix())
 	if err != nil {
 		return sum, err
 	}

@@ -28,6 +28,11 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errors.New("need --out and at least one input")
 	}
+	removed, err := datasets.RemoveStaleTemps(*out)
+	reportStale(stderr, removed, nil)
+	if err != nil {
+		return err
+	}
 	w, err := datasets.Create(*out)
 	if err != nil {
 		return err
@@ -72,4 +77,15 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout)
 	return nil
+}
+
+// reportStale says which temporaries of killed runs were removed, and
+// which could not be told stale (for the user to remove).
+func reportStale(w io.Writer, removed, unknown []string) {
+	for _, p := range removed {
+		fmt.Fprintf(w, "removed %s: a temporary an earlier run left when its process was killed\n", p)
+	}
+	for _, p := range unknown {
+		fmt.Fprintf(w, "left %s: a shuffle's temporary folder from an older nnuelab, whose name does not say which process made it; remove it (rm -r) if no shuffle is running\n", p)
+	}
 }

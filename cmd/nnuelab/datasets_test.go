@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -98,5 +99,65 @@ func TestLabelCommand(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "labelled by Stockfish 15.1 (of 40 read") {
 		t.Fatalf("stdout %q", stdout.String())
+	}
+}
+
+// TestStaleTempsCommands: convert and shuffle killed with -9 leave
+// ".NAME.tmpPID-N" files and ".shuffle-HOST-PID-N/" folders; the next run
+// removes those whose process is gone, says so on stderr, and names an
+// older nnuelab's bucket folder for the user to remove.
+func TestStaleTempsCommands(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip(err)
+	}
+	pid := strconv.Itoa(dead.Process.Pid)
+	host, _ := os.Hostname()
+	const sample = "../../datasets/testdata/sample.txt"
+	for _, tc := range []struct {
+		name    string
+		stale   []string // files, or folders when ending in /
+		args    []string
+		removed []string
+		left    []string
+	}{
+		{"convert", []string{".c.bin.tmp" + pid + "-1"}, []string{"convert", "--out", p("c.bin"), sample},
+			[]string{".c.bin.tmp" + pid + "-1"}, nil},
+		{"shuffle", []string{".shuffle-" + host + "-" + pid + "-77/", ".s.bin.tmp" + pid + "-2", ".shuffle-4242/"},
+			[]string{"shuffle", "--out", p("s.bin"), sample},
+			[]string{".shuffle-" + host + "-" + pid + "-77", ".s.bin.tmp" + pid + "-2"}, []string{".shuffle-4242"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, s := range tc.stale {
+				if name, ok := strings.CutSuffix(s, "/"); ok {
+					os.MkdirAll(p(name), 0o755)
+					os.WriteFile(filepath.Join(p(name), "0-00000"), []byte("bucket"), 0o644)
+				} else {
+					os.WriteFile(p(s), []byte("partial"), 0o644)
+				}
+			}
+			var out, errb bytes.Buffer
+			if code := run(tc.args, &out, &errb); code != 0 {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			for _, r := range tc.removed {
+				if _, err := os.Stat(p(r)); !os.IsNotExist(err) {
+					t.Errorf("%s is still there", r)
+				}
+				if !strings.Contains(errb.String(), "removed "+p(r)+":") {
+					t.Errorf("stderr does not say %s was removed: %q", r, errb.String())
+				}
+			}
+			for _, l := range tc.left {
+				if _, err := os.Stat(p(l)); err != nil {
+					t.Errorf("%s was removed: %v", l, err)
+				}
+				if !strings.Contains(errb.String(), "left "+p(l)+":") || !strings.Contains(errb.String(), "remove it") {
+					t.Errorf("stderr does not name %s for the user to remove: %q", l, errb.String())
+				}
+			}
+		})
 	}
 }

@@ -40,6 +40,7 @@ func runShuffle(args []string, stdout, stderr io.Writer) error {
 		MemRecords: *mem, TempDir: *tmp, Read: datasets.Options{SkipBad: *skipBad},
 	}
 	s, err := datasets.Shuffle(fs.Args(), cfg)
+	reportStale(stderr, s.StaleRemoved, s.StaleUnknown)
 	if err != nil {
 		return err
 	}
