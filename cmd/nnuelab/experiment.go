@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/nnuelab/nnuelab/engine/eval"
 	"github.com/nnuelab/nnuelab/engine/uci"
 	experiment "github.com/nnuelab/nnuelab/experiments"
 )
@@ -276,23 +275,17 @@ func experimentEngine(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("give --arch (and no other arguments)")
 	}
-	// Fail before the handshake when the variant cannot load, so that the
-	// match reports the reason.
-	if _, err := eval.New(*archFile, *net); err != nil {
-		return err
-	}
 	var setup bytes.Buffer
 	w := &switchWriter{w: &setup}
 	e, err := uci.New(w)
 	if err != nil {
 		return err
 	}
-	if *net != "" {
-		e.Execute("setoption name EvalFile value " + *net)
-	}
-	e.Execute("setoption name Arch value " + *archFile)
-	if strings.Contains(setup.String(), "still evaluating with") {
-		return fmt.Errorf("setting up the engine: %s", strings.TrimSpace(setup.String()))
+	// Arch and net together (one at a time, the net would first be read
+	// with the default Arch's layout), and before the handshake, so that a
+	// variant that cannot load fails and the match reports the reason.
+	if err := e.SetEvaluator(*archFile, *net); err != nil {
+		return fmt.Errorf("setting up the engine: %w", err)
 	}
 	w.set(stdout)
 	return e.Run(os.Stdin)

@@ -369,16 +369,31 @@ func (e *Engine) defaultArch() string {
 	return eval.Classical
 }
 
-// setEvaluator switches to arch with network file, one evaluator per
-// thread; on error the current evaluators stay.
+// SetEvaluator selects an architecture and its network file together (as
+// the Arch and EvalFile options do one at a time), for programs that start
+// an engine on a given net; on error the current evaluation stays.
+func (e *Engine) SetEvaluator(arch, file string) error {
+	e.arch, e.evalFile = arch, file
+	return e.applyEvaluator(arch, file)
+}
+
+// setEvaluator switches to arch with network file for the Arch and
+// EvalFile options; on error it says so and the current evaluators stay.
 func (e *Engine) setEvaluator(arch, file string) {
 	// Remember the request even if it fails: GUIs send Arch and EvalFile in
 	// either order, and the pair may only be loadable after the second.
 	e.arch, e.evalFile = arch, file
+	if err := e.applyEvaluator(arch, file); err != nil {
+		e.errorf("setoption: %v (still evaluating with %s)", err, e.activeArch)
+	}
+}
+
+// applyEvaluator loads arch with file, one evaluator per thread, and
+// makes them the search's.
+func (e *Engine) applyEvaluator(arch, file string) error {
 	evs, err := newEvaluators(arch, file, e.threads)
 	if err != nil {
-		e.errorf("setoption: %v (still evaluating with %s)", err, e.activeArch)
-		return
+		return err
 	}
 	e.activeArch, e.activeFile = arch, file
 	for _, ev := range evs {
@@ -390,6 +405,7 @@ func (e *Engine) setEvaluator(arch, file string) {
 	if arch == eval.Classical && file != "" {
 		e.say("info string the classical evaluation uses no network; EvalFile %s is kept for a network architecture", file)
 	}
+	return nil
 }
 
 // newEvaluators returns n evaluators of arch with file: clones of the first

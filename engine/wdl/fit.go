@@ -26,10 +26,16 @@ type Bin struct {
 // MinBin is the fewest positions a material count needs to be fitted.
 const MinBin = 200
 
+// maxWeight caps a material count's weight in the cubic fit: counts with
+// more positions are fitted more precisely, but beyond this one a single
+// count (the clamped endgames of 17 and less hold a quarter of a game's
+// positions) would bend the curve away from all the others.
+const maxWeight = 5000
+
 // Fit fits the model to samples as Stockfish's WDL fit does: at each
 // material count with at least MinBin positions, the a and b of maximum
 // likelihood; then a(m) and b(m) as cubics through them by least squares,
-// weighted by the positions of each count. It returns the model and the
+// weighted by the positions of each count up to a cap. It returns the model and the
 // per-count fits it drew the cubics through.
 func Fit(samples []Sample) (Model, []Bin, error) {
 	byMat := map[int][]Sample{}
@@ -57,7 +63,7 @@ func Fit(samples []Sample) (Model, []Bin, error) {
 	}
 	xs, as, bs, ws := make([]float64, len(bins)), make([]float64, len(bins)), make([]float64, len(bins)), make([]float64, len(bins))
 	for i, b := range bins {
-		xs[i], as[i], bs[i], ws[i] = float64(b.Material)/58, b.A, b.B, float64(b.N)
+		xs[i], as[i], bs[i], ws[i] = float64(b.Material)/58, b.A, b.B, float64(min(b.N, maxWeight))
 	}
 	var md Model
 	var err error
