@@ -222,11 +222,13 @@ type TrainSpec struct {
 	// check, quiet move, |score| <= 30000) or a list as
 	// datasets.ParseFilter reads it ("min-ply=16,skip-check").
 	Filter string `toml:"filter" json:"filter,omitempty"`
-	// LambdaEnd, if set, moves the training target's lambda linearly from
-	// Lambda (or [loss] lambda) to it over the run (nets/train's
-	// Loss.LambdaEnd); Lambda is set by a variant's override only.
+	// Lambda, if set, is the training target's weight of the score
+	// (against the game's result) instead of [loss] lambda, which stays the
+	// validation loss's so that losses compare across recipes; a variant
+	// may override it. LambdaEnd, if set, moves it linearly to LambdaEnd
+	// over the run (nets/train's Loss.LambdaEnd).
 	LambdaEnd *float64 `toml:"lambda_end" json:"lambda_end,omitempty"`
-	Lambda    *float64 `toml:"-" json:"lambda,omitempty"`
+	Lambda    *float64 `toml:"lambda" json:"lambda,omitempty"`
 	// minLRDefault says min_lr was not given: it follows lr (1%), also
 	// when a variant overrides lr.
 	minLRDefault bool

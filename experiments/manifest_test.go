@@ -226,6 +226,32 @@ gamma = 0.3
 	}
 }
 
+// TestTrainLambda: [train] lambda sets every trained variant's target
+// lambda (a variant's own overrides it); [loss] lambda, which val_loss
+// uses, stays; a lambda outside [0, 1] is an error naming the key.
+func TestTrainLambda(t *testing.T) {
+	m, err := Parse("m.toml", t.TempDir(), []byte(minimal+`[[variant]]
+name = "own"
+[variant.train]
+lambda = 0.6
+[data]
+train = ["x.txt"]
+[train]
+lambda = 0.9
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, v := m.TrainFor(&m.Base), m.TrainFor(&m.Variants[0])
+	if base.Lambda == nil || *base.Lambda != 0.9 || v.Lambda == nil || *v.Lambda != 0.6 || m.Loss.Lambda != 0.5 {
+		t.Errorf("base lambda %v, variant %v, [loss] %v", base.Lambda, v.Lambda, m.Loss.Lambda)
+	}
+	_, err = Parse("m.toml", t.TempDir(), []byte(minimal+"[data]\ntrain = [\"x.txt\"]\n[train]\nlambda = 1.5\n"))
+	if err == nil || !strings.Contains(err.Error(), "train.lambda") {
+		t.Errorf("lambda 1.5: %v", err)
+	}
+}
+
 func TestTOMLLiteral(t *testing.T) {
 	for _, tc := range []struct {
 		in   any
