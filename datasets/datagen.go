@@ -563,11 +563,10 @@ func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*
 		return nil, err
 	}
 
-	// Temp files of a merge a kill interrupted.
-	if stale, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".tmp*")); len(stale) > 0 {
-		for _, f := range stale {
-			os.Remove(f)
-		}
+	// Temp files of a merge a kill interrupted (a live process's are
+	// left alone: RemoveStaleTemps checks their owner).
+	if err := removeStaleOutputTemps(out); err != nil {
+		return nil, err
 	}
 	run := &genRun{cfg: &cfg, parts: parts, book: book, opt: opt}
 	if err := run.scan(); err != nil {
@@ -578,6 +577,17 @@ func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*
 		return nil, err
 	}
 	return run.merge(out, format, last)
+}
+
+// removeStaleOutputTemps removes the temporaries of out and of its
+// manifest that a killed run left (those of a live process stay).
+func removeStaleOutputTemps(out string) error {
+	for _, p := range []string{out, ManifestPath(out)} {
+		if _, err := RemoveStaleTemps(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // outputComplete reports whether out and its manifest were both written:
@@ -651,6 +661,12 @@ func (r *genRun) chunkRange(c int64) (lo, hi int64) {
 func (r *genRun) scan() error {
 	r.chunkPos = map[int64]int64{}
 	r.gameFiles = map[int64]bool{}
+	// Temporaries of game, chunk and settings files whose process died
+	// (a live process's are left: their names start with a dot, so they
+	// are not read as games or chunks either).
+	if _, err := removeStaleTempsIn(r.parts); err != nil {
+		return err
+	}
 	ents, err := os.ReadDir(r.parts)
 	if err != nil {
 		return err
@@ -659,10 +675,6 @@ func (r *genRun) scan() error {
 		name := e.Name()
 		path := filepath.Join(r.parts, name)
 		switch {
-		case strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp"):
-			if err := os.Remove(path); err != nil {
-				return err
-			}
 		case strings.HasPrefix(name, "c-") && strings.HasSuffix(name, ".txt.zst"):
 			c, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(name, "c-"), ".txt.zst"), 10, 64)
 			if err != nil {

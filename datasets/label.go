@@ -177,6 +177,16 @@ func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*
 		first.Close()
 		return nil, err
 	}
+	// Temporaries a killed run left, in the parts folder (chunks) and
+	// beside the output (its merge and manifest); a live process's stay.
+	if _, err := removeStaleTempsIn(parts); err != nil {
+		first.Close()
+		return nil, err
+	}
+	if err := removeStaleOutputTemps(out); err != nil {
+		first.Close()
+		return nil, err
+	}
 	done := map[int64]bool{}
 	ents, err := os.ReadDir(parts)
 	if err != nil {
@@ -185,10 +195,6 @@ func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") {
-			os.Remove(filepath.Join(parts, name))
-			continue
-		}
 		if c, ok := strings.CutPrefix(name, "c-"); ok {
 			if n, err := strconv.ParseInt(strings.TrimSuffix(c, ".txt.zst"), 10, 64); err == nil {
 				done[n] = true

@@ -21,7 +21,9 @@ import (
 // or the one that has it started after the temporary was last written
 // (the PID was reused, as happens across container restarts). Stale ones
 // are removed by the next run that writes NAME or shuffles into the
-// folder; a live process's temporaries are left alone.
+// folder, and by a datagen or label run resuming in its parts folder (and
+// writing its output and manifest); a live process's temporaries are left
+// alone.
 
 // staleGrace is how much later than a temporary's last write a process
 // with its PID must have started to count as another process: clocks and
@@ -53,7 +55,22 @@ func tempName(base string, pid int, n uint64) string {
 // what they removed.
 func RemoveStaleTemps(path string) ([]string, error) {
 	dir, base := filepath.Dir(path), filepath.Base(path)
-	re := regexp.MustCompile(`^\.` + regexp.QuoteMeta(base) + `\.tmp(\d+)-\d+$`)
+	return removeStaleTemps(dir, regexp.MustCompile(`^\.`+regexp.QuoteMeta(base)+`\.tmp(\d+)-\d+$`))
+}
+
+// anyTempRE matches the temporary file of an atomic write of any name.
+var anyTempRE = regexp.MustCompile(`^\..+\.tmp(\d+)-\d+$`)
+
+// removeStaleTempsIn removes the temporary files of atomic writes of any
+// name in dir whose process is gone (a datagen's or label's parts folder:
+// game, chunk and settings files), and returns their paths.
+func removeStaleTempsIn(dir string) ([]string, error) {
+	return removeStaleTemps(dir, anyTempRE)
+}
+
+// removeStaleTemps removes the files in dir whose name re matches (its
+// first group the owner's PID) and whose owner is gone.
+func removeStaleTemps(dir string, re *regexp.Regexp) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		if os.IsNotExist(err) {

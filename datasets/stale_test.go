@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -205,4 +206,92 @@ func TestShuffleRemovesStaleTemps(t *testing.T) {
 	if p := shufflePrefix(); !shuffleDirRE.MatchString(p + "42") {
 		t.Errorf("shuffle folder %q does not parse", p+"42")
 	}
+}
+
+// staleCase is a temporary file a test lays out, and whether a run must
+// remove it.
+type staleCase struct {
+	name   string
+	path   string
+	remove bool
+}
+
+// layTemps creates the temporaries of a dead and of a live process for each
+// of names in dir.
+func layTemps(t *testing.T, dir string, dead, live int, names ...string) []staleCase {
+	t.Helper()
+	var cases []staleCase
+	for i, n := range names {
+		cases = append(cases,
+			staleCase{"a dead process's temp of " + n, makeTemp(t, filepath.Join(dir, tempName(n, dead, uint64(2*i+1))), false, 0), true},
+			staleCase{"a live process's temp of " + n, makeTemp(t, filepath.Join(dir, tempName(n, live, uint64(2*i+2))), false, 0), false})
+	}
+	return cases
+}
+
+func checkTemps(t *testing.T, how string, cases []staleCase) {
+	t.Helper()
+	for _, c := range cases {
+		_, err := os.Stat(c.path)
+		if gone := os.IsNotExist(err); gone != c.remove {
+			t.Errorf("%s: %s: removed %v, want %v", how, c.name, gone, c.remove)
+		}
+	}
+}
+
+// TestGenerateRemovesOnlyStaleTemps: a datagen run resuming in its parts
+// folder removes the temporaries (games, chunks, settings; its output's
+// and manifest's beside it) of processes that are gone, and leaves those
+// of a live process (which will rename them into place).
+func TestGenerateRemovesOnlyStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a.bin")
+	cfg := testGenConfig(4)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	// A run stopped at once: its parts folder and settings stay.
+	if _, err := Generate(cancelled, cfg, out, GenOptions{}); err == nil {
+		t.Fatal("a cancelled run finished")
+	}
+	if _, err := os.Stat(filepath.Join(PartsDir(out), "settings.toml")); err != nil {
+		t.Fatal(err)
+	}
+	dead, live := deadPID(t), livePID(t)
+	cases := layTemps(t, PartsDir(out), dead, live, "g-00000001.txt", "c-00000000.txt.zst", "settings.toml")
+	cases = append(cases, layTemps(t, dir, dead, live, "a.bin", "a.bin.manifest.toml")...)
+	if _, err := Generate(cancelled, cfg, out, GenOptions{}); err == nil {
+		t.Fatal("a cancelled run finished")
+	}
+	checkTemps(t, "resumed datagen", cases)
+	// The run finishes with the live process's temporaries in place.
+	generate(t, cfg, out)
+	checkTemps(t, "finished datagen", cases[6:])
+}
+
+// TestLabelRemovesOnlyStaleTemps: as TestGenerateRemovesOnlyStaleTemps,
+// for a labelling run.
+func TestLabelRemovesOnlyStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	in, _ := labelInput(t, dir, 120)
+	cfg := fakeEngine(t)
+	out := filepath.Join(dir, "out.bin")
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Label(cancelled, []string{in}, out, cfg); err == nil {
+		t.Fatal("a cancelled run finished")
+	}
+	if _, err := os.Stat(filepath.Join(PartsDir(out), "settings.toml")); err != nil {
+		t.Fatal(err)
+	}
+	dead, live := deadPID(t), livePID(t)
+	cases := layTemps(t, PartsDir(out), dead, live, "c-00000001.txt.zst", "settings.toml")
+	cases = append(cases, layTemps(t, dir, dead, live, "out.bin", "out.bin.manifest.toml")...)
+	if _, err := Label(cancelled, []string{in}, out, cfg); err == nil {
+		t.Fatal("a cancelled run finished")
+	}
+	checkTemps(t, "resumed label", cases)
+	if _, err := Label(context.Background(), []string{in}, out, cfg); err != nil {
+		t.Fatal(err)
+	}
+	checkTemps(t, "finished label", cases[4:])
 }
