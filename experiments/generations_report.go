@@ -330,6 +330,8 @@ func eloRecordText(r Record) string {
 // millions formats a position count.
 func millions(n float64) string {
 	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2fB", n/1e9)
 	case n >= 1e6:
 		return fmt.Sprintf("%.2fM", n/1e6)
 	case n >= 1e3:
@@ -585,6 +587,9 @@ func genFindings(rows []*genRow, m *Manifest) string {
 			lines = append(lines, fmt.Sprintf("**%s** %s.", row.label, strings.Join(parts, "; ")))
 		}
 	}
+	if l := genExtrapolation(rows, m.Generations.Reference); l != "" {
+		lines = append(lines, l)
+	}
 	if len(lines) == 0 {
 		return ""
 	}
@@ -593,6 +598,35 @@ func genFindings(rows []*genRow, m *Manifest) string {
 		b.WriteString("- " + l + "\n")
 	}
 	return b.String()
+}
+
+// genExtrapolation fits the generations' Elo against the reference to the
+// log of the self-play positions they were trained on and says where the
+// line comes within 200 Elo of the reference (issue 24's goal); "" with
+// fewer than two measured generations.
+func genExtrapolation(rows []*genRow, reference string) string {
+	var pts []scalePoint
+	made := 0.0
+	for _, row := range rows {
+		sr, ok := row.get(genMetricSelfplay)
+		c, ok2 := sr.Detail["cumulative"].(float64)
+		r, ok3 := row.get(genMetricVsRef)
+		if row.k == 0 || !ok || !ok2 || !ok3 || r.Lower == nil || r.Upper == nil {
+			continue
+		}
+		made = max(made, c)
+		pts = append(pts, scalePoint{Positions: c, Elo: r.Value, SE: seFromInterval(*r.Lower, *r.Upper)})
+	}
+	f, err := fitScaling(pts)
+	if err != nil {
+		return ""
+	}
+	s := fmt.Sprintf("Against %s the generations gain %+.0f ± %.0f Elo per doubling of the self-play positions (log-linear fit over %d generations, weighted by their intervals)",
+		reference, f.B, 1.96*f.SEB, f.Points)
+	if n, ok := f.positionsFor(-200); ok {
+		return s + fmt.Sprintf("; at that rate the own net comes within 200 Elo of it at about %s positions, %.0f× the %s made so far.", millions(n), n/made, millions(made))
+	}
+	return s + "; at that rate it does not close the gap."
 }
 
 // genPlots draws the training loss curves of every generation and the Elo
