@@ -1,0 +1,451 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mmcloughlin/avo/attr"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// simdKernels builds the AVX2 integer kernels of package simd
+// (engine/nnue/simd). Go operand order throughout: sources first, destination
+// last, so VPSUBW(b, a, d) is d = a - b. The Go wrappers guarantee n > 0 and
+// a whole number of 32-byte vectors, so no kernel has a scalar tail. Loads and
+// stores are unaligned: Go does not align slices to 32 bytes, and an
+// unaligned access within a cache line costs the same.
+func simdKernels(g *gen) {
+	// Accumulator updates, int16 lanes wrapping like epi16 arithmetic.
+	g.accUpdate("copyAVX2", "src", nil, nil)
+	g.accUpdate("addAVX2", "dst", []string{"a"}, nil)
+	g.accUpdate("subAVX2", "dst", nil, []string{"a"})
+	g.accUpdate("addSubAVX2", "src", []string{"add"}, []string{"sub"})
+	g.accUpdate("addSubSubAVX2", "src", []string{"add"}, []string{"sub1", "sub2"})
+	g.accUpdate("addAddSubSubAVX2", "src", []string{"add1", "add2"}, []string{"sub1", "sub2"})
+
+	// Activations to uint8.
+	g.clippedReLU()
+	g.pairwiseClippedReLU()
+	g.clipShift()
+
+	// Dot products and dense layers.
+	g.dotUint8Int8()
+	g.affine("affineAVX2", true, 4)
+	g.affine("affine7AVX2", false, 4)
+	g.dotActivation("dotReLUAVX2", false)
+	g.dotActivation("dotClippedReLUAVX2", true)
+	g.dotSquaredClippedReLU()
+}
+
+// accUpdate emits an int16 accumulator update, dst = src + adds... - subs...
+// (src "dst" for the in-place updates dst += a), four vectors (128 bytes)
+// per iteration and then one at a time. The signature lists dst, src (unless
+// it is dst), the adds, the subs and n.
+func (g *gen) accUpdate(name, src string, adds, subs []string) {
+	params := []string{"dst"}
+	if src != "dst" {
+		params = append(params, src)
+	}
+	params = append(params, adds...)
+	params = append(params, subs...)
+	formula := src + strings.Join(append(prefixed(" + ", adds), prefixed(" - ", subs)...), "")
+	g.kernel(name, fmt.Sprintf("func(%s *int16, n int)", strings.Join(params, ", ")),
+		fmt.Sprintf("%s sets dst = %s over n int16 elements.", name, formula))
+
+	ptr := map[string]reg.Register{}
+	for _, p := range params {
+		ptr[p] = g.arg(p)
+	}
+	n := g.bytes("n", 1)
+	var terms []term
+	for _, a := range adds {
+		terms = append(terms, term{ptr[a], func(m Mem, v reg.VecVirtual) { g.VPADDW(m, v, v) }})
+	}
+	for _, s := range subs {
+		terms = append(terms, term{ptr[s], func(m Mem, v reg.VecVirtual) { g.VPSUBW(m, v, v) }})
+	}
+	g.update(g.ints(), ptr["dst"], ptr[src], n, 4, terms...)
+	g.ret()
+}
+
+// prefixed returns each of names with prefix p.
+func prefixed(p string, names []string) []string {
+	out := make([]string, len(names))
+	for i, s := range names {
+		out[i] = p + s
+	}
+	return out
+}
+
+// packOrder puts the quadwords of VPACKUSWB/VPACKSSWB back in memory order:
+// the packs work within 128-bit lanes, so from sources A (first 16 words) and
+// B (next 16) they yield A0 B0 A1 B1 (A0 = A's low lane), and VPERMQ with
+// order 0, 2, 1, 3 makes that A0 A1 B0 B1.
+const packOrder = 0xD8
+
+// clippedReLU emits dst[i] = min(packus(src[i]), max): saturating to
+// [0, 255] and then taking the unsigned byte minimum with max <= 255 is
+// clamp(src[i], 0, max). Two output vectors (64 elements) per iteration.
+func (g *gen) clippedReLU() {
+	g.kernel("clippedReLUAVX2", "func(dst *uint8, src *int16, n int, max int16)",
+		"clippedReLUAVX2 sets dst[i] = clamp(src[i], 0, max) for n elements, 0 <= max <= 255.")
+	dst, src, n := g.arg("dst"), g.arg("src"), g.arg("n")
+	max := g.broadcast("max", g.VPBROADCASTB)
+	// i counts output bytes; the int16 source is at twice the offset.
+	g.loop(n, 32, 2, func(i reg.GPVirtual, k int) {
+		lo, hi := g.ymms(k), g.ymms(k)
+		stages(k,
+			func(j int) { g.VMOVDQU(at(src, i, 2, 64*j), lo[j]) },
+			func(j int) { g.VMOVDQU(at(src, i, 2, 64*j+32), hi[j]) },
+			func(j int) { g.VPACKUSWB(hi[j], lo[j], lo[j]) },
+			func(j int) { g.VPERMQ(U8(packOrder), lo[j], lo[j]) },
+			func(j int) { g.VPMINUB(max, lo[j], lo[j]) },
+			func(j int) { g.VMOVDQU(lo[j], at(dst, i, 1, 32*j)) },
+		)
+	})
+	g.ret()
+}
+
+// pairwiseClippedReLU emits Stockfish 15.1's pairwise product:
+// dst[j] = clamp(src[j],0,127) * clamp(src[j+n],0,127) >> 7. The product is
+// at most 127*127 = 16129, so VPMULLW is exact and the shifted result (at
+// most 126) packs without saturation. One output vector per iteration.
+func (g *gen) pairwiseClippedReLU() {
+	g.kernel("pairwiseClippedReLUAVX2", "func(dst *uint8, src *int16, n int)",
+		"pairwiseClippedReLUAVX2 sets dst[j] = clamp(src[j],0,127) * clamp(src[j+n],0,127) >> 7 for j < n.")
+	dst, src, n := g.arg("dst"), g.arg("src"), g.arg("n")
+	second := g.GP64()
+	g.LEAQ(at(src, n, 2, 0), second) // src[n:]
+	zero, c127 := g.YMM(), g.YMM()
+	g.VPXOR(zero, zero, zero)
+	g.VPCMPEQW(c127, c127, c127)
+	g.VPSRLW(U8(9), c127, c127) // 0x007f in every word
+	g.loop(n, 32, 1, func(i reg.GPVirtual, _ int) {
+		v := g.ymms(4) // first half: v[0], v[1]; second half: v[2], v[3]
+		g.VMOVDQU(at(src, i, 2, 0), v[0])
+		g.VMOVDQU(at(src, i, 2, 32), v[1])
+		g.VMOVDQU(at(second, i, 2, 0), v[2])
+		g.VMOVDQU(at(second, i, 2, 32), v[3])
+		stages(4,
+			func(j int) { g.VPMAXSW(zero, v[j], v[j]) },
+			func(j int) { g.VPMINSW(c127, v[j], v[j]) })
+		stages(2,
+			func(j int) { g.VPMULLW(v[j+2], v[j], v[j]) },
+			func(j int) { g.VPSRLW(U8(7), v[j], v[j]) })
+		g.VPACKUSWB(v[1], v[0], v[0])
+		g.VPERMQ(U8(packOrder), v[0], v[0])
+		g.VMOVDQU(v[0], at(dst, i, 1, 0))
+	})
+	g.ret()
+}
+
+// clipShift emits the clipped ReLU between dense layers, int32 sums to
+// uint8: dst[i] = min(packus(packss(src[i] >> shift)), ceil). Both
+// saturations are monotonic and leave [0, 255] alone, so with ceil <= 255
+// this is clamp(src[i] >> shift, 0, ceil). VPSRAD shifts by the whole 64-bit
+// count, filling with the sign from 32 on, like Go's >>. VPACKSSDW and
+// VPACKUSWB both pack within 128-bit lanes, so packing four vectors A, B, C,
+// D of eight sums leaves the dwords (four bytes each) in the order A0 B0 C0 D0
+// A1 B1 C1 D1; VPERMD with clipShiftOrder puts them back in memory order.
+func (g *gen) clipShift() {
+	order := g.StaticGlobal("clipShiftOrder")
+	g.DataAttributes(attr.RODATA | attr.NOPTR)
+	for k, v := range []uint32{0, 4, 1, 5, 2, 6, 3, 7} {
+		g.AddDatum(4*k, U32(v))
+	}
+
+	g.kernel("clipShiftAVX2", "func(dst *uint8, src *int32, n int, shift uint, ceil uint8)",
+		"clipShiftAVX2 sets dst[i] = clamp(src[i] >> shift, 0, ceil) for n elements.")
+	dst, src, n := g.arg("dst"), g.arg("src"), g.arg("n")
+	shift := g.XMM()
+	g.VMOVQ(g.arg("shift"), shift)
+	ceil := g.broadcast("ceil", g.VPBROADCASTB)
+	perm := g.YMM()
+	g.VMOVDQU(order, perm)
+	// i counts output bytes; the int32 source is at four times the offset.
+	g.loop(n, 32, 1, func(i reg.GPVirtual, _ int) {
+		v := g.ymms(4)
+		stages(4,
+			func(j int) { g.VMOVDQU(at(src, i, 4, 32*j), v[j]) },
+			func(j int) { g.VPSRAD(shift, v[j], v[j]) })
+		g.VPACKSSDW(v[1], v[0], v[0])
+		g.VPACKSSDW(v[3], v[2], v[2])
+		g.VPACKUSWB(v[2], v[0], v[0])
+		g.VPERMD(v[0], perm, v[0])
+		g.VPMINUB(ceil, v[0], v[0])
+		g.VMOVDQU(v[0], at(dst, i, 1, 0))
+	})
+	g.ret()
+}
+
+// dotUint8Int8 emits an exact uint8 x int8 dot product by the even/odd
+// split. VPMADDUBSW multiplies unsigned by signed bytes and adds adjacent
+// pairs into a saturating int16, and 255*-128*2 = -65280 does not fit; with
+// a & 0x00ff and a & 0xff00 per word only one product per word is non-zero,
+// |a*w| <= 32640, exact, and VPMADDWD against words of 1 widens adjacent
+// words to int32. Four multiplies per 32 bytes, two vectors per iteration;
+// the int32 sums wrap, and wrapping addition does not depend on the order,
+// so the result equals the Go loop's bit for bit.
+func (g *gen) dotUint8Int8() {
+	g.kernel("dotUint8Int8AVX2", "func(a *uint8, w *int8, n int) int32",
+		"dotUint8Int8AVX2 returns the exact sum of a[i]*w[i] over n elements, wrapped to int32.")
+	a, w, n := g.arg("a"), g.arg("w"), g.arg("n")
+	ones, even := g.YMM(), g.YMM()
+	g.VPCMPEQW(ones, ones, ones)
+	g.VPSRLW(U8(8), ones, even) // 0x00ff words: the even bytes
+	g.VPSRLW(U8(15), ones, ones)
+	acc := g.reduce(g.ints(), n, 32, 2, 1, 2, func(i reg.GPVirtual, k int, acc func(int) []reg.VecVirtual) {
+		x, lo, hi := g.ymms(k), g.ymms(k), g.ymms(k)
+		stages(k, func(j int) { g.VMOVDQU(at(a, i, 1, 32*j), x[j]) })
+		stages(k,
+			func(j int) { g.VPAND(even, x[j], lo[j]) },
+			func(j int) { g.VPANDN(x[j], even, hi[j]) })
+		stages(k,
+			func(j int) { g.VPMADDUBSW(at(w, i, 1, 32*j), lo[j], lo[j]) },
+			func(j int) { g.VPMADDUBSW(at(w, i, 1, 32*j), hi[j], hi[j]) })
+		stages(k,
+			func(j int) { g.VPMADDWD(ones, lo[j], lo[j]) },
+			func(j int) { g.VPMADDWD(ones, hi[j], hi[j]) })
+		stages(k,
+			func(j int) { g.VPADDD(lo[j], acc(j)[0], acc(j)[0]) },
+			func(j int) { g.VPADDD(hi[j], acc(j)[1], acc(j)[1]) })
+	})
+	g.VPADDD(acc[1], acc[0], acc[0])
+	g.retInt32(g.hsum32(acc[0]))
+	g.ret()
+}
+
+// affineBlock is the number of 32-byte steps whose high-bit products the
+// split affine kernel may add up in int16 before widening them: each is at
+// most 2*128 in magnitude, so 127 steps stay within 32512.
+const affineBlock = 127
+
+// affine emits a dense layer, out[r] = bias[r] + sum_c w[r*cols+c] * in[c],
+// rows rows at a time (they share one load of the input; their int32
+// accumulators are folded with VPHADDD into one XMM of sums, the bias added
+// and the outputs stored together), then one row at a time for the rows
+// left over.
+//
+// With split (affineAVX2, any uint8 input) the input is split into
+// lo = a & 0x7f and b = a >> 7 (a = lo + 128*b): VPMADDUBSW(lo, w) pairs are
+// at most 2*127*128 = 32512, exact, widened to int32 with VPMADDWD against
+// words of 1 every step; VPMADDUBSW(b, w) pairs are at most 256, so up to
+// 127 steps add up in int16 and are then widened and scaled by VPMADDWD
+// against words of 128. Three multiplies per 32 bytes and row, the split
+// shared by the rows; about 11% faster than the even/odd split of
+// dotUint8Int8 for 1024->16. Without split (affine7AVX2) the inputs are
+// below 128, the byte pairs cannot saturate, and one multiply per 32 bytes
+// and row is exact.
+func (g *gen) affine(name string, split bool, rows int) {
+	if rows != 4 {
+		panic("affine: the row fold is written for 4 rows")
+	}
+	doc := name + " sets out[r] = bias[r] + sum_c w[r*cols+c]*in[c] for rows outputs, wrapped to int32"
+	if split {
+		doc += "."
+	} else {
+		doc += ", for inputs below 128."
+	}
+	g.kernel(name, "func(out *int32, in *uint8, w *int8, bias *int32, rows, cols int)", doc)
+	out, in, w, bias := g.arg("out"), g.arg("in"), g.arg("w"), g.arg("bias")
+	nrows, cols := g.arg("rows"), g.arg("cols")
+	ones := g.YMM()
+	g.VPCMPEQW(ones, ones, ones)
+	g.VPSRLW(U8(15), ones, ones) // 1 in every word
+	var m80 reg.VecVirtual
+	if split {
+		m80 = g.YMM() // 0x80 in every byte
+		t := g.YMM()
+		g.VPSLLW(U8(7), ones, m80)
+		g.VPSLLW(U8(8), m80, t)
+		g.VPOR(t, m80, m80)
+	}
+
+	// rowBlock emits the loop that does r rows per iteration (label prefix
+	// p) and returns their int32 accumulators.
+	rowBlock := func(p string, r int, row []reg.Register) []reg.VecVirtual {
+		acc := g.ymms(r)
+		for _, a := range acc {
+			g.VPXOR(a, a, a)
+		}
+		var hacc []reg.VecVirtual
+		if split {
+			hacc = g.ymms(r)
+			for _, h := range hacc {
+				g.VPXOR(h, h, h)
+			}
+		}
+		i := g.GP64()
+		g.XORQ(i, i)
+		end := cols
+		if split {
+			// Blocks of at most affineBlock steps: end = min(i + block, cols).
+			g.Label(p + "block")
+			end = g.GP64()
+			g.MOVQ(i, end)
+			g.ADDQ(U32(32*affineBlock), end)
+			g.CMPQ(end, cols)
+			g.CMOVQHI(cols, end)
+		}
+		g.Label(p + "inner")
+		x := g.YMM()
+		g.VMOVDQU(at(in, i, 1, 0), x)
+		if split {
+			b := g.YMM()
+			g.VPAND(m80, x, b)
+			g.VPXOR(b, x, x) // lo = a & 0x7f
+			g.VPSRLW(U8(7), b, b)
+			for k := range r {
+				t, u := g.YMM(), g.YMM()
+				g.VPMADDUBSW(at(row[k], i, 1, 0), x, t)
+				g.VPMADDUBSW(at(row[k], i, 1, 0), b, u)
+				g.VPMADDWD(ones, t, t)
+				g.VPADDD(t, acc[k], acc[k])
+				g.VPADDW(u, hacc[k], hacc[k])
+			}
+		} else {
+			for k := range r {
+				t := g.YMM()
+				g.VPMADDUBSW(at(row[k], i, 1, 0), x, t)
+				g.VPMADDWD(ones, t, t)
+				g.VPADDD(t, acc[k], acc[k])
+			}
+		}
+		g.ADDQ(U8(32), i)
+		g.CMPQ(i, end)
+		g.JB(LabelRef(p + "inner"))
+		if split {
+			// acc += 128*hacc; hacc = 0.
+			w128 := g.YMM()
+			g.VPSLLW(U8(7), ones, w128)
+			for k := range r {
+				g.VPMADDWD(w128, hacc[k], hacc[k])
+				g.VPADDD(hacc[k], acc[k], acc[k])
+				g.VPXOR(hacc[k], hacc[k], hacc[k])
+			}
+			g.CMPQ(i, cols)
+			g.JB(LabelRef(p + "block"))
+		}
+		return acc
+	}
+
+	p := fmt.Sprintf("rows%d", rows)
+	g.Label(p)
+	g.CMPQ(nrows, U8(rows))
+	g.JB(LabelRef("rows1"))
+	row := make([]reg.Register, rows)
+	row[0] = w
+	for k := 1; k < rows; k++ {
+		r := g.GP64()
+		g.LEAQ(at(row[k-1], cols, 1, 0), r)
+		row[k] = r
+	}
+	acc := rowBlock(p, rows, row)
+	// Per 128-bit lane: [r0 r0 r1 r1] after the first VPHADDD, [r2 r2 r3 r3]
+	// after the second, [r0 r1 r2 r3] after the third; then add the lanes.
+	g.VPHADDD(acc[1], acc[0], acc[0])
+	g.VPHADDD(acc[3], acc[2], acc[2])
+	g.VPHADDD(acc[2], acc[0], acc[0])
+	hi := g.XMM()
+	g.VEXTRACTI128(U8(1), acc[0], hi)
+	g.VPADDD(hi, acc[0].AsX(), acc[0].AsX())
+	g.VPADDD(Mem{Base: bias}, acc[0].AsX(), acc[0].AsX())
+	g.VMOVDQU(acc[0].AsX(), Mem{Base: out})
+	g.ADDQ(U8(4*rows), out)
+	g.ADDQ(U8(4*rows), bias)
+	g.LEAQ(at(row[rows-1], cols, 1, 0), w) // the next block starts after the last row
+	g.SUBQ(U8(rows), nrows)
+	g.JMP(LabelRef(p))
+
+	g.Label("rows1")
+	g.TESTQ(nrows, nrows)
+	g.JZ(LabelRef("done"))
+	acc = rowBlock("rows1", 1, []reg.Register{w})
+	sum := g.GP32()
+	g.VMOVD(g.hsum32(acc[0]), sum)
+	g.ADDL(Mem{Base: bias}, sum)
+	g.MOVL(sum, Mem{Base: out})
+	g.ADDQ(U8(4), out)
+	g.ADDQ(U8(4), bias)
+	g.ADDQ(cols, w)
+	g.DECQ(nrows)
+	g.JMP(LabelRef("rows1"))
+
+	g.Label("done")
+	g.ret()
+}
+
+// dotActivation emits sum act(acc[i]) * w[i] for int16 activations and
+// weights, act = max(x, 0) or, with clip, clamp(x, 0, max). After the clamp
+// to [0, 32767] the activation times any int16 weight is exact in VPMADDWD
+// (the only saturating input, -32768 * -32768 twice, cannot occur) and the
+// pair sum fits int32. Four vectors per iteration into two accumulators.
+func (g *gen) dotActivation(name string, clip bool) {
+	sig, act := "func(acc, w *int16, n int) int32", "max(acc[i], 0)"
+	if clip {
+		sig, act = "func(acc, w *int16, n int, max int16) int32", "clamp(acc[i], 0, max)"
+	}
+	g.kernel(name, sig, fmt.Sprintf("%s returns the sum of %s * w[i] over n elements, wrapped to int32.", name, act))
+	a, w, n := g.arg("acc"), g.arg("w"), g.bytes("n", 1)
+	var max reg.VecVirtual
+	if clip {
+		max = g.broadcast("max", g.VPBROADCASTW)
+	}
+	zero := g.YMM()
+	g.VPXOR(zero, zero, zero)
+	sum := g.reduce(g.ints(), n, 32, 4, 2, 1, func(i reg.GPVirtual, k int, acc func(int) []reg.VecVirtual) {
+		v := g.ymms(k)
+		steps := []func(j int){
+			func(j int) { g.VMOVDQU(at(a, i, 1, 32*j), v[j]) },
+			func(j int) { g.VPMAXSW(zero, v[j], v[j]) },
+		}
+		if clip {
+			steps = append(steps, func(j int) { g.VPMINSW(max, v[j], v[j]) })
+		}
+		steps = append(steps,
+			func(j int) { g.VPMADDWD(at(w, i, 1, 32*j), v[j], v[j]) },
+			func(j int) { g.VPADDD(v[j], acc(j)[0], acc(j)[0]) })
+		stages(k, steps...)
+	})
+	g.retInt32(g.hsum32(sum[0]))
+	g.ret()
+}
+
+// dotSquaredClippedReLU emits the SCReLU output layer, sum c*c * w[i] with
+// c = clamp(acc[i], 0, max <= 255). c*c <= 65025 fits 16 unsigned bits and
+// VPMULLW gives it exactly, but VPMADDWD reads words as signed: where
+// c*c >= 32768 it multiplies by c*c - 65536. The kernel adds back 65536*w for
+// those lanes: VPSRAW $15 turns the square into a mask m (-1 where wrapped,
+// else 0), VPMADDWD(m, w) sums -w over the wrapped lanes into a second
+// accumulator, and the result is main - (correction << 16), all modulo 2^32.
+// The signed square is never -32768 (no square is 32768), so no VPMADDWD
+// here saturates. Two vectors per iteration.
+func (g *gen) dotSquaredClippedReLU() {
+	g.kernel("dotSquaredClippedReLUAVX2", "func(acc, w *int16, n int, max int16) int32",
+		"dotSquaredClippedReLUAVX2 returns the sum of clamp(acc[i], 0, max)^2 * w[i] over n elements, wrapped to int32, 0 <= max <= 255.")
+	a, w, n := g.arg("acc"), g.arg("w"), g.bytes("n", 1)
+	max := g.broadcast("max", g.VPBROADCASTW)
+	zero := g.YMM()
+	g.VPXOR(zero, zero, zero)
+	// Each set is {main, correction}.
+	sum := g.reduce(g.ints(), n, 32, 2, 2, 2, func(i reg.GPVirtual, k int, acc func(int) []reg.VecVirtual) {
+		c, wv, m := g.ymms(k), g.ymms(k), g.ymms(k)
+		stages(k,
+			func(j int) { g.VMOVDQU(at(a, i, 1, 32*j), c[j]) },
+			func(j int) { g.VMOVDQU(at(w, i, 1, 32*j), wv[j]) },
+			func(j int) { g.VPMAXSW(zero, c[j], c[j]) },
+			func(j int) { g.VPMINSW(max, c[j], c[j]) },
+			func(j int) { g.VPMULLW(c[j], c[j], c[j]) },
+			func(j int) { g.VPSRAW(U8(15), c[j], m[j]) },
+			func(j int) { g.VPMADDWD(wv[j], c[j], c[j]) },
+			func(j int) { g.VPMADDWD(wv[j], m[j], m[j]) },
+			func(j int) { g.VPADDD(c[j], acc(j)[0], acc(j)[0]) },
+			func(j int) { g.VPADDD(m[j], acc(j)[1], acc(j)[1]) },
+		)
+	})
+	g.VPSLLD(U8(16), sum[1], sum[1])
+	g.VPSUBD(sum[1], sum[0], sum[0])
+	g.retInt32(g.hsum32(sum[0]))
+	g.ret()
+}
