@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"maps"
 	"os"
 	"path/filepath"
@@ -81,5 +84,33 @@ func TestGenerateIsDeterministic(t *testing.T) {
 func TestUnknownPackage(t *testing.T) {
 	if _, err := generate("nope"); err == nil || !strings.Contains(err.Error(), "simd") {
 		t.Errorf("generate(nope) = %v, want an error naming the known packages", err)
+	}
+}
+
+// TestAdamLayout checks the generator's copy of vec.Adam's fields (the
+// kernel reads them by offset) against the struct in nets/train/vec.
+func TestAdamLayout(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "..", targets["vec"].dir, "vec.go"), nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		ts, ok := n.(*ast.TypeSpec)
+		if !ok || ts.Name.Name != "Adam" {
+			return true
+		}
+		for _, field := range ts.Type.(*ast.StructType).Fields.List {
+			if id, ok := field.Type.(*ast.Ident); !ok || id.Name != "float32" {
+				t.Errorf("vec.Adam has a field of type %v; the kernel expects float32 only", field.Type)
+			}
+			for _, name := range field.Names {
+				got = append(got, name.Name)
+			}
+		}
+		return false
+	})
+	if !slices.Equal(got, adamFields) {
+		t.Errorf("vec.Adam's fields are %v, the generator's adamFields %v", got, adamFields)
 	}
 }

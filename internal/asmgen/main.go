@@ -1,16 +1,16 @@
 // Command asmgen writes the project's amd64 assembly with avo
-// (github.com/mmcloughlin/avo): the AVX2 kernels of engine/nnue/simd, as a
-// .s file and a Go file of declarations (the stubs), from the kernel
-// builders in simd.go.
+// (github.com/mmcloughlin/avo): the AVX2 kernels of engine/nnue/simd and the
+// AVX2+FMA kernels of nets/train/vec, each as a .s file and a Go file of
+// declarations (the stubs), from the kernel builders in simd.go and vec.go.
 //
 // It is its own module so that avo is a requirement of the generator only,
 // not of nnuelab: nothing in the project imports it, and the workspace does
 // not list it, so it runs with GOWORK=off. Each package's go:generate line
 // runs it:
 //
-//	go generate ./engine/nnue/simd
+//	go generate ./engine/nnue/simd ./nets/train/vec
 //
-// or, from this folder, `GOWORK=off go run . simd`. The generated files
+// or, from this folder, `GOWORK=off go run . simd vec`. The generated files
 // are committed; TestGeneratedFilesUpToDate (make test) fails when they
 // differ from what the generator writes.
 package main
@@ -48,6 +48,11 @@ var targets = map[string]target{
 		path: "github.com/nnuelab/nnuelab/engine/nnue/simd", dir: "engine/nnue/simd",
 		asm: "kernels_amd64.s", stubs: "kernels_stubs_amd64.go",
 		build: simdKernels, isa: []string{"AVX", "AVX2", "CMOV"},
+	},
+	"vec": {
+		path: "github.com/nnuelab/nnuelab/nets/train/vec", dir: "nets/train/vec",
+		asm: "vec_amd64.s", stubs: "vec_stubs_amd64.go",
+		build: vecKernels, isa: []string{"AVX", "AVX2", "FMA3"},
 	},
 }
 

@@ -11,35 +11,6 @@ var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 // hasAVX512 gates the AVX-512 peak measurement only.
 var hasAVX512 = cpu.X86.HasAVX512F
 
-// Assembly kernels (vec_amd64.s). n is a positive multiple of 8 that the
+// The assembly kernels are generated (generate.go): vec_amd64.s and their
+// declarations in vec_stubs_amd64.go. n is a positive multiple of 8 that the
 // wrappers have checked; pointers are never retained.
-
-//go:noescape
-func sumRowsAVX2(dst, init, m *float32, stride, width int, idx *int32, n int)
-
-//go:noescape
-func addAVX2(dst, x *float32, n int)
-
-//go:noescape
-func axpyAVX2(dst, x *float32, a float32, n int)
-
-//go:noescape
-func dotAVX2(x, y *float32, n int) float32
-
-//go:noescape
-func clampAVX2(dst, src *float32, lo, hi float32, n int)
-
-//go:noescape
-func mulAVX2(dst, x, y *float32, n int)
-
-//go:noescape
-func maskScaleAVX2(dst, w, x *float32, lo, hi, a float32, n int)
-
-//go:noescape
-func adamAVX2(p, m, v, grad *float32, h *Adam, n int)
-
-//go:noescape
-func fmaPeakAVX2(iters int)
-
-//go:noescape
-func fmaPeakAVX512(iters int)
