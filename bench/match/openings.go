@@ -124,10 +124,11 @@ func isUint(s string) bool {
 // pgnGame is a game read from PGN: its tags and SAN moves with the line
 // each move token was on.
 type pgnGame struct {
-	tags  map[string]string
-	moves []string
-	lines []int
-	line  int // first line of the game
+	tags     map[string]string
+	moves    []string
+	comments []string // the comment after each move ("" for none)
+	lines    []int
+	line     int // first line of the game
 }
 
 // readPGN splits PGN text into games. It understands tag pairs, comments
@@ -171,6 +172,7 @@ func readPGN(r io.Reader, name string) ([]pgnGame, error) {
 			bol = true
 		case c == '{':
 			startLine := line
+			var sb strings.Builder
 			for {
 				c, ok = readRune()
 				if !ok {
@@ -179,6 +181,10 @@ func readPGN(r io.Reader, name string) ([]pgnGame, error) {
 				if c == '}' {
 					break
 				}
+				sb.WriteRune(c)
+			}
+			if g != nil && depth == 0 && len(g.moves) > 0 && g.comments[len(g.moves)-1] == "" {
+				g.comments[len(g.moves)-1] = sb.String()
 			}
 		case c == ';':
 			for c != '\n' && ok {
@@ -247,6 +253,7 @@ func readPGN(r io.Reader, name string) ([]pgnGame, error) {
 				}
 				start()
 				g.moves = append(g.moves, tok)
+				g.comments = append(g.comments, "")
 				g.lines = append(g.lines, tokLine)
 			}
 		}

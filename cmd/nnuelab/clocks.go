@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"os"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/nnuelab/nnuelab/bench/match"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
+)
+
+func init() {
+	register(command{"clocks", "how each engine of a match used its clock, from the PGN (summary; --plot SVG)", runClocks})
+}
+
+func runClocks(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("clocks", "clocks [--plot FILE.svg] [--title T] PGN...", stderr)
+	plotFile := fs.String("plot", "", "write the share of the clock each move used, by move number, to this SVG file")
+	title := fs.String("title", "", "plot title")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errors.New("need at least one PGN file")
+	}
+	by := map[string][]match.ClockUse{}
+	var names []string
+	for _, f := range fs.Args() {
+		r, err := os.Open(f)
+		if err != nil {
+			return err
+		}
+		cs, err := match.ReadClockUse(r, f)
+		r.Close()
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			if _, ok := by[c.Player]; !ok {
+				names = append(names, c.Player)
+			}
+			by[c.Player] = append(by[c.Player], c)
+		}
+	}
+	sort.Strings(names)
+	fmt.Fprintln(stdout, "| engine | games | moves | time forfeits | share of the clock a move used: median / 95th pct / max | least clock left after a move |")
+	fmt.Fprintln(stdout, "|---|---|---|---|---|---|")
+	for _, n := range names {
+		var shares []float64
+		forfeits, moves := 0, 0
+		least := -1.0
+		for _, c := range by[n] {
+			if c.Forfeit {
+				forfeits++
+			}
+			left := c.Moves
+			for i, m := range left {
+				shares = append(shares, m.Share())
+				after := m.Before - m.Used
+				if i == len(left)-1 {
+					after = c.Left
+				}
+				if s := after.Seconds(); least < 0 || s < least {
+					least = s
+				}
+			}
+			moves += len(c.Moves)
+		}
+		sort.Float64s(shares)
+		q := func(p float64) float64 {
+			if len(shares) == 0 {
+				return 0
+			}
+			return shares[min(int(p*float64(len(shares))), len(shares)-1)]
+		}
+		fmt.Fprintf(stdout, "| %s | %d | %d | %d | %.1f%% / %.1f%% / %.1f%% | %.3f s |\n",
+			n, len(by[n]), moves, forfeits, 100*q(0.5), 100*q(0.95), 100*q(1), max(least, 0))
+	}
+	if *plotFile == "" {
+		return nil
+	}
+	return plotClocks(*plotFile, *title, names, by)
+}
+
+// plotClocks draws, per engine, the median and the maximum share of the
+// clock its n-th move used over the games.
+func plotClocks(path, title string, names []string, by map[string][]match.ClockUse) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "move number (the engine's own moves)"
+	p.Y.Label.Text = "share of the clock the move used (%)"
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	colors := []color.RGBA{{31, 119, 180, 255}, {214, 39, 40, 255}, {44, 160, 44, 255}, {148, 103, 189, 255}}
+	for i, n := range names {
+		perMove := map[int][]float64{}
+		last := 0
+		for _, c := range by[n] {
+			for _, m := range c.Moves {
+				perMove[m.Move] = append(perMove[m.Move], 100*m.Share())
+				last = max(last, m.Move)
+			}
+		}
+		var med, mx plotter.XYs
+		for k := 1; k <= last; k++ {
+			v := perMove[k]
+			if len(v) < 3 { // too few games reach this move to say anything
+				continue
+			}
+			sort.Float64s(v)
+			med = append(med, plotter.XY{X: float64(k), Y: v[len(v)/2]})
+			mx = append(mx, plotter.XY{X: float64(k), Y: v[len(v)-1]})
+		}
+		if len(med) == 0 {
+			continue
+		}
+		c := colors[i%len(colors)]
+		l1, err := plotter.NewLine(med)
+		if err != nil {
+			return err
+		}
+		l1.Color, l1.Width = c, vg.Points(1.5)
+		l2, err := plotter.NewLine(mx)
+		if err != nil {
+			return err
+		}
+		l2.Color, l2.Width, l2.Dashes = c, vg.Points(1), []vg.Length{vg.Points(3), vg.Points(2)}
+		p.Add(l1, l2)
+		p.Legend.Add(n+" median", l1)
+		p.Legend.Add(n+" max", l2)
+	}
+	var buf bytes.Buffer
+	wt, err := p.WriterTo(9*vg.Inch, 5*vg.Inch, "svg")
+	if err != nil {
+		return err
+	}
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return err
+	}
+	return fsutil.WriteFileAtomic(path, buf.Bytes(), 0o644)
+}
