@@ -52,9 +52,9 @@ func TestReadClockUse(t *testing.T) {
 		t.Errorf("white of game 2: %+v", w2)
 	}
 	for _, bad := range []string{
-		"[White \"a\"]\n[Black \"b\"]\n\n1. e4 {0.1s} *\n",                           // no time control
+		"[White \"a\"]\n[Black \"b\"]\n\n1. e4 {0.1s} *\n",                             // no time control
 		"[White \"a\"]\n[Black \"b\"]\n[TimeControl \"10+0.1\"]\n\n1. e4 {+0.1/3} *\n", // no time
-		"[TimeControl \"10\"]\n\n1. e4 {0.1s *\n",                                  // open comment
+		"[TimeControl \"10\"]\n\n1. e4 {0.1s *\n",                                      // open comment
 	} {
 		if _, err := ReadClockUse(strings.NewReader(bad), "bad.pgn"); err == nil || !strings.Contains(err.Error(), "bad.pgn") {
 			t.Errorf("%q: %v", bad, err)
