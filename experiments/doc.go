@@ -27,4 +27,8 @@
 // loop (generations.go): each generation becomes ordinary sub-experiments
 // planned in memory and run by the same runner, one after the other, and
 // the report follows the generations (generations_report.go).
+//
+// The claims table of docs/claims.md is rendered from docs/claims.toml,
+// whose rows read every number they quote from the experiments' results
+// (claims.go, `nnuelab experiment claims`).
 package experiment

@@ -22,11 +22,13 @@ func init() {
 	register(command{"experiment", "run architecture experiments from a manifest: tables, plots, Elo (local or Slurm)", runExperiment})
 }
 
-const experimentUsage = `Usage: nnuelab experiment <run|report|task|engine> ...
+const experimentUsage = `Usage: nnuelab experiment <run|report|claims|task|engine> ...
 
   run FILE [flags]      plan the manifest, run what has no result yet (a killed
                         run resumes), merge results, write the report
   report FILE [flags]   rewrite the report from the results, without running
+  claims [--check]      rewrite docs/claims.md's table from docs/claims.toml and
+                        the experiments' results (--check: fail if it differs)
   task --out DIR ID...  run tasks of a plan (what executors start; internal)
   engine --arch FILE [--net FILE]
                         a UCI engine preset to a variant (what matches start)
@@ -46,6 +48,8 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		return experimentRun(rest, stdout, stderr)
 	case "report":
 		return experimentReport(rest, stdout, stderr)
+	case "claims":
+		return experimentClaims(rest, stdout, stderr)
 	case "task":
 		return experimentTask(rest, stderr)
 	case "engine":
@@ -221,6 +225,57 @@ func experimentReport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(stdout, path)
+	return nil
+}
+
+// experimentClaims renders the claims table (docs/claims.toml's rows, their
+// numbers read from each experiment's results) into the generated part of
+// docs/claims.md, or with --check fails when the page differs from it.
+func experimentClaims(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("experiment claims", "experiment claims [--claims FILE] [--doc FILE] [--check]", stderr)
+	claims := fs.String("claims", filepath.Join("docs", "claims.toml"), "the rows: claims, readings and the results they quote")
+	doc := fs.String("doc", filepath.Join("docs", "claims.md"), "the page whose generated part is rewritten (between its claims:begin and claims:end markers)")
+	manifests := fs.String("manifests", "experiments", "folder of the manifests (NAME.toml)")
+	results := fs.String("results", filepath.Join("experiments", "results"), "folder of the results (NAME/results.jsonl, NAME/tasks)")
+	check := fs.Bool("check", false, "write nothing; fail if the page differs from what the results give")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	cf, err := experiment.LoadClaims(*claims)
+	if err != nil {
+		return err
+	}
+	gen, err := experiment.RenderClaims(cf, experiment.ClaimsOptions{Manifests: *manifests, Results: *results})
+	if err != nil {
+		return err
+	}
+	old, err := os.ReadFile(*doc)
+	if err != nil {
+		return err
+	}
+	page, err := experiment.ReplaceClaims(string(old), gen)
+	if err != nil {
+		return fmt.Errorf("%s: %w", *doc, err)
+	}
+	if *check {
+		if page != string(old) {
+			return fmt.Errorf("%s differs from what %s and the results give: run `nnuelab experiment claims`", *doc, *claims)
+		}
+		fmt.Fprintf(stdout, "%s: the claims table regenerates byte-identically\n", *doc)
+		return nil
+	}
+	if page == string(old) {
+		fmt.Fprintf(stdout, "%s: unchanged\n", *doc)
+		return nil
+	}
+	if err := os.WriteFile(*doc, []byte(page), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, *doc)
 	return nil
 }
 

@@ -17,6 +17,12 @@ func TestExperimentCommand(t *testing.T) {
 	bad := filepath.Join(dir, "bad.toml")
 	os.WriteFile(bad, []byte("metrics = [\"agreement\"]\n[base]\narch = \"koivisto-7.4\"\nhistory = 2\n"), 0o644)
 	out := filepath.Join(dir, "out")
+	// The repository's claims table, read from this package's folder (a
+	// later --doc wins over the one given here).
+	root := filepath.Join("..", "..")
+	claimsPaths := []string{"--claims", filepath.Join(root, "docs", "claims.toml"), "--manifests", filepath.Join(root, "experiments"),
+		"--results", filepath.Join(root, "experiments", "results")}
+	claimsPaths = append([]string{"--doc", filepath.Join(root, "docs", "claims.md")}, claimsPaths...)
 	tests := []struct {
 		name   string
 		args   []string
@@ -36,6 +42,9 @@ func TestExperimentCommand(t *testing.T) {
 		{"dry run, flags after the file", []string{"experiment", "run", good, "--dry-run", "--out", out}, 0, "measure-base-s1", ""},
 		{"report without results", []string{"experiment", "report", good, "--out", out}, 1, "", "no results to report"},
 		{"task without plan", []string{"experiment", "task", "--out", out, "speed"}, 1, "", "no plan in"},
+		{"claims: the committed page", append([]string{"experiment", "claims", "--check"}, claimsPaths...), 0, "regenerates byte-identically", ""},
+		{"claims: a page without markers", append(append([]string{"experiment", "claims", "--check"}, claimsPaths...), "--doc", good), 1, "", "markers"},
+		{"claims: an argument", []string{"experiment", "claims", "docs/claims.toml"}, 1, "", "unexpected arguments"},
 		{"engine without arch", []string{"experiment", "engine"}, 1, "", "give --arch"},
 		{"engine with a bad arch", []string{"experiment", "engine", "--arch", bad}, 1, "", "bad.toml"},
 	}
