@@ -362,10 +362,12 @@ func (g *gen) affine(name string, split bool, rows int) {
 	g.TESTQ(nrows, nrows)
 	g.JZ(LabelRef("done"))
 	acc = rowBlock("rows1", 1, []reg.Register{w})
-	sum := g.GP32()
-	g.VMOVD(g.hsum32(acc[0]), sum)
-	g.ADDL(Mem{Base: bias}, sum)
-	g.MOVL(sum, Mem{Base: out})
+	// The bias is added in the vector unit: no round trip through a
+	// general register on the way to the store.
+	sum, b := g.hsum32(acc[0]), g.XMM()
+	g.VMOVD(Mem{Base: bias}, b)
+	g.VPADDD(b, sum, sum)
+	g.VMOVD(sum, Mem{Base: out})
 	g.ADDQ(U8(4), out)
 	g.ADDQ(U8(4), bias)
 	g.ADDQ(cols, w)

@@ -632,9 +632,9 @@ rows1inner:
 	VPADDD       X3, X2, X2
 	VPSHUFD      $0xb1, X2, X3
 	VPADDD       X3, X2, X2
-	VMOVD        X2, R8
-	ADDL         (BX), R8
-	MOVL         R8, (AX)
+	VMOVD        (BX), X3
+	VPADDD       X3, X2, X2
+	VMOVD        X2, (AX)
 	ADDQ         $0x04, AX
 	ADDQ         $0x04, BX
 	ADDQ         DI, DX
@@ -719,9 +719,9 @@ rows1inner:
 	VPADDD       X2, X1, X1
 	VPSHUFD      $0xb1, X1, X2
 	VPADDD       X2, X1, X1
-	VMOVD        X1, R8
-	ADDL         (BX), R8
-	MOVL         R8, (AX)
+	VMOVD        (BX), X2
+	VPADDD       X2, X1, X1
+	VMOVD        X1, (AX)
 	ADDQ         $0x04, AX
 	ADDQ         $0x04, BX
 	ADDQ         DI, DX
