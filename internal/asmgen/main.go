@@ -43,6 +43,8 @@ type target struct {
 	isa []string
 }
 
+// targets are the packages the generator writes, by package name; adding
+// a package is one entry here and one kernel builder.
 var targets = map[string]target{
 	"simd": {
 		path: "github.com/nnuelab/nnuelab/engine/nnue/simd", dir: "engine/nnue/simd",
