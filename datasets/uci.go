@@ -25,8 +25,14 @@ type UCIEngine struct {
 	stderr limitedBuffer
 }
 
+// minStartTimeout is the least time an engine gets to start and answer
+// the handshake, whatever the per-search timeout: starting a process (and
+// loading its net) on a loaded machine can take far longer than a search.
+const minStartTimeout = 10 * time.Second
+
 // StartUCI starts path with args, runs the UCI handshake (uci/uciok), sets
-// the options in order and waits for readyok, all within timeout.
+// the options in order and waits for readyok, all within timeout (at least
+// minStartTimeout).
 func StartUCI(path string, args []string, options [][2]string, timeout time.Duration) (*UCIEngine, error) {
 	cmd := exec.Command(path, args...)
 	stdin, err := cmd.StdinPipe()
@@ -51,7 +57,7 @@ func StartUCI(path string, args []string, options [][2]string, timeout time.Dura
 		}
 		close(e.lines)
 	}()
-	deadline := time.Now().Add(timeout)
+	deadline := time.Now().Add(max(timeout, minStartTimeout))
 	if err := e.send("uci"); err != nil {
 		e.Close()
 		return nil, err

@@ -37,6 +37,12 @@ func TestMain(m *testing.M) {
 	}
 	pluginDir = dir
 	os.Setenv(EnvDirs, dir)
+	// A loaded machine (CI beside other jobs) can take more than the
+	// default 5 s for one round trip to a plugin that wraps Stockfish; the
+	// tests of hangs set their own short timeouts.
+	if os.Getenv(EnvTimeout) == "" {
+		os.Setenv(EnvTimeout, "60s")
+	}
 	code := m.Run()
 	Shutdown()
 	os.RemoveAll(dir)
