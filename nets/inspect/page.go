@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // Summary is what a page reports about one net, in numbers (`nets show
@@ -474,22 +476,8 @@ func removeStale(dir string, written map[string]bool) error {
 	return nil
 }
 
-// writeAtomic writes data to path through a temporary file and a rename.
+// writeAtomic writes data to path atomically, readable by all
+// (internal/fsutil).
 func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return fsutil.WriteFileAtomic(path, data, 0o644)
 }

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +18,7 @@ import (
 
 	arch "github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets"
 )
 
@@ -111,30 +111,10 @@ func parseHistory(path string, data []byte) ([]EpochStats, error) {
 	return out, nil
 }
 
-// writeAtomic writes data to a temporary file beside path and renames it.
+// writeAtomic writes data to path atomically, readable by all
+// (internal/fsutil).
 func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return renameReadable(tmp.Name(), path)
-}
-
-// renameReadable gives a finished temporary file the usual permissions
-// (os.CreateTemp makes it 0600) and moves it into place.
-func renameReadable(tmp, path string) error {
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return fsutil.WriteFileAtomic(path, data, 0o644)
 }
 
 // ArchSHA256 identifies an architecture: the SHA-256 of the validated spec
