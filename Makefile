@@ -10,7 +10,7 @@ GO ?= go
 MODULES := $(shell $(GO) list -m -f '{{.Dir}}' 2>/dev/null)
 PATTERNS := $(foreach m,$(MODULES),$(m)/...)
 
-.PHONY: all build test deps vet fmt-check plugins npm-deps reports-check nets-docs generate asm-check
+.PHONY: all build test deps vet fmt-check plugins npm-deps reports-check nets-docs generate asm-check sf-npm
 
 # The example plugins (plugins/README.md): Go evaluators into plugins/bin,
 # metric plugins into plugins/bin/metrics, and a launcher for the Node.js
@@ -27,7 +27,7 @@ BUILDVCS := $(shell git rev-parse --git-dir >/dev/null 2>&1 && echo true || echo
 build:
 	$(GO) build -trimpath -buildvcs=$(BUILDVCS) -o $(EXE) ./cmd/nnuelab
 
-deps: npm-deps
+deps: npm-deps sf-npm
 	@if [ ! -x /usr/games/stockfish ]; then \
 		echo "installing stockfish (Debian) for the tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish; \
@@ -38,6 +38,21 @@ deps: npm-deps
 		echo "installing slurm-wlm and munge (Debian) for the Slurm executor test"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge; \
 	fi
+
+# Stockfish 17.1 and 18 as npm packages (stockfish@17.1.0, stockfish@18.0.8:
+# WebAssembly builds by Chess.com, GPL-3.0; 147 and 168 MB) for the sf17.1
+# tests: downloaded once into the user's cache, never into the repository.
+# The tests check each against its pinned SHA-1, unpack it there, extract
+# its nets into the net cache and run its engine with node as the reference.
+SF_NPM := $(or $(NNUELAB_NPM_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nnuelab/npm)
+SF_NPM_VERSIONS := 17.1.0 18.0.8
+
+sf-npm: $(foreach v,$(SF_NPM_VERSIONS),$(SF_NPM)/stockfish-$(v).tgz)
+
+$(SF_NPM)/stockfish-%.tgz:
+	@echo "downloading the npm package stockfish@$* (Stockfish as WebAssembly, GPL-3.0) into $(SF_NPM) for the tests"
+	@mkdir -p $(SF_NPM)
+	@tmp=$$(mktemp -d $(SF_NPM)/.pack-XXXXXX) && (cd $$tmp && npm pack --silent stockfish@$* >/dev/null) && mv $$tmp/stockfish-$*.tgz $@; status=$$?; rm -rf $$tmp; exit $$status
 
 npm-deps: $(NODE_PLUGIN)/node_modules/.package-lock.json
 

@@ -312,18 +312,29 @@ func StockfishNetCacheDir() string {
 	return filepath.Join(os.TempDir(), "nnuelab-cache")
 }
 
+// NetCacheDir returns StockfishNetCacheDir, created if missing; an
+// unwritable cache folder falls back to a folder in os.TempDir(). Every
+// net nnuelab caches by name (Stockfish 15.1's export, the nets that
+// `nnuelab nets extract` and `nets fetch` get) lives there.
+func NetCacheDir() (string, error) {
+	dir := StockfishNetCacheDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		dir = filepath.Join(os.TempDir(), "nnuelab-cache")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("no folder to cache Stockfish nets in: %w", err)
+		}
+	}
+	return dir, nil
+}
+
 // CachedStockfishNet returns the path of Stockfish 15.1's default net in
 // StockfishNetCacheDir, exporting it with the Stockfish binary at
 // stockfishPath first if the cache lacks it or holds a damaged copy. The
 // file name carries the hash, so a cached file is used only if it verifies.
 func CachedStockfishNet(stockfishPath string) (string, error) {
-	dir := StockfishNetCacheDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		// An unwritable cache folder falls back to the temporary folder.
-		dir = filepath.Join(os.TempDir(), "nnuelab-cache")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", fmt.Errorf("no folder to cache the Stockfish net in: %w", err)
-		}
+	dir, err := NetCacheDir()
+	if err != nil {
+		return "", err
 	}
 	path := filepath.Join(dir, SF151NetName)
 	if err := verifySF151Net(path); err == nil {

@@ -1,0 +1,350 @@
+// Package sfnettest gives tests Stockfish 17.1 and 18 as the npm
+// packages stockfish@17.1.0 and stockfish@18.0.8 (GPL-3.0, WebAssembly
+// builds by Chess.com that run under Node.js): the package files, their
+// embedded nets extracted into the net cache, and the 17.1 engine run with
+// node as the reference for exactness tests.
+//
+// The packages are not in the repository (147 and 168 MB): `make sf-npm`
+// (part of `make test`) downloads them once with `npm pack` into Dir(). A
+// test that needs one fails, not skips, when it is missing, saying how to
+// get it: the exactness claims must not pass by being skipped.
+package sfnettest
+
+import (
+	"archive/tar"
+	"bufio"
+	"compress/gzip"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nnuelab/nnuelab/nets/sfnet"
+)
+
+// The packages, pinned by the SHA-1 that npm pack reports (the
+// registry's shasum of the tarball).
+const (
+	V171 = "17.1.0"
+	V18  = "18.0.8"
+)
+
+var pinned = map[string]string{
+	V171: "fe49c54a9fc0ed601d5d7e3108ed11c0522a414d",
+	V18:  "f361d4b05f4c829a6f17da5cf18328525c5268f6",
+}
+
+var engineName = map[string]string{V171: "Stockfish 17.1", V18: "Stockfish 18"}
+
+// Nets each package embeds (Stockfish's defaults: EvalFile, EvalFileSmall).
+var Nets = map[string][]string{
+	V171: {"nn-1c0000000000.nnue", "nn-37f18f62d772.nnue"},
+	V18:  {"nn-c288c895ea92.nnue", "nn-37f18f62d772.nnue"},
+}
+
+// Dir is the folder the packages are kept in: $NNUELAB_NPM_CACHE, else
+// nnuelab/npm in the user cache folder (where `make sf-npm` puts them).
+func Dir() string {
+	if d := os.Getenv("NNUELAB_NPM_CACHE"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "nnuelab", "npm")
+	}
+	return filepath.Join(os.TempDir(), "nnuelab-npm")
+}
+
+var checked sync.Map // version -> *checkOnce
+
+type checkOnce struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// Package returns the path of stockfish-VERSION.tgz, checked against its
+// pinned SHA-1 (once per test binary). It fails t when the package is
+// missing or is another file.
+func Package(t testing.TB, version string) string {
+	t.Helper()
+	want, ok := pinned[version]
+	if !ok {
+		t.Fatalf("no pinned stockfish npm package %s", version)
+	}
+	v, _ := checked.LoadOrStore(version, &checkOnce{})
+	c := v.(*checkOnce)
+	c.once.Do(func() {
+		c.path = filepath.Join(Dir(), "stockfish-"+version+".tgz")
+		f, err := os.Open(c.path)
+		if err != nil {
+			c.err = fmt.Errorf("this test needs the npm package stockfish@%s (%s as WebAssembly, GPL-3.0), which is not installed: %w; "+
+				"run `make sf-npm` (npm pack stockfish@%s into %s)", version, engineName[version], err, version, Dir())
+			return
+		}
+		defer f.Close()
+		h := sha1.New()
+		if _, err := io.Copy(h, f); err != nil {
+			c.err = err
+			return
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != want {
+			c.err = fmt.Errorf("%s has SHA-1 %s, npm's stockfish@%s is %s: remove it and run `make sf-npm`", c.path, got, version, want)
+		}
+	})
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	return c.path
+}
+
+// Unpacked returns the folder holding the unpacked package (its files
+// under package/), unpacking the tarball into Dir() on first use.
+func Unpacked(t testing.TB, version string) string {
+	t.Helper()
+	tgz := Package(t, version)
+	dir := filepath.Join(Dir(), "stockfish-"+version)
+	if _, err := os.Stat(filepath.Join(dir, "package", "package.json")); err == nil {
+		return dir
+	}
+	// Unpack beside it and rename into place: another test process may be
+	// doing the same.
+	tmp, err := os.MkdirTemp(Dir(), ".unpack-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := untar(tgz, tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, err2 := os.Stat(filepath.Join(dir, "package", "package.json")); err2 != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// untar unpacks a gzipped tarball's regular files into dir.
+func untar(tgz, dir string) error {
+	f, err := os.Open(tgz)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", tgz, err)
+		}
+		name := filepath.Clean(h.Name)
+		if h.Typeflag != tar.TypeReg || strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
+			continue
+		}
+		dst := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, tr); err != nil {
+			out.Close()
+			return err
+		}
+		if err := out.Close(); err != nil {
+			return err
+		}
+	}
+}
+
+var netsOnce sync.Map // version -> *checkOnce
+
+// CachedNets makes sure the nets of the package are in the net cache,
+// extracting them from the package once if any is missing, and returns
+// their paths by name.
+func CachedNets(t testing.TB, version string) map[string]string {
+	t.Helper()
+	paths := map[string]string{}
+	missing := false
+	for _, name := range Nets[version] {
+		p, err := sfnet.Cached(name)
+		if err != nil {
+			missing = true
+			break
+		}
+		paths[name] = p
+	}
+	if !missing {
+		return paths
+	}
+	tgz := Package(t, version)
+	v, _ := netsOnce.LoadOrStore(version, &checkOnce{})
+	c := v.(*checkOnce)
+	c.once.Do(func() {
+		start := time.Now()
+		_, c.err = sfnet.Extract(tgz, "", true)
+		t.Logf("extracted the nets of stockfish@%s into the net cache in %v", version, time.Since(start).Round(time.Millisecond))
+	})
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	for _, name := range Nets[version] {
+		p, err := sfnet.Cached(name)
+		if err != nil {
+			t.Fatalf("stockfish@%s: %v after extracting", version, err)
+		}
+		paths[name] = p
+	}
+	return paths
+}
+
+// Engine is the package's single-threaded WebAssembly engine under node.
+type Engine struct {
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	lines chan string
+	// Name is the engine's "id name".
+	Name string
+}
+
+// scripts are the engines' loaders in each package.
+var scripts = map[string]string{
+	V171: "package/src/stockfish-17.1-single-a496a04.js",
+	V18:  "package/bin/stockfish-18-single.js",
+}
+
+// StartEngine starts the package's engine with node and waits for uciok;
+// it is stopped when the test ends. A missing node fails the test.
+func StartEngine(t testing.TB, version string) *Engine {
+	t.Helper()
+	dir := Unpacked(t, version)
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("the reference engine of stockfish@%s runs under Node.js, which is not installed: %v", version, err)
+	}
+	cmd := exec.Command(node, filepath.Join(dir, scripts[version]))
+	cmd.Dir = filepath.Dir(filepath.Join(dir, scripts[version]))
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	e := &Engine{cmd: cmd, in: in, lines: make(chan string, 1024)}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<16), 1<<20)
+		for sc.Scan() {
+			e.lines <- sc.Text()
+		}
+		close(e.lines)
+	}()
+	t.Cleanup(func() {
+		_, _ = io.WriteString(in, "quit\n")
+		_ = in.Close()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	if err := e.send("uci"); err != nil {
+		t.Fatal(err)
+	}
+	lines, err := e.until("uciok", time.Minute)
+	if err != nil {
+		t.Fatalf("stockfish@%s under node: %v", version, err)
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "id name ") {
+			e.Name = strings.TrimPrefix(l, "id name ")
+		}
+	}
+	return e
+}
+
+func (e *Engine) send(s string) error {
+	_, err := io.WriteString(e.in, s+"\n")
+	return err
+}
+
+// until returns the lines before the first line equal to token.
+func (e *Engine) until(token string, timeout time.Duration) ([]string, error) {
+	var lines []string
+	deadline := time.After(timeout)
+	for {
+		select {
+		case l, ok := <-e.lines:
+			if !ok {
+				return lines, fmt.Errorf("the engine exited before %q (its last lines: %q)", token, tail(lines))
+			}
+			if strings.TrimSpace(l) == token {
+				return lines, nil
+			}
+			lines = append(lines, l)
+		case <-deadline:
+			return lines, fmt.Errorf("no %q after %v (last lines: %q)", token, timeout, tail(lines))
+		}
+	}
+}
+
+func tail(l []string) []string {
+	if len(l) > 5 {
+		return l[len(l)-5:]
+	}
+	return l
+}
+
+// Eval sets the position and returns what the engine's eval command
+// prints, from the line " NNUE derived piece values:" to the "Final
+// evaluation" line (each line with its newline), or that one line when
+// the side to move is in check.
+func (e *Engine) Eval(fen string) (string, error) {
+	if err := e.send("position fen " + fen + "\neval\nisready"); err != nil {
+		return "", err
+	}
+	lines, err := e.until("readyok", 2*time.Minute)
+	if err != nil {
+		return "", fmt.Errorf("eval of %s: %w", fen, err)
+	}
+	var b strings.Builder
+	on := false
+	for _, l := range lines {
+		if strings.HasPrefix(l, " NNUE derived piece values:") || strings.HasPrefix(l, "Final evaluation: none") {
+			on = true
+		}
+		if on {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+		if strings.HasPrefix(l, "Final evaluation") {
+			return b.String(), nil
+		}
+	}
+	return "", fmt.Errorf("eval of %s: no \"Final evaluation\" line in %q", fen, lines)
+}
