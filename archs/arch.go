@@ -53,13 +53,22 @@ type Spec struct {
 
 // NetSpec says how network files of this architecture are stored.
 type NetSpec struct {
-	// Format names the reader: "sf12", "sf15.1", "koivisto-int16",
-	// "koivisto-float", "leorik", "nnuelab" (float32, quantized at load) or
+	// Format names the reader: "sf12", "sf15.1", "sf17.1" (Stockfish 16+:
+	// LEB128-compressed transformer), "koivisto-int16", "koivisto-float", "leorik", "nnuelab" (float32, quantized at load) or
 	// "float" (no file: random or trained weights in memory, e.g. rengar).
 	Format string `toml:"format"`
 	// Default is the net file used when none is given: a path relative to
 	// the repository's nets/ folder, or empty.
 	Default string `toml:"default"`
+	// Name is a Stockfish net's own name (nn-<first 12 hex digits of its
+	// SHA-256>.nnue): the net used when none is given, taken from
+	// nnuelab's net cache, where `nnuelab nets extract` and `nets fetch`
+	// put it.
+	Name string `toml:"name"`
+	// Small names the architecture of a second, smaller net that the
+	// design evaluates instead where Stockfish 17.1 does (head sf17:
+	// Eval::use_smallnet), with its own net; empty for one net.
+	Small string `toml:"small"`
 }
 
 // FeatureSpec describes the input features. Set names a preset in the
@@ -100,7 +109,10 @@ type AccumulatorSpec struct {
 type HeadSpec struct {
 	// Type is "linear" (one output neuron per bucket: Koivisto, Leorik,
 	// chess768), "sf12" (HalfKP 512-32-32-1), "sf15" (pairwise product, layer
-	// stacks and PSQT) or "rengar" (symmetric product pooling, float).
+	// stacks and PSQT), "sf17" (sf15's layers behind Stockfish 16+'s
+	// transformer, with 17.1's Eval::evaluate: the blend of PSQT and
+	// layers, the small net's choice, the material scaling) or "rengar"
+	// (symmetric product pooling, float).
 	Type string `toml:"type"`
 	// Activation of the accumulators for a linear head: "relu", "crelu"
 	// (clamp to [0, quant.qa]) or "screlu" (the square of that).
@@ -272,6 +284,9 @@ func (s *Spec) Override(assignments ...string) (*Spec, error) {
 
 type specError struct{ key, reason string }
 
+// netNameRE is a Stockfish net name.
+var netNameRE = regexp.MustCompile(`^nn-[0-9a-f]{12}\.nnue$`)
+
 // decodeErrRE picks the line, key and message out of the TOML decoder's
 // type errors ("toml: line 25 (last key "quant.scale"): incompatible types: ...").
 var decodeErrRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
@@ -331,8 +346,11 @@ func (s *Spec) validate() *specError {
 	if s.History < 0 {
 		return &specError{"history", fmt.Sprintf("must be >= 0 (0 = unlimited), got %d", s.History)}
 	}
-	if e := oneOf("net.format", s.Net.Format, "sf12", "sf15.1", "koivisto-int16", "koivisto-float", "leorik", "nnuelab", "float"); e != nil {
+	if e := oneOf("net.format", s.Net.Format, "sf12", "sf15.1", "sf17.1", "koivisto-int16", "koivisto-float", "leorik", "nnuelab", "float"); e != nil {
 		return e
+	}
+	if n := s.Net.Name; n != "" && !netNameRE.MatchString(n) {
+		return &specError{"net.name", fmt.Sprintf("%q is not a Stockfish net name (nn-<12 lower-case hex digits>.nnue)", n)}
 	}
 	f := &s.Features
 	if e := oneOf("features.set", f.Set, FeatureSets()...); e != nil {
@@ -375,8 +393,11 @@ func (s *Spec) validate() *specError {
 		return &specError{"accumulator.width", fmt.Sprintf("must be a positive multiple of 32 up to 4096, got %d", w)}
 	}
 	h := &s.Head
-	if e := oneOf("head.type", h.Type, "linear", "sf12", "sf15", "rengar"); e != nil {
+	if e := oneOf("head.type", h.Type, "linear", "sf12", "sf15", "sf17", "rengar"); e != nil {
 		return e
+	}
+	if s.Net.Small != "" && h.Type != "sf17" {
+		return &specError{"net.small", fmt.Sprintf("a second, small net needs head type \"sf17\" (Stockfish 17.1's choice between them), not %q", h.Type)}
 	}
 	if e := oneOf("head.bucket_selector", h.BucketSelector, "none", "(pieces-1)/4", "(pieces-2)/4"); e != nil {
 		return e
@@ -402,12 +423,12 @@ func (s *Spec) validate() *specError {
 		if len(h.Layers) != 3 || h.Layers[2] != 1 {
 			return &specError{"head.layers", fmt.Sprintf("sf12 head needs [hidden1, hidden2, 1], got %v", h.Layers)}
 		}
-	case "sf15":
+	case "sf15", "sf17":
 		if len(h.Layers) != 3 || h.Layers[2] != 1 || h.Layers[0] < 2 {
-			return &specError{"head.layers", fmt.Sprintf("sf15 head needs [fc0, fc1, 1], got %v", h.Layers)}
+			return &specError{"head.layers", fmt.Sprintf("%s head needs [fc0, fc1, 1], got %v", h.Type, h.Layers)}
 		}
 		if h.PSQTBuckets != h.OutputBuckets {
-			return &specError{"head.psqt_buckets", "sf15 head needs as many PSQT buckets as layer stacks"}
+			return &specError{"head.psqt_buckets", h.Type + " head needs as many PSQT buckets as layer stacks"}
 		}
 	}
 	for i, l := range h.Layers {

@@ -10,6 +10,8 @@ func TestBuiltinArchitecturesLoad(t *testing.T) {
 	want := map[string]int{ // features per perspective
 		"halfkp":          41024,
 		"sf15.1":          22528,
+		"sf17.1":          22528,
+		"sf17.1-small":    22528,
 		"koivisto-16":     12288,
 		"koivisto-7.4":    1536,
 		"koivisto-5.13":   768,
@@ -101,6 +103,33 @@ func TestParseErrors(t *testing.T) {
 	}
 	if _, err := Parse("y.toml", []byte("name = \n")); err == nil || !strings.Contains(err.Error(), "y.toml") || !strings.Contains(err.Error(), "line 1") {
 		t.Errorf("syntax error not reported with file and line: %v", err)
+	}
+}
+
+// TestStockfishNetKeys checks sf17.1's keys: the net's Stockfish name,
+// and the small net, which only an sf17 head takes.
+func TestStockfishNetKeys(t *testing.T) {
+	s, err := Load("sf17.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Net.Name != "nn-1c0000000000.nnue" || s.Net.Small != "sf17.1-small" || s.Accumulator.Width != 3072 || s.Head.Type != "sf17" {
+		t.Errorf("sf17.1: %+v", s.Net)
+	}
+	small, err := Load(s.Net.Small)
+	if err != nil || small.Net.Small != "" || small.Accumulator.Width != 128 {
+		t.Fatalf("sf17.1-small: %v %+v", err, small)
+	}
+	for _, tc := range []struct{ override, key, reason string }{
+		{`net.name="nn-1C0000000000.nnue"`, "net.name", "not a Stockfish net name"},
+		{`net.name="my.nnue"`, "net.name", "not a Stockfish net name"},
+		{`head.type="sf15"`, "net.small", "needs head type \"sf17\""},
+	} {
+		_, err := s.Override(tc.override)
+		var ae *Error
+		if !errors.As(err, &ae) || ae.Key != tc.key || !strings.Contains(ae.Reason, tc.reason) {
+			t.Errorf("%s: %v; want key %s, %q", tc.override, err, tc.key, tc.reason)
+		}
 	}
 }
 

@@ -119,11 +119,16 @@ type NetInfo struct {
 // SHA-256, computed over the very bytes the network was built from.
 func LoadInfo(spec *arch.Spec, file string) (*nnue.Network, NetInfo, error) {
 	if file != "" {
-		return loadFile(spec, file)
+		n, info, err := loadFile(spec, file)
+		return withSmall(spec, n, info, err)
 	}
 	d, err := Default(spec.Name)
 	if err != nil {
 		return nil, NetInfo{}, err
+	}
+	if d == nil && spec.Net.Name != "" {
+		n, info, err := loadNamed(spec)
+		return withSmall(spec, n, info, err)
 	}
 	if d == nil && spec.Net.Format == "sf15.1" {
 		// Stockfish 15.1's own net is not ours to ship, but the installed

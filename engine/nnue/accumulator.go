@@ -46,6 +46,9 @@ type Evaluator struct {
 	cache    [2][]cacheSlot
 	stats    Stats
 	feats    []int
+	// small evaluates the network's small net (Network.Small), if any,
+	// along the same moves.
+	small *Evaluator
 }
 
 // NewEvaluator returns an evaluator for net with the spec's history depth
@@ -62,6 +65,9 @@ func NewEvaluatorWith(net *Network, history int, refreshCache bool) *Evaluator {
 		for c := range e.cache {
 			e.cache[c] = make([]cacheSlot, 2*net.Features.KingBuckets())
 		}
+	}
+	if net.Small != nil {
+		e.small = NewEvaluatorWith(net.Small, history, refreshCache)
 	}
 	return e
 }
@@ -98,6 +104,9 @@ func (e *Evaluator) grow() *entry {
 // Reset sets the evaluator up on p, discarding the stack. The refresh
 // cache survives, since it is keyed by the pieces it holds.
 func (e *Evaluator) Reset(p *board.Position) {
+	if e.small != nil {
+		e.small.Reset(p)
+	}
 	e.top = 0
 	en := e.grow()
 	en.computed = [2]bool{}
@@ -114,6 +123,9 @@ func (e *Evaluator) Reset(p *board.Position) {
 
 // Push records a move (or a null move, with an empty delta).
 func (e *Evaluator) Push(d *board.Delta) {
+	if e.small != nil {
+		e.small.Push(d)
+	}
 	prev := &e.stack[e.top]
 	kings, views, pieces := prev.kings, prev.views, prev.pieces
 	e.top++
@@ -135,6 +147,9 @@ func (e *Evaluator) Push(d *board.Delta) {
 
 // Pop takes back the last Push.
 func (e *Evaluator) Pop() {
+	if e.small != nil {
+		e.small.Pop()
+	}
 	if e.top > 0 {
 		e.top--
 	}
@@ -143,6 +158,9 @@ func (e *Evaluator) Pop() {
 // Raw returns the network output for p (which must match the pushed
 // moves) in internal units from the side to move's point of view.
 func (e *Evaluator) Raw(p *board.Position, tr *Trace) int32 {
+	if _, ok := e.net.head.(*sf17Head); ok {
+		return sf17Evaluate(e.net, p, tr, e)
+	}
 	e.computeAll(p)
 	en := &e.stack[e.top]
 	us, them := p.SideToMove(), p.SideToMove().Other()
@@ -152,7 +170,7 @@ func (e *Evaluator) Raw(p *board.Position, tr *Trace) int32 {
 // Evaluate returns the evaluation of p in centipawns from the side to
 // move's point of view.
 func (e *Evaluator) Evaluate(p *board.Position) int {
-	return e.net.Centipawns(e.Raw(p, nil))
+	return e.net.CentipawnsAt(e.Raw(p, nil), p)
 }
 
 // update computes the top accumulator of perspective c.

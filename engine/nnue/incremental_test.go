@@ -55,14 +55,17 @@ func TestIncrementalEqualsRefresh(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// One transformer per arch for every H and cache setting: sf17.1's
+		// is 138 MB.
+		base := newNetwork(spec)
+		randomFT(base, rand.New(rand.NewPCG(0, 7)))
+		if spec.Head.Type == "rengar" {
+			base = rengarTestNet(t)
+		}
 		for _, h := range []int{1, 2, 4, 0} {
 			for _, cache := range []bool{false, true} {
 				rng := rand.New(rand.NewPCG(uint64(h), 7))
-				n := newNetwork(spec)
-				randomFT(n, rng)
-				if spec.Head.Type == "rengar" {
-					n = rengarTestNet(t)
-				}
+				n := base
 				ev := NewEvaluatorWith(n, h, cache)
 				checks := 0
 				for _, fen := range fens {

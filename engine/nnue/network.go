@@ -32,6 +32,9 @@ type Network struct {
 	PSQT []int32
 	// PSQTBuckets is the number of PSQT columns (0 if none).
 	PSQTBuckets int
+	// Small is the second, small net of a design that chooses between two
+	// (Stockfish 17.1's, spec net.small; SetSmall), or nil.
+	Small *Network
 
 	head head
 }
@@ -60,6 +63,9 @@ type Trace struct {
 	// Nil for Rengar's float head. Filled into the slice's own storage when
 	// it has the room, so a caller that reuses a Trace does not allocate.
 	Transformed []int32 `json:"-"`
+	// Stockfish holds the steps of Stockfish 17.1's Eval::evaluate for
+	// an sf17 head (which net, the blend, the scaling), else nil.
+	Stockfish *StockfishEval `json:"stockfish,omitempty"`
 }
 
 // setTransformed copies a uint8 activation vector into tr.Transformed.
@@ -101,6 +107,16 @@ func (n *Network) Centipawns(raw int32) int {
 	return int(int64(raw) * int64(n.Spec.Output.CPNum) / int64(n.Spec.Output.CPDen))
 }
 
+// CentipawnsAt converts a raw output of p to centipawns: Centipawns, or
+// for an sf17 head Stockfish 17.1's to_cp, whose scale depends on the
+// material (SF17ToCP).
+func (n *Network) CentipawnsAt(raw int32, p *board.Position) int {
+	if _, ok := n.head.(*sf17Head); ok {
+		return SF17ToCP(raw, p)
+	}
+	return n.Centipawns(raw)
+}
+
 // newNetwork allocates the feature transformer of a spec.
 func newNetwork(spec *arch.Spec) *Network {
 	fs := NewFeatureSet(&spec.Features)
@@ -131,6 +147,9 @@ func LoadFile(spec *arch.Spec, path string) (*Network, error) {
 // path that the incremental evaluator must equal. It returns the raw output
 // in internal units from the side to move's point of view.
 func (n *Network) Evaluate(p *board.Position, tr *Trace) int32 {
+	if _, ok := n.head.(*sf17Head); ok {
+		return sf17Evaluate(n, p, tr, scratchRunner{})
+	}
 	var acc [2][]int16
 	var psqt [2][]int32
 	var feats []int

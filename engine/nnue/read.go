@@ -45,6 +45,8 @@ func Read(spec *arch.Spec, r io.Reader) (*Network, error) {
 		n, err = readSF12(spec, br)
 	case "sf15.1":
 		n, err = readSF15(spec, br)
+	case "sf17.1":
+		n, err = readSF17(spec, br)
 	default:
 		return nil, fmt.Errorf("no reader for net format %q", spec.Net.Format)
 	}

@@ -61,9 +61,24 @@ func (h *sf15Head) forward(us, them []int16, psqtUs, psqtThem []int32, pieces in
 	simd.PairwiseClippedReLU(in[w/2:], them)
 
 	b := h.net.outputBucket(pieces)
-	st := &h.stacks[b]
 	psqt := psqtUs[b] - psqtThem[b]
+	positional := h.propagate(in, b, tr)
+	raw := (psqt/2 + positional) / h.div
 
+	if tr != nil {
+		tr.Bucket = b
+		tr.PSQT = psqt
+		tr.Positional = positional
+		tr.Raw = raw
+		tr.setTransformed(in)
+	}
+	return raw
+}
+
+// propagate runs layer stack b on the transformed features in and returns
+// its output o2 + fwd (tr.Layers, when tr is not nil).
+func (h *sf15Head) propagate(in []uint8, b int, tr *Trace) int32 {
+	st := &h.stacks[b]
 	var o0, o1 [maxSFDense]int32
 	var in1, in2 [maxSFDense]uint8 // zero beyond the live inputs: the padding
 	// Pairwise products are at most 126: the fast kernel is exact.
@@ -79,18 +94,10 @@ func (h *sf15Head) forward(us, them []int16, psqtUs, psqtThem []int32, pieces in
 	o2 := st.b2 + simd.DotUint8Int8(in2[:pad32(h.l1)], st.w2)
 	// int32 product and truncating division, as the engine computes it.
 	fwd := o0[k] * h.skipNum / h.skipDen
-	positional := o2 + fwd
-	raw := (psqt/2 + positional) / h.div
-
 	if tr != nil {
-		tr.Bucket = b
-		tr.PSQT = psqt
-		tr.Positional = positional
-		tr.Raw = raw
 		tr.Layers = [][]int{ints32(o0[:h.l0]), ints8(in1[:2*k]), ints32(o1[:h.l1]), ints8(in2[:h.l1]), {int(o2), int(fwd)}}
-		tr.setTransformed(in)
 	}
-	return raw
+	return o2 + fwd
 }
 
 // SF15Adjusted returns Stockfish 15.1's material-adjusted NNUE value
@@ -153,7 +160,7 @@ func readSF15(spec *arch.Spec, r *reader) (*Network, error) {
 	// Stockfish 16 and later may store the transformer LEB128-compressed
 	// under the same version number; say so rather than reading garbage.
 	if magic, _ := r.r.Peek(17); bytes.Equal(magic, []byte("COMPRESSED_LEB128")) {
-		return nil, fmt.Errorf("LEB128-compressed feature transformer at byte %d (a Stockfish 16+ net): not the Stockfish 15.1 format", r.off)
+		return nil, fmt.Errorf("LEB128-compressed feature transformer at byte %d (a Stockfish 16+ net): not the Stockfish 15.1 format (arch sf17.1 reads Stockfish 16/17's)", r.off)
 	}
 	n := newNetwork(spec)
 	if err := r.int16s(n.FTBias, "feature-transformer biases"); err != nil {
@@ -172,10 +179,23 @@ func readSF15(spec *arch.Spec, r *reader) (*Network, error) {
 		stacks: make([]sf15Stack, spec.Head.OutputBuckets),
 		desc:   desc,
 	}
+	if err := h.readStacks(r, stackHash, w); err != nil {
+		return nil, err
+	}
+	n.head = h
+	return n, nil
+}
+
+// readStacks reads the layer stacks (each: its hash, then per layer int32
+// biases and int8 weights row-major with padded stride) of a transformer of
+// width w.
+func (h *sf15Head) readStacks(r *reader, stackHash uint32, w int) error {
+	l0, l1 := h.l0, h.l1
+	var err error
 	for s := range h.stacks {
 		st := &h.stacks[s]
 		if err := expectHash(r, fmt.Sprintf("layer stack %d hash", s), stackHash); err != nil {
-			return nil, err
+			return err
 		}
 		st.b0, st.w0 = make([]int32, l0), make([]int8, l0*w)
 		st.b1, st.w1 = make([]int32, l1), make([]int8, l1*pad32(2*(l0-1)))
@@ -197,11 +217,10 @@ func readSF15(spec *arch.Spec, r *reader) (*Network, error) {
 				err = r.int8s(part.i8, what)
 			}
 			if err != nil {
-				return nil, err
+				return err
 			}
 		}
 		st.b2 = b2[0]
 	}
-	n.head = h
-	return n, nil
+	return nil
 }
