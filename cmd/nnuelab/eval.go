@@ -28,12 +28,13 @@ func init() {
 // "shipped:NAME", checked against nets/manifest.toml. A plugin that fails
 // is an error naming the position reached, never a fallback score.
 func runEval(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval", "eval --arch ARCH [--net FILE] [--fen FEN | --epd FILE | -] [--json]", stderr)
+	fs := newFlagSet("eval", "eval --arch ARCH [--net FILE] [--fen FEN | --epd FILE | -] [--json] [--trace]", stderr)
 	archName := fs.String("arch", "classical", "architecture: a name from archs/ ("+strings.Join(arch.Builtin(), ", ")+"), a .toml path, classical, or plugin:NAME")
 	netFile := fs.String("net", "", "network file (default: the architecture's shipped net)")
 	fen := fs.String("fen", "", "one position")
 	epd := fs.String("epd", "", "file of positions, one FEN/EPD per line ('-' = standard input)")
 	asJSON := fs.Bool("json", false, "print one JSON object per position with the network's internals")
+	trace := fs.Bool("trace", false, "after each position, what the design's engine shows for it: Stockfish 17.1's eval output for sf17.1 (piece values, the per-bucket table, NNUE and final evaluation; with --json its integers as sf_trace), else the network's internals")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -76,8 +77,15 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		net, netInfo = n, info
-		fmt.Fprintf(stderr, "# %s: raw in the design's internal units from the side to move's view; cp = raw*%d/%d\n",
-			spec.Name, spec.Output.CPNum, spec.Output.CPDen)
+		if n.HasStockfishTrace() {
+			fmt.Fprintf(stderr, "# %s: raw is Stockfish 17.1's Eval::evaluate (internal units, side to move); cp its to_cp (the WDL model's scale at the position's material)\n", spec.Name)
+		} else {
+			fmt.Fprintf(stderr, "# %s: raw in the design's internal units from the side to move's view; cp = raw*%d/%d\n",
+				spec.Name, spec.Output.CPNum, spec.Output.CPDen)
+		}
+	}
+	if *trace && net == nil {
+		return fmt.Errorf("--trace shows a network's internals; %s has none to show", *archName)
 	}
 
 	var lines *bufio.Scanner
@@ -125,9 +133,15 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		var raw int32
 		var cp int
 		var tr nnue.Trace
+		var sfTrace *nnue.SFTrace
 		if net != nil {
 			raw = net.Evaluate(p, &tr)
-			cp = net.Centipawns(raw)
+			cp = net.CentipawnsAt(raw, p)
+			if *trace && net.HasStockfishTrace() {
+				if sfTrace, err = nnue.StockfishTrace(net, p); err != nil {
+					return err
+				}
+			}
 		} else {
 			ev.Reset(p)
 			cp = ev.Evaluate(p)
@@ -148,12 +162,21 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 				obj["arch"] = net.Spec.Name
 				obj["trace"] = tr
 			}
+			if sfTrace != nil {
+				obj["sf_trace"] = sfTrace
+			}
 			if err := enc.Encode(obj); err != nil {
 				return err
 			}
 			continue
 		}
 		fmt.Fprintf(out, "%s\t%d\t%d\n", fenOut, raw, cp)
+		switch {
+		case sfTrace != nil:
+			fmt.Fprintf(out, "%s\n", sfTrace.Text(p))
+		case *trace:
+			fmt.Fprintf(out, "%s\n", nnue.Explain(net, p))
+		}
 	}
 	return lines.Err()
 }

@@ -10,10 +10,10 @@ import (
 )
 
 func init() {
-	register(command{"nets", "networks: list (arch, source, licence, training data), licenses (the third-party notices), show (figures and a page of what a net learned)", runNets})
+	register(command{"nets", "networks: list (arch, source, licence, training data), licenses (the third-party notices), show (figures and a page of what a net learned), extract and fetch (Stockfish's nets)", runNets})
 }
 
-const netsSynopsis = `nets list [--json] | nets licenses | nets show NET|ARCH[=FILE]... [flags]
+const netsSynopsis = `nets list [--json] | nets licenses | nets show NET|ARCH[=FILE]... [flags] | nets extract PACKAGE.tgz|FILE.wasm [flags] | nets fetch NAME... [flags]
 
   list      every net embedded in the binary (nets/manifest.toml): file,
             architecture, SHA-256, source, licence and, for nets nnuelab
@@ -23,12 +23,16 @@ const netsSynopsis = `nets list [--json] | nets licenses | nets show NET|ARCH[=F
   show      look inside nets: SVG figures (first-layer weights as boards,
             histograms of every layer, activation statistics with --data)
             and a Markdown page per net, several nets also side by side
-            (nets show --help for the flags)`
+            (nets show --help for the flags)
+  extract   Stockfish's nets out of a WebAssembly build (an npm package
+            such as stockfish-17.1.0.tgz, or a .wasm), each checked against
+            its name, into the net cache (archs sf17.1, sf17.1-small)
+  fetch     Stockfish's nets by name from its net server, into the cache`
 
 func runNets(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintf(stderr, "Usage: nnuelab %s\n", netsSynopsis)
-		return fmt.Errorf("nets: give a subcommand (list, licenses, show)")
+		return fmt.Errorf("nets: give a subcommand (list, licenses, show, extract, fetch)")
 	}
 	m, err := nets.Manifest()
 	if err != nil {
@@ -37,6 +41,10 @@ func runNets(args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "show":
 		return runNetsShow(args[1:], stdout, stderr)
+	case "extract":
+		return runNetsExtract(args[1:], stdout, stderr)
+	case "fetch":
+		return runNetsFetch(args[1:], stdout, stderr)
 	case "list":
 		fs := newFlagSet("nets list", netsSynopsis, stderr)
 		asJSON := fs.Bool("json", false, "print the manifest entries as JSON")
@@ -75,5 +83,5 @@ func runNets(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stderr, "Usage: nnuelab %s\n", netsSynopsis)
-	return fmt.Errorf("nets: unknown subcommand %q (list, licenses, show)", args[0])
+	return fmt.Errorf("nets: unknown subcommand %q (list, licenses, show, extract, fetch)", args[0])
 }

@@ -9,8 +9,15 @@ import (
 
 // Explain evaluates p from scratch and describes the network's internals,
 // like Stockfish's `eval`: architecture, output bucket, PSQT and positional
-// parts, the raw output and its centipawn value.
+// parts, the raw output and its centipawn value; for an sf17 design,
+// exactly what Stockfish 17.1's eval prints (StockfishTrace).
 func Explain(n *Network, p *board.Position) string {
+	if n.HasStockfishTrace() {
+		// Stockfish 17.1's own eval output, as the engine prints it.
+		if t, err := StockfishTrace(n, p); err == nil {
+			return t.Text(p)
+		}
+	}
 	var tr Trace
 	raw := n.Evaluate(p, &tr)
 	var b strings.Builder

@@ -35,6 +35,8 @@ func (n *Network) HeadParams() []Param {
 		return h.params(n)
 	case *sf15Head:
 		return h.params()
+	case *sf17Head:
+		return h.params() // the file's weights: the transformer undoubled
 	case *rengarHead:
 		return h.params()
 	}
