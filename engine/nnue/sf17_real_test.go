@@ -145,3 +145,34 @@ func TestSF17RealLoadErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSF17 measures evaluations per second of sf17.1 (both nets,
+// Eval::evaluate) along search-like trees, as BenchmarkShipped does for the
+// shipped nets:
+//
+//	go test ./engine/nnue -run X -bench SF17 -count 5
+func BenchmarkSF17(b *testing.B) {
+	sfnettest.CachedNets(b, sfnettest.V171)
+	for _, name := range []string{"sf17.1", "sf17.1-small"} {
+		spec, err := arch.Load(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := nets.Load(spec, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			ev := nnue.NewEvaluator(n)
+			positions := nnue.BenchPositions(b)
+			evals := 0
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				p := positions[i%len(positions)]
+				ev.Reset(p)
+				evals += nnue.TreeWalk(ev, p, 2)
+			}
+			b.ReportMetric(float64(evals)/b.Elapsed().Seconds(), "evals/s")
+		})
+	}
+}
