@@ -64,11 +64,11 @@ type NetSpec struct {
 	// SHA-256>.nnue): the net used when none is given, taken from
 	// nnuelab's net cache, where `nnuelab nets extract` and `nets fetch`
 	// put it.
-	Name string `toml:"name"`
+	Name string `toml:"name,omitempty"` // omitted when empty: the specs (and hashes) of the other designs stay as they were
 	// Small names the architecture of a second, smaller net that the
 	// design evaluates instead where Stockfish 17.1 does (head sf17:
 	// Eval::use_smallnet), with its own net; empty for one net.
-	Small string `toml:"small"`
+	Small string `toml:"small,omitempty"`
 }
 
 // FeatureSpec describes the input features. Set names a preset in the
