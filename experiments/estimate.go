@@ -349,6 +349,8 @@ func Describe(w io.Writer, p *Plan, executor string, jobs int) {
 			state = "not needed (SPRT decided)"
 		} else if cached(t) {
 			state = "in cache"
+		} else if src := p.adoptableFrom(t); src != "" {
+			state = "adopt from " + src
 		}
 		s := sums[t.Kind]
 		s.n++

@@ -446,6 +446,16 @@ type genRunner struct {
 	refName              string
 	gens                 []*generation
 	producers            map[string]producer
+	// shared indexes the Elo chunks under opt.Shared, read once per dry run.
+	shared eloIndex
+}
+
+// adoptable is the index of Elo chunks a dry run shows as adopted.
+func (r *genRunner) adoptable() eloIndex {
+	if r.shared == nil {
+		r.shared = indexElo(r.opt.Shared)
+	}
+	return r.shared
 }
 
 var genNameRE = regexp.MustCompile(`^gen[0-9]+$`)
@@ -1043,6 +1053,9 @@ func (r *genRunner) dryRun() error {
 		fmt.Fprintf(w, "\n==== generation %d: %s\n", k, r.genText(gen))
 		for _, p := range gen.parts() {
 			fmt.Fprintf(w, "\n---- generation %d, %s (%s)\n", k, partName(p), p.Out)
+			if r.opt.Shared != "" {
+				p.adoptable = r.adoptable()
+			}
 			Describe(w, p, exec, jobs)
 			c, t, wl := planCost(p, jobs)
 			cpu, todo, wall = cpu+c, todo+t, wall+wl

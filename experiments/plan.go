@@ -70,6 +70,10 @@ type Plan struct {
 	Made     []*MadeData `json:"made,omitempty"`
 	Variants []*Variant  `json:"variants"`
 	Tasks    []*Task     `json:"tasks"`
+
+	// adoptable holds the Elo chunks another experiment has played (set for
+	// a dry run, which shows them as adopted rather than to run).
+	adoptable eloIndex
 }
 
 // Variant is one architecture of the experiment, resolved.

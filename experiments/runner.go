@@ -51,6 +51,9 @@ type RunOptions struct {
 	// otherwise: checkBuild); the run then records the sha256 of `git diff
 	// HEAD`.
 	AllowDirty bool
+	// Shared is the results root searched for Elo chunks that another
+	// experiment played with the same key (adoptElo); empty adopts none.
+	Shared string
 
 	// diffSHA256 is checkBuild's hash, passed on to every part's plan.
 	diffSHA256 string
@@ -64,6 +67,8 @@ type RunInfo struct {
 	Finished string   `json:"finished"`
 	Seconds  float64  `json:"seconds"`
 	Ran      []string `json:"ran"`
+	// Reused are the tasks already done, here or (Elo chunks) adopted from
+	// another experiment's folder with the same key.
 	Reused   []string `json:"reused"`
 	Command  string   `json:"command"`
 	Revision string   `json:"revision"`
@@ -130,6 +135,9 @@ func (opt *RunOptions) dryRunJobs() int {
 func runPlan(ctx context.Context, p *Plan, opt RunOptions) (*Plan, error) {
 	m := p.Manifest
 	if opt.DryRun {
+		if opt.Shared != "" {
+			p.adoptable = indexElo(opt.Shared)
+		}
 		Describe(opt.Stdout, p, opt.Executor.Name(), opt.dryRunJobs())
 		return p, nil
 	}
@@ -163,6 +171,13 @@ func runPlan(ctx context.Context, p *Plan, opt RunOptions) (*Plan, error) {
 			done[t.ID] = true
 			info.Reused = append(info.Reused, t.ID)
 		}
+	}
+	if opt.Shared != "" {
+		adopted, err := adoptElo(p, done, indexElo(opt.Shared), opt.Log)
+		if err != nil {
+			return nil, err
+		}
+		info.Reused = append(info.Reused, adopted...)
 	}
 	_, sprt := sprtTest(m)
 	var skipped map[string]bool // chunks of a decided SPRT

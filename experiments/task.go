@@ -42,6 +42,10 @@ type TaskResult struct {
 	// DiffSHA256 is the sha256 of `git diff HEAD` when the build was
 	// dirty (a run with --allow-dirty): which uncommitted changes ran it.
 	DiffSHA256 string `json:"diff_sha256,omitempty"`
+	// AdoptedFrom names the task file (relative to this results folder)
+	// whose games this chunk is: another experiment played the same games
+	// under the same key (adoptElo).
+	AdoptedFrom string `json:"adopted_from,omitempty"`
 
 	Measure *MeasureResult `json:"measure,omitempty"`
 	Speed   *SpeedResult   `json:"speed,omitempty"`

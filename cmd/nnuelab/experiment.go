@@ -112,6 +112,7 @@ func experimentRun(args []string, stdout, stderr io.Writer) error {
 	fresh := fs.Bool("fresh", false, "run every task again, ignoring stored results (after an engine change); trained nets stay cached")
 	skip := fs.String("skip", "", "metrics to leave out of this run, comma-separated (e.g. elo); the report marks them pending")
 	allowDirty := fs.Bool("allow-dirty", false, "let a binary built from a tree with uncommitted changes write results under experiments/results (refused otherwise); the run records the sha256 of the output of git diff HEAD")
+	shared := fs.String("shared", filepath.Join("experiments", "results"), "results root searched for Elo chunks that another experiment played under the same key (adopted, not replayed); empty adopts none")
 	var sbatch multiFlag
 	fs.Var(&sbatch, "sbatch", "slurm executor: extra sbatch argument, repeatable (--sbatch=--partition=cpu --sbatch=--time=2:00:00)")
 	pos, err := parseInterleaved(fs, args)
@@ -149,7 +150,7 @@ func experimentRun(args []string, stdout, stderr io.Writer) error {
 	_, err = experiment.Run(ctx, pos[0], experiment.RunOptions{
 		PlanOptions: experiment.PlanOptions{Out: *out, Cache: *cache, Binary: bin,
 			Command: "nnuelab experiment run " + filepath.ToSlash(pos[0]), Skip: splitList(*skip)},
-		Executor: ex, DryRun: *dry, Fresh: *fresh, AllowDirty: *allowDirty, ReportDir: *reportDir, NoReport: *noReport,
+		Executor: ex, DryRun: *dry, Fresh: *fresh, AllowDirty: *allowDirty, Shared: *shared, ReportDir: *reportDir, NoReport: *noReport,
 		Stdout: stdout, Log: stderr, Terminal: isTerminal(stderr), Jobs: *jobs,
 	})
 	return err

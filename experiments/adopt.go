@@ -1,0 +1,121 @@
+package experiment
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Elo chunks are keyed by content (both players' nets and settings, the
+// book, the chunk's games), not by the experiment that played them: the
+// same games asked for by two experiments (generation 1 against Leorik 3.1
+// in generations.toml, and the 4M-position point of data-scaling.toml) are
+// played once. adoptElo copies a finished chunk with the task's key from
+// another results folder under the shared results root into this plan's
+// folder, so that each experiment's results stay self-contained (a report
+// is rewritten from its own folder alone) while git stores the identical
+// PGN once.
+
+// eloIndex maps an Elo chunk's key to the task file that holds it, over
+// every results folder under root.
+type eloIndex map[string]string
+
+// indexElo reads the kind and key of every task result under root; files
+// it cannot read are left out (an adoption is an optimisation: a chunk not
+// found is played).
+func indexElo(root string) eloIndex {
+	idx := eloIndex{}
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if d != nil && d.IsDir() && path != root {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".json") || filepath.Base(filepath.Dir(path)) != "tasks" {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		var r struct {
+			Kind string `json:"kind"`
+			Key  string `json:"key"`
+		}
+		if json.Unmarshal(data, &r) == nil && r.Kind == KindElo && r.Key != "" {
+			if _, ok := idx[r.Key]; !ok {
+				idx[r.Key] = path
+			}
+		}
+		return nil
+	})
+	return idx
+}
+
+// adoptElo gives the plan's unfinished Elo chunks that idx holds their
+// results: the task file (its ID and variant renamed to this plan's, and
+// AdoptedFrom naming the source) and its games, copied byte for byte. It
+// returns the IDs adopted.
+func adoptElo(p *Plan, done map[string]bool, idx eloIndex, log io.Writer) ([]string, error) {
+	var ids []string
+	for _, t := range p.Tasks {
+		if t.Kind != KindElo || done[t.ID] {
+			continue
+		}
+		src, ok := idx[t.Key]
+		if !ok || filepath.Dir(filepath.Dir(src)) == filepath.Clean(p.Out) {
+			continue
+		}
+		data, err := os.ReadFile(src)
+		if err != nil {
+			continue
+		}
+		var r TaskResult
+		if err := json.Unmarshal(data, &r); err != nil || r.Key != t.Key || r.Elo == nil {
+			continue
+		}
+		games := filepath.Join(filepath.Dir(filepath.Dir(src)), "games", r.ID+".pgn")
+		pgn, err := os.ReadFile(games)
+		if err != nil {
+			// A chunk without its games is not adopted: the games are the evidence.
+			continue
+		}
+		from := filepath.ToSlash(src)
+		if rel, err := filepath.Rel(p.Out, src); err == nil {
+			from = filepath.ToSlash(rel)
+		}
+		r.ID, r.Variant, r.AdoptedFrom = t.ID, t.Variant, from
+		if err := writeAtomic(gamesPath(p.Out, t.ID), pgn); err != nil {
+			return ids, err
+		}
+		out, err := json.MarshalIndent(&r, "", "  ")
+		if err != nil {
+			return ids, err
+		}
+		if err := writeAtomic(ResultPath(p.Out, t.ID), append(out, '\n')); err != nil {
+			return ids, err
+		}
+		done[t.ID] = true
+		ids = append(ids, t.ID)
+		fmt.Fprintf(log, "task %s: the same games are in %s; adopted\n", t.ID, from)
+	}
+	return ids, nil
+}
+
+// adoptableFrom names the task file, relative to the plan's folder, that a
+// run would adopt for t ("" when none).
+func (p *Plan) adoptableFrom(t *Task) string {
+	src, ok := p.adoptable[t.Key]
+	if !ok || t.Kind != KindElo || filepath.Dir(filepath.Dir(src)) == filepath.Clean(p.Out) {
+		return ""
+	}
+	if rel, err := filepath.Rel(p.Out, src); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(src)
+}
