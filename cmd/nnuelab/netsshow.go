@@ -76,8 +76,8 @@ func runNetsShow(args []string, stdout, stderr io.Writer) error {
 	as := make([]*inspect.Activations, len(vs))
 	if *data != "" {
 		for i, v := range vs {
-			if !inspect.Supported(v) {
-				fmt.Fprintf(stderr, "# %s: no activation statistics (Rengar's float head is not traced)\n", v.Name)
+			if err := inspect.StatsFor(v.Spec); err != nil {
+				fmt.Fprintf(stderr, "# %s: %v\n", v.Name, err)
 				continue
 			}
 			r, err := datasets.Open(*data)

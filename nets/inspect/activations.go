@@ -7,7 +7,9 @@ import (
 	"runtime"
 	"sync"
 
+	arch "github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 )
 
@@ -26,6 +28,9 @@ type ActLayer struct {
 	// Ceil is the activation's largest output: an output equal to it is
 	// saturated. 0 when the activation has no ceiling (ReLU).
 	Ceil int32
+	// Symmetric marks a clamp to [-Ceil, Ceil] (Rengar's): an output at
+	// either end is saturated.
+	Symmetric bool
 	// Outputs counts every output value seen, Zero and Saturated those
 	// equal to 0 and to Ceil.
 	Outputs, Zero, Saturated int64
@@ -114,8 +119,19 @@ type Activations struct {
 func (a *Activations) NonZeroGroupShare() float64 { return share(a.NonZeroGroups, a.Groups) }
 
 // Supported reports whether activation statistics exist for the net's
-// design (Rengar's float head has no traced activations).
-func Supported(v *Net) bool { return v.Spec.Head.Type != "rengar" }
+// design (StatsFor).
+func Supported(v *Net) bool { return StatsFor(v.Spec) == nil }
+
+// StatsFor returns nil when Collect has activation statistics for the
+// design of spec (the head types linear, sf12, sf15 and rengar), else an
+// error saying which head type has none.
+func StatsFor(spec *arch.Spec) error {
+	switch spec.Head.Type {
+	case "linear", "sf12", "sf15", "rengar":
+		return nil
+	}
+	return fmt.Errorf("arch %s: no activation statistics for head type %q (heads with statistics: linear, sf12, sf15, rengar)", spec.Name, spec.Head.Type)
+}
 
 // layout describes how a design's Trace maps onto ActLayers.
 type layout struct {
@@ -123,6 +139,9 @@ type layout struct {
 	// fill adds one traced evaluation to the layers (bucket is the
 	// Trace's output bucket).
 	fill func(ls []*ActLayer, tr *nnue.Trace)
+	// trace evaluates p into tr (nil: the engine's Network.Evaluate,
+	// which traces every head but Rengar's).
+	trace func(p *board.Position, tr *nnue.Trace) error
 	// groupValues is the number of first-layer outputs per 4-byte group.
 	groupValues int
 }
@@ -171,8 +190,22 @@ func newLayout(v *Net) (*layout, error) {
 				ls[2].add(tr.Layers[1][k:2*k], tr.Bucket)
 				ls[3].add(tr.Layers[3], tr.Bucket)
 			}}, nil
+	case "rengar":
+		rt, err := newRengarTracer(v)
+		if err != nil {
+			return nil, err
+		}
+		in := mk("l1 inputs (clamp ±127/128)", 4*32, 1, rengarCeil)
+		fs := mk("l2 fs (clamp ±127/128)", 4, 1, rengarCeil)
+		in.Symmetric, fs.Symmetric = true, true
+		// The first layer's outputs are float32: one to a 4-byte group.
+		return &layout{layers: []*ActLayer{in, fs}, groupValues: 1, trace: rt.trace,
+			fill: func(ls []*ActLayer, tr *nnue.Trace) {
+				ls[0].add(tr.Transformed, 0)
+				ls[1].add(tr.Layers[0], 0)
+			}}, nil
 	}
-	return nil, fmt.Errorf("%s: no activation statistics for head type %q (Rengar's float head is not traced)", v.Name, s.Head.Type)
+	return nil, fmt.Errorf("%s: %w", v.Name, StatsFor(s))
 }
 
 // add counts one output vector of bucket b; a vector longer than the
@@ -188,7 +221,7 @@ func (l *ActLayer) add(vals any, b int) {
 		} else {
 			l.Zero++
 		}
-		if l.Ceil != 0 && x >= int64(l.Ceil) {
+		if l.Ceil != 0 && (x >= int64(l.Ceil) || l.Symmetric && x <= -int64(l.Ceil)) {
 			l.AtCeil[i]++
 			l.Saturated++
 		}
@@ -247,6 +280,56 @@ type Options struct {
 // traced) and returns the activation statistics; name names the dataset.
 // A bad record is an error naming it.
 func Collect(v *Net, r datasets.Reader, name string, o Options) (*Activations, error) {
+	var read int64
+	return collect(v, name, o, func(n int) ([]*board.Position, error) {
+		if o.Limit > 0 {
+			n = int(min(int64(n), o.Limit-read))
+		}
+		var batch []*board.Position
+		for len(batch) < n {
+			rec, err := r.Next()
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					err = io.EOF
+				}
+				return batch, err
+			}
+			p, err := rec.Position()
+			if err != nil {
+				return batch, fmt.Errorf("%s: position %s: %w", name, rec.FEN(), err)
+			}
+			batch = append(batch, p)
+			read++
+		}
+		if o.Limit > 0 && read >= o.Limit {
+			return batch, io.EOF
+		}
+		return batch, nil
+	})
+}
+
+// CollectPositions is Collect over positions in memory (Options.Limit
+// keeps the first that many); name names them in the statistics and in
+// errors. The positions are only read.
+func CollectPositions(v *Net, ps []*board.Position, name string, o Options) (*Activations, error) {
+	if o.Limit > 0 && int64(len(ps)) > o.Limit {
+		ps = ps[:o.Limit]
+	}
+	next := 0
+	return collect(v, name, o, func(n int) ([]*board.Position, error) {
+		end := min(next+n, len(ps))
+		batch := ps[next:end]
+		next = end
+		if next == len(ps) {
+			return batch, io.EOF
+		}
+		return batch, nil
+	})
+}
+
+// collect runs the traced evaluations on Options.Threads goroutines over
+// the batches read returns (up to n positions each, io.EOF with the last).
+func collect(v *Net, name string, o Options, read func(n int) ([]*board.Position, error)) (*Activations, error) {
 	lay, err := newLayout(v)
 	if err != nil {
 		return nil, err
@@ -259,7 +342,7 @@ func Collect(v *Net, r datasets.Reader, name string, o Options) (*Activations, e
 		layers        []*ActLayer
 		groups, nz, n int64
 	}
-	batches := make(chan []datasets.Record, 2*threads)
+	batches := make(chan []*board.Position, 2*threads)
 	results := make(chan result, threads)
 	errc := make(chan error, threads+1)
 	var wg sync.WaitGroup
@@ -267,20 +350,28 @@ func Collect(v *Net, r datasets.Reader, name string, o Options) (*Activations, e
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			mine, _ := newLayout(v)
+			mine, err := newLayout(v)
+			if err != nil {
+				errc <- err
+				for range batches {
+				}
+				return
+			}
 			res := result{layers: mine.layers}
 			var tr nnue.Trace
 			for batch := range batches {
-				for i := range batch {
-					p, err := batch[i].Position()
-					if err != nil {
-						errc <- fmt.Errorf("%s: position %s: %w", name, batch[i].FEN(), err)
-						for range batches {
+				for _, p := range batch {
+					if mine.trace != nil {
+						if err := mine.trace(p, &tr); err != nil {
+							errc <- fmt.Errorf("%s: %w", name, err)
+							for range batches {
+							}
+							results <- res
+							return
 						}
-						results <- res
-						return
+					} else {
+						v.Network.Evaluate(p, &tr)
 					}
-					v.Network.Evaluate(p, &tr)
 					lay.fill(res.layers, &tr)
 					g, nz := groups(tr.Transformed, lay.groupValues)
 					res.groups += g
@@ -292,26 +383,9 @@ func Collect(v *Net, r datasets.Reader, name string, o Options) (*Activations, e
 		}()
 	}
 	var readErr error
-	var read int64
-	for readErr == nil && (o.Limit == 0 || read < o.Limit) {
-		n := 256
-		if o.Limit > 0 {
-			n = int(min(int64(n), o.Limit-read))
-		}
-		batch := make([]datasets.Record, 0, n)
-		for len(batch) < n {
-			rec, err := r.Next()
-			if err != nil {
-				if !errors.Is(err, io.EOF) {
-					readErr = err
-				} else {
-					readErr = io.EOF
-				}
-				break
-			}
-			batch = append(batch, rec)
-		}
-		read += int64(len(batch))
+	for readErr == nil {
+		var batch []*board.Position
+		batch, readErr = read(256)
 		if len(batch) > 0 {
 			batches <- batch
 		}
@@ -333,7 +407,7 @@ func Collect(v *Net, r datasets.Reader, name string, o Options) (*Activations, e
 		return nil, err
 	default:
 	}
-	if readErr != nil && readErr != io.EOF {
+	if readErr != io.EOF {
 		return nil, readErr
 	}
 	if a.Positions == 0 {

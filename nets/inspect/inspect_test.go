@@ -596,16 +596,13 @@ func TestBadNets(t *testing.T) {
 	} else if !strings.Contains(err.Error(), "junk.bin") {
 		t.Errorf("junk data: %v", err)
 	}
-	// Rengar's float head has no traced activations.
-	r, err := Load("rengar-first", "")
+	// A head without activation statistics is refused by name.
+	sf17, err := arch.Load("sf17.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if Supported(r) {
-		t.Error("Rengar reported as traced")
-	}
-	if _, err := Collect(r, sampleReader(t), "x", Options{Limit: 1}); err == nil || !strings.Contains(err.Error(), "rengar") {
-		t.Errorf("rengar activations: %v", err)
+	if err := StatsFor(sf17); err == nil || !strings.Contains(err.Error(), `"sf17"`) || !strings.Contains(err.Error(), "sf17.1") {
+		t.Errorf("sf17 statistics: %v", err)
 	}
 }
 

@@ -320,8 +320,8 @@ func WritePage(dir string, v *Net, a *Activations, o PageOptions) (*Summary, err
 		}
 		writeActivations(&b, s.Activations)
 		fmt.Fprintf(&b, "![activations](%s/activations.svg)\n", slug)
-	} else if !Supported(v) {
-		b.WriteString("## Activations\n\nNo activation statistics: Rengar's float head is not traced by the engine.\n")
+	} else if err := StatsFor(v.Spec); err != nil {
+		fmt.Fprintf(&b, "## Activations\n\nNo activation statistics: %v.\n", err)
 	}
 	if err := removeStale(figDir, written); err != nil {
 		return nil, err
@@ -335,7 +335,7 @@ func WritePage(dir string, v *Net, a *Activations, o PageOptions) (*Summary, err
 // writeActivations writes the activation section of a page.
 func writeActivations(b *strings.Builder, a *ActSummary) {
 	fmt.Fprintf(b, "## Activations over `%s` (%d positions)\n\n", a.Data, a.Positions)
-	b.WriteString("Each output after its activation, the feature transformer's for both perspectives. A neuron is *dead* when no position made it non-zero, *always saturated* when every output sat at the activation's ceiling; a layer stack that no position reached is *unreached*.\n\n")
+	b.WriteString("Each output after its activation, the feature transformer's for both perspectives where the head reads both (Rengar's reads the side to move's only; its clamp saturates at either end, ±127/128). A neuron is *dead* when no position made it non-zero, *always saturated* when every output sat at the activation's ceiling; a layer stack that no position reached is *unreached*.\n\n")
 	b.WriteString("| layer | neurons | zero | saturated | dead | always saturated |\n|---|---|---|---|---|---|\n")
 	for _, l := range a.Layers {
 		units := strconv.Itoa(l.Units)
