@@ -87,6 +87,14 @@ func EstimateTask(p *Plan, t *Task) float64 {
 			s += float64(m.Speed.Positions*m.Speed.Nodes) / estNPS * wf
 		}
 		return s
+	case KindActivations:
+		// A traced evaluation from scratch per position, counting every
+		// output: about twice an evaluation.
+		n := float64(m.Positions.Limit)
+		if n == 0 {
+			n = 3000
+		}
+		return estStartSec + n*2*estEvalSec*widthFactor(p, t.Variant)
 	case KindSpeed:
 		var s float64
 		trace := float64(m.Speed.Positions * m.Speed.Nodes)
@@ -324,7 +332,7 @@ func Describe(w io.Writer, p *Plan, executor string, jobs int) {
 		n, todo int
 		cpu     float64
 	}
-	kinds := []string{KindDatagen, KindLabel, KindTrain, KindMeasure, KindSpeed, KindElo}
+	kinds := []string{KindDatagen, KindLabel, KindTrain, KindMeasure, KindActivations, KindSpeed, KindElo}
 	sums := map[string]*sum{}
 	for _, k := range kinds {
 		sums[k] = &sum{}

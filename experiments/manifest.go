@@ -18,6 +18,7 @@ import (
 	arch "github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/nets/inspect"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
 
@@ -29,12 +30,14 @@ const (
 	MetricEvalSpeed     = "eval_speed"     // incremental evaluations per second, ratio to base
 	MetricBenchNPS      = "bench_nps"      // `nnuelab bench` nodes per second, ratio to base
 	MetricHistoryShares = "history_shares" // accumulator updates by distance, refreshes
+	MetricSparsity      = "sparsity"       // zero first-layer outputs, non-zero 4-byte groups, dead neurons (nets/inspect)
+	MetricSaturation    = "saturation"     // outputs at the activation's ceiling, quantized weights at the clip (nets/inspect)
 	MetricElo           = "elo"            // `nnuelab match` against the base (or the classical engine)
 )
 
 // Metrics returns every metric name, in report order.
 func Metrics() []string {
-	return []string{MetricAgreement, MetricQuantError, MetricValLoss, MetricHistoryShares, MetricEvalSpeed, MetricBenchNPS, MetricElo}
+	return []string{MetricAgreement, MetricQuantError, MetricValLoss, MetricHistoryShares, MetricSparsity, MetricSaturation, MetricEvalSpeed, MetricBenchNPS, MetricElo}
 }
 
 // Manifest is a parsed and validated experiment file. Paths in it are
@@ -536,6 +539,9 @@ func (m *Manifest) validate() *Error {
 		}
 		names[v.Name] = key + ".name"
 	}
+	if e := m.checkActivations(have); e != nil {
+		return e
+	}
 	if (have[MetricElo] || have[MetricEvalSpeed] || have[MetricBenchNPS]) && len(m.Variants) == 0 {
 		return bad("variant", "ratios and Elo compare variants with the base; give at least one [[variant]] or a [grid]")
 	}
@@ -594,6 +600,35 @@ func (m *Manifest) validate() *Error {
 			if strings.TrimSpace(f) == "" {
 				return bad(key+".data", "file %d is an empty path", j)
 			}
+		}
+	}
+	return nil
+}
+
+// checkActivations checks that nets/inspect has activation statistics for
+// every variant's design when the manifest asks for sparsity or
+// saturation.
+func (m *Manifest) checkActivations(have map[string]bool) *Error {
+	var asked []string
+	for _, x := range []string{MetricSparsity, MetricSaturation} {
+		if have[x] {
+			asked = append(asked, x)
+		}
+	}
+	if len(asked) == 0 {
+		return nil
+	}
+	for i, v := range m.All() {
+		key := "base"
+		if i > 0 {
+			key = fmt.Sprintf("variant[%d]", i-1)
+		}
+		spec, err := m.Spec(v)
+		if err != nil {
+			return &Error{Key: key, Reason: err.Error()}
+		}
+		if err := inspect.StatsFor(spec); err != nil {
+			return &Error{Key: "metrics", Reason: fmt.Sprintf("%s needs activation statistics of every variant; %s (%s): %v", strings.Join(asked, " and "), key, v.Name, err)}
 		}
 	}
 	return nil

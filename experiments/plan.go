@@ -25,10 +25,12 @@ const PlanVersion = 2
 const (
 	KindTrain   = "train"
 	KindMeasure = "measure"
-	KindSpeed   = "speed"
-	KindElo     = "elo"
-	KindDatagen = "datagen" // a self-play shard (makedata.go)
-	KindLabel   = "label"   // a labelling shard
+	// KindActivations measures sparsity and saturation (activations.go).
+	KindActivations = "activations"
+	KindSpeed       = "speed"
+	KindElo         = "elo"
+	KindDatagen     = "datagen" // a self-play shard (makedata.go)
+	KindLabel       = "label"   // a labelling shard
 )
 
 // Plan is an expanded manifest: every variant with its architecture and
@@ -588,7 +590,8 @@ func (p *Plan) needsOf(v *Variant, seedIdx int) []string {
 	return nil
 }
 
-// addTasks adds the measure, speed and elo tasks after the train tasks.
+// addTasks adds the measure, activations, speed and elo tasks after the
+// train tasks.
 func (p *Plan) addTasks() {
 	m := p.Manifest
 	measured := []string{}
@@ -617,6 +620,27 @@ func (p *Plan) addTasks() {
 					SpeedPositions, SpeedNodes int
 				}{PlanVersion, t.Kind, p.identity(v, si), measured, p.PositionsSHA256, m.Positions.Limit,
 					p.ValidationSHA256, p.valLimit(), m.Loss, m.Speed.Positions, m.Speed.Nodes})
+				p.Tasks = append(p.Tasks, t)
+			}
+		}
+	}
+	if m.Has(MetricSparsity) || m.Has(MetricSaturation) {
+		// A task of its own, so that adding the metrics to a manifest
+		// leaves the keys of its measure tasks as they were. One pass
+		// gives both metrics: the key does not say which are reported.
+		for _, v := range p.Variants {
+			for si, seed := range m.Seeds {
+				t := &Task{
+					ID: fmt.Sprintf("activations-%s-s%d", v.Name, seed), Kind: KindActivations, Variant: v.Name, Seed: seed,
+					Needs: p.needsOf(v, si), CPUs: 1,
+				}
+				t.Key = keyOf(struct {
+					Version   int
+					Kind      string
+					Net       netIdentity
+					Positions string
+					Limit     int
+				}{PlanVersion, t.Kind, p.identity(v, si), p.PositionsSHA256, m.Positions.Limit})
 				p.Tasks = append(p.Tasks, t)
 			}
 		}

@@ -231,7 +231,7 @@ func writeReport(p *Plan, recs []Record, dir string, missing []string) (string, 
 			}
 		}
 		var parts []string
-		for _, k := range []string{KindDatagen, KindLabel, KindTrain, KindMeasure, KindSpeed, KindElo} {
+		for _, k := range []string{KindDatagen, KindLabel, KindTrain, KindMeasure, KindActivations, KindSpeed, KindElo} {
 			if kinds[k] > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", kinds[k], k))
 			}
@@ -279,6 +279,12 @@ func writeReport(p *Plan, recs []Record, dir string, missing []string) (string, 
 		{"trainer val loss", func(s *summary) string { return s.cell("train.val_loss", "%.5f") }, has("train.val_loss")},
 		{"updates from last 2 acc.", func(s *summary) string { return pct(s, "history_shares.last2") }, has("history_shares.last2")},
 		{"refreshes", func(s *summary) string { return pct(s, "history_shares.refresh") }, has("history_shares.refresh")},
+		{"zero outputs, first layer", func(s *summary) string { return pct(s, "sparsity.zero") }, has("sparsity.zero")},
+		{"non-zero 4-byte groups", func(s *summary) string { return pct(s, "sparsity.nonzero_groups") }, has("sparsity.nonzero_groups")},
+		{"dead neurons, first layer", func(s *summary) string { return s.cell("sparsity.dead", "%.0f") }, has("sparsity.dead")},
+		{"saturated outputs, first layer", func(s *summary) string { return pctOrNote(s, "saturation.outputs") }, has("saturation.outputs")},
+		{"saturated, most of later layers", func(s *summary) string { return pct(s, "saturation.later") }, has("saturation.later")},
+		{"quantized weights at clip", func(s *summary) string { return pct(s, "saturation.weights_at_clip") }, has("saturation.weights_at_clip")},
 		{"evals/s ratio [range]", func(s *summary) string { return s.rangeCell("eval_speed.ratio", "%.3f") }, has("eval_speed.ratio")},
 		{"bench nps ratio [range]", func(s *summary) string { return s.rangeCell("bench_nps.ratio", "%.3f") }, has("bench_nps.ratio")},
 		{"Elo vs " + eloOpponent(m) + " [95%]", func(s *summary) string {
@@ -340,6 +346,15 @@ func writeReport(p *Plan, recs []Record, dir string, missing []string) (string, 
 			fmt.Fprintf(&b, "- %s: no quantization error: %v.\n", s.label, a.detail["note"])
 		}
 	}
+	notes := map[string]bool{}
+	for _, s := range sums {
+		if a, ok := s.metrics["saturation.outputs"]; ok && a.seeds == 0 && a.detail != nil {
+			if note := fmt.Sprint(a.detail["note"]); !notes[note] {
+				notes[note] = true
+				fmt.Fprintf(&b, "- Saturated outputs n/a: %s.\n", note)
+			}
+		}
+	}
 	b.WriteString(findings(sums, eloOpponent(m)))
 	if pending := pendingMetrics(p, recs); len(pending) > 0 {
 		fmt.Fprintf(&b, "\n**Pending:** %s — not measured in this run; `%s` runs them (finished tasks are reused).\n",
@@ -397,6 +412,9 @@ func writeReport(p *Plan, recs []Record, dir string, missing []string) (string, 
 	if m.Has(MetricHistoryShares) || m.Has(MetricEvalSpeed) {
 		fmt.Fprintf(&b, "- Searches: %d positions spread over the set, %d nodes each, 16 MB hash, deterministic. Evaluations/s: the base's search trace (every Reset/Push/Pop/Evaluate) replayed on each variant, timed in thread CPU time; %d interleaved rounds, ratio = median of same-round ratios, range in brackets.\n",
 			m.Speed.Positions, m.Speed.Nodes, m.Speed.Rounds)
+	}
+	if m.Has(MetricSparsity) || m.Has(MetricSaturation) {
+		b.WriteString("- Activations (sparsity, saturation): every position evaluated from scratch with the variant's net and traced (nets/inspect, as `nnuelab nets show --data`). The first layer's outputs after their activation (both perspectives where the head reads both): the share that is zero, the share of its 4-byte groups holding a non-zero value (what a sparse affine layer multiplies), the neurons never non-zero (dead); the share at the activation's ceiling (n/a for ReLU, which has none), the most saturated later layer, and the share of quantized parameters at their storage type's limit at the variant's multipliers.\n")
 	}
 	if m.Has(MetricBenchNPS) {
 		fmt.Fprintf(&b, "- Bench: `nnuelab bench %d` per variant and round, nodes per CPU second of the process (robust to other load on the machine).\n", m.Speed.BenchDepth)
@@ -493,6 +511,20 @@ func pct(s *summary, metric string) string {
 	return fmt.Sprintf("%.1f%%", v)
 }
 
+// pctOrNote is pct, or "n/a" for a metric whose record says why it does
+// not apply.
+func pctOrNote(s *summary, metric string) string {
+	if a, ok := s.get(metric); !ok && a != nil && a.detail != nil && a.detail["note"] != nil {
+		return "n/a"
+	}
+	return pct(s, metric)
+}
+
+// pctText is a share as pct prints it.
+func pctText(x float64) string {
+	return pct(&summary{metrics: map[string]*agg{"x": {seeds: 1, sum: x}}}, "x")
+}
+
 // findings writes the short text: each variant against the base.
 func findings(sums []*summary, eloVs string) string {
 	var base *summary
@@ -543,6 +575,29 @@ func findings(sums []*summary, eloVs string) string {
 				t += fmt.Sprintf(" (%.2f%% and %.2f%% in searches whose root is not in check)", 100*q.value(), 100*qr.value())
 			}
 			parts = append(parts, t)
+		}
+		if a, ok := s.get("sparsity.zero"); ok {
+			t := fmt.Sprintf("has %s of its first layer's outputs zero", pctText(a.value()))
+			if ba, ok := base.get("sparsity.zero"); ok {
+				t += fmt.Sprintf(" (base %s)", pctText(ba.value()))
+			}
+			if g, ok := s.get("sparsity.nonzero_groups"); ok {
+				t += fmt.Sprintf(" and %s of its 4-byte groups non-zero", pctText(g.value()))
+				if bg, ok := base.get("sparsity.nonzero_groups"); ok {
+					t += fmt.Sprintf(" (base %s)", pctText(bg.value()))
+				}
+			}
+			parts = append(parts, t)
+		}
+		if a, ok := s.get("saturation.outputs"); ok {
+			t := fmt.Sprintf("saturates %s of its first layer's outputs", pctText(a.value()))
+			if ba, ok := base.get("saturation.outputs"); ok {
+				t += fmt.Sprintf(" (base %s)", pctText(ba.value()))
+			}
+			parts = append(parts, t)
+		}
+		if a, ok := s.get("saturation.weights_at_clip"); ok {
+			parts = append(parts, fmt.Sprintf("has %s of its quantized weights at the clip", pctText(a.value())))
 		}
 		if a, ok := s.get("eval_speed.ratio"); ok {
 			parts = append(parts, fmt.Sprintf("evaluates at %.3f× the base's rate (range %.3f–%.3f)", a.value(), a.lo, a.hi))

@@ -175,6 +175,16 @@ func merge(p *Plan, partial bool) ([]Record, []string, error) {
 						return rec(si, metric, value, unit, n, data)
 					})...)
 				}
+			case MetricSparsity, MetricSaturation:
+				for si, seed := range m.Seeds {
+					res := results[fmt.Sprintf("activations-%s-s%d", v.Name, seed)]
+					if res == nil || res.Activations == nil {
+						continue
+					}
+					out = append(out, activationRecords(p, metric, res.Activations, func(metric string, value float64, unit string, n int, data string) Record {
+						return rec(si, metric, value, unit, n, data)
+					})...)
+				}
 			case MetricEvalSpeed, MetricBenchNPS:
 				res := results["speed"]
 				if res == nil {

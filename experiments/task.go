@@ -47,11 +47,12 @@ type TaskResult struct {
 	// under the same key (adoptElo).
 	AdoptedFrom string `json:"adopted_from,omitempty"`
 
-	Measure *MeasureResult `json:"measure,omitempty"`
-	Speed   *SpeedResult   `json:"speed,omitempty"`
-	Elo     *EloResult     `json:"elo,omitempty"`
-	Train   *TrainResult   `json:"train,omitempty"`
-	Data    *DataResult    `json:"data,omitempty"`
+	Measure     *MeasureResult     `json:"measure,omitempty"`
+	Activations *ActivationsResult `json:"activations,omitempty"`
+	Speed       *SpeedResult       `json:"speed,omitempty"`
+	Elo         *EloResult         `json:"elo,omitempty"`
+	Train       *TrainResult       `json:"train,omitempty"`
+	Data        *DataResult        `json:"data,omitempty"`
 }
 
 // MeasureResult holds a variant's per-net metrics.
@@ -172,6 +173,8 @@ func RunTask(ctx context.Context, out, id string, log io.Writer) error {
 		res.Train, err = runTrain(ctx, p, t, log)
 	case KindMeasure:
 		res.Measure, err = runMeasure(ctx, p, t, log)
+	case KindActivations:
+		res.Activations, err = runActivations(p, t, log)
 	case KindSpeed:
 		res.Speed, err = runSpeed(ctx, p, t, log)
 	case KindElo:
