@@ -17,6 +17,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nnuelab/nnuelab/engine/board"
 )
@@ -281,31 +282,22 @@ func (r *Record) FEN() string {
 
 func (r *Record) appendFEN(b *strings.Builder) {
 	sq := r.Board()
-	board.WritePlacement(b, func(s board.Square) board.Piece { return sq[s] })
-	b.WriteByte(' ')
-	b.WriteString(r.SideToMove().String())
-	b.WriteByte(' ')
-	b.WriteString(r.castlingField(&sq))
-	b.WriteByte(' ')
-	b.WriteString(board.Square(r.ep).String())
-	b.WriteByte(' ')
-	b.WriteString(strconv.Itoa(int(r.halfmove)))
-	b.WriteByte(' ')
-	b.WriteString(strconv.Itoa(int(r.fullmove)))
+	f := board.FENFields{
+		Board:     &sq,
+		Side:      r.SideToMove(),
+		Shredder:  r.flags&flagShredder != 0,
+		EnPassant: board.Square(r.ep),
+		Halfmove:  int(r.halfmove),
+		Fullmove:  int(r.fullmove),
+	}
+	f.Castling = r.castlingRooks()
+	f.Write(b)
 }
 
-func (r *Record) castlingField(sq *[64]board.Piece) string {
-	var rooks [4]board.Square // by right: WhiteOO, WhiteOOO, BlackOO, BlackOOO
-	for i := range rooks {
-		rooks[i] = board.NoSquare
-	}
-	var kings [2]board.Square
-	for s, pc := range sq {
-		if pc != board.NoPiece && pc.Type() == board.King {
-			kings[pc.Color()] = board.Square(s)
-		}
-	}
-	any := false
+// castlingRooks returns the castling rook of each right (WhiteOO, WhiteOOO,
+// BlackOO, BlackOOO), board.NoSquare where the right is gone.
+func (r *Record) castlingRooks() [4]board.Square {
+	rooks := [4]board.Square{board.NoSquare, board.NoSquare, board.NoSquare, board.NoSquare}
 	occ := r.occ
 	for i := 0; occ != 0; i++ {
 		s := occ.PopLSB()
@@ -315,47 +307,12 @@ func (r *Record) castlingField(sq *[64]board.Piece) string {
 		}
 		col := board.Color(c - codeWhiteCastleRook)
 		idx := 2 * int(col)
-		if s < kings[col] {
+		if s < r.King(col) {
 			idx++
 		}
 		rooks[idx] = s
-		any = true
 	}
-	if !any {
-		return "-"
-	}
-	var out []byte
-	for i, rsq := range rooks {
-		if rsq == board.NoSquare {
-			continue
-		}
-		col := board.Color(i / 2)
-		letter := "KQkq"[i]
-		if r.flags&flagShredder != 0 || !outermostRook(sq, col, rsq, kings[col]) {
-			letter = byte('A' + rsq.File())
-			if col == board.Black {
-				letter += 'a' - 'A'
-			}
-		}
-		out = append(out, letter)
-	}
-	return string(out)
-}
-
-// outermostRook reports whether rsq holds the rook farthest from the king on
-// its side of the back rank, the one X-FEN's K or Q denotes.
-func outermostRook(sq *[64]board.Piece, c board.Color, rsq, ksq board.Square) bool {
-	step := 1
-	if rsq < ksq {
-		step = -1
-	}
-	lo, hi := int(board.A1.Relative(c)), int(board.H1.Relative(c))
-	for s := int(rsq) + step; s >= lo && s <= hi; s += step {
-		if sq[s] == board.MakePiece(c, board.Rook) {
-			return false
-		}
-	}
-	return true
+	return rooks
 }
 
 // Text returns the record in the CudAD text format, "FEN [wdl] score", with
@@ -419,152 +376,70 @@ func ParseFEN(fen string) (Record, error) {
 	return r, nil
 }
 
-// parseFEN fills the board part of r from FEN fields and validates it.
+// positions are the scratch boards parseFEN reads FENs into.
+var positions = sync.Pool{New: func() any { return new(board.Position) }}
+
+// parseFEN fills the board part of r from FEN fields: board.Position reads
+// and checks the FEN (its errors name the field and what is wrong), the
+// record keeps the en-passant square as written and checks that the clocks
+// fit.
 func (r *Record) parseFEN(f []string) error {
 	if len(f) != 4 && len(f) != 6 {
 		return fmt.Errorf("bad FEN: expected 4 or 6 fields, found %d", len(f))
 	}
-	// Placement.
-	var sq [64]uint8
-	for i := range sq {
-		sq[i] = 255
+	p := positions.Get().(*board.Position)
+	defer positions.Put(p)
+	if err := p.SetFEN(strings.Join(f, " ")); err != nil {
+		return err
 	}
-	ranks := strings.Split(f[0], "/")
-	if len(ranks) != 8 {
-		return fmt.Errorf("bad FEN piece placement %q: expected 8 ranks", f[0])
-	}
-	for i, rk := range ranks {
-		rank := 7 - i
-		file := 0
-		for j := 0; j < len(rk); j++ {
-			c := rk[j]
-			if c >= '1' && c <= '8' {
-				file += int(c - '0')
-			} else {
-				idx := strings.IndexByte("PNBRQKpnbrqk", c)
-				if idx < 0 {
-					return fmt.Errorf("bad FEN piece placement: %q in rank %d", string(rune(c)), rank+1)
-				}
-				if file < 8 {
-					sq[board.MakeSquare(file, rank)] = uint8(idx)
-				}
-				file++
-			}
-			if file > 8 {
-				return fmt.Errorf("bad FEN piece placement: more than 8 files in rank %d %q", rank+1, rk)
-			}
-		}
-		if file != 8 {
-			return fmt.Errorf("bad FEN piece placement: %d files in rank %d %q", file, rank+1, rk)
-		}
-	}
-	// Side to move.
-	switch f[1] {
-	case "w":
-	case "b":
-		r.flags |= flagBlackToMove
-	default:
-		return fmt.Errorf("bad FEN side to move %q", f[1])
-	}
-	// Castling: mark the rooks.
-	var kings [2]board.Square
-	for s, c := range sq {
-		if c != 255 && board.Piece(c).Type() == board.King {
-			kings[board.Piece(c).Color()] = board.Square(s)
-		}
-	}
-	if cf := f[2]; cf != "-" {
-		if len(cf) > 4 {
-			return fmt.Errorf("bad FEN castling field %q", cf)
-		}
-		if !strings.ContainsAny(cf, "KQkq") {
-			r.flags |= flagShredder
-		}
-		for i := 0; i < len(cf); i++ {
-			c := cf[i]
-			col, lc := board.White, c
-			if c >= 'a' && c <= 'z' {
-				col, lc = board.Black, c-'a'+'A'
-			}
-			back := 0
-			if col == board.Black {
-				back = 7
-			}
-			rook := uint8(board.MakePiece(col, board.Rook))
-			crook := codeWhiteCastleRook + uint8(col)
-			ksq := kings[col]
-			if sq[ksq] != uint8(board.MakePiece(col, board.King)) || ksq.Rank() != back {
-				return fmt.Errorf("bad FEN castling field %q: no %s king on its back rank", cf, colorName[col])
-			}
-			rsq := board.NoSquare
-			switch {
-			case lc == 'K':
-				for fl := 7; fl > ksq.File(); fl-- {
-					if s := board.MakeSquare(fl, back); sq[s] == rook || sq[s] == crook {
-						rsq = s
-						break
-					}
-				}
-			case lc == 'Q':
-				for fl := 0; fl < ksq.File(); fl++ {
-					if s := board.MakeSquare(fl, back); sq[s] == rook || sq[s] == crook {
-						rsq = s
-						break
-					}
-				}
-			case lc >= 'A' && lc <= 'H':
-				if s := board.MakeSquare(int(lc-'A'), back); sq[s] == rook || sq[s] == crook {
-					rsq = s
-				}
-			default:
-				return fmt.Errorf("bad FEN castling field %q", cf)
-			}
-			if rsq == board.NoSquare {
-				return fmt.Errorf("bad FEN castling field %q: no %s rook for %q", cf, colorName[col], string(rune(c)))
-			}
-			if sq[rsq] == crook {
-				return fmt.Errorf("bad FEN castling field %q: %q repeats a right", cf, string(rune(c)))
-			}
-			sq[rsq] = crook
-		}
-	}
-	// En passant.
-	r.ep = 64
-	if f[3] != "-" {
-		e := f[3]
-		if len(e) != 2 || e[0] < 'a' || e[0] > 'h' || e[1] < '1' || e[1] > '8' {
-			return fmt.Errorf("bad FEN en-passant square %q", e)
-		}
-		r.ep = uint8(board.MakeSquare(int(e[0]-'a'), int(e[1]-'1')))
-	}
-	// Clocks.
-	r.halfmove, r.fullmove = 0, 1
+	h, m := "0", "1"
 	if len(f) == 6 {
-		h, err := strconv.Atoi(f[4])
-		if err != nil || h < 0 || h > MaxHalfmove {
-			return fmt.Errorf("bad FEN halfmove clock %q: expected 0 to %d", f[4], MaxHalfmove)
-		}
-		m, err := strconv.Atoi(f[5])
-		if err != nil || m < 0 || m > MaxFullmove {
-			return fmt.Errorf("bad FEN fullmove number %q: expected 1 to %d", f[5], MaxFullmove)
-		}
-		if m == 0 {
-			m = 1 // as board.ParseFEN does
-		}
-		r.halfmove, r.fullmove = uint8(h), uint16(m)
+		h, m = f[4], f[5]
 	}
-	// Pack.
-	n := 0
-	for s, c := range sq {
-		if c == 255 {
-			continue
+	ep := board.NoSquare
+	if f[3] != "-" {
+		ep, _ = board.ParseSquare(f[3]) // checked by SetFEN
+	}
+	return r.setBoard(p, ep, h, m)
+}
+
+// setBoard fills the board part of r from p, with the en-passant square ep
+// and the clocks h and m (as text, for the errors), and validates it.
+func (r *Record) setBoard(p *board.Position, ep board.Square, h, m string) error {
+	hm, err := strconv.Atoi(h)
+	if err != nil || hm < 0 || hm > MaxHalfmove {
+		return fmt.Errorf("bad FEN halfmove clock %q: expected 0 to %d", h, MaxHalfmove)
+	}
+	fm, err := strconv.Atoi(m)
+	if err != nil || fm < 0 || fm > MaxFullmove {
+		return fmt.Errorf("bad FEN fullmove number %q: expected 1 to %d", m, MaxFullmove)
+	}
+	if fm == 0 {
+		fm = 1 // as board.ParseFEN does
+	}
+	r.halfmove, r.fullmove = uint8(hm), uint16(fm)
+	r.ep = uint8(ep)
+	if p.SideToMove() == board.Black {
+		r.flags |= flagBlackToMove
+	}
+	var castleRooks board.Bitboard
+	for _, right := range [4]uint8{board.WhiteOO, board.WhiteOOO, board.BlackOO, board.BlackOOO} {
+		if s := p.CastlingRook(right); s != board.NoSquare {
+			castleRooks |= board.Bit(s)
 		}
-		if n == 32 {
-			return fmt.Errorf("bad FEN piece placement: more than 32 pieces")
+	}
+	if castleRooks != 0 && p.ShredderFEN() {
+		r.flags |= flagShredder
+	}
+	r.occ = p.Occupied()
+	occ := r.occ
+	for n := 0; occ != 0; n++ {
+		s := occ.PopLSB()
+		c := uint8(p.PieceOn(s))
+		if castleRooks.Has(s) {
+			c = codeWhiteCastleRook + uint8(p.PieceOn(s).Color())
 		}
-		r.occ |= board.Bit(board.Square(s))
 		r.pieces[n>>1] |= c << (4 * uint(n&1))
-		n++
 	}
 	return r.validate()
 }
@@ -694,9 +569,8 @@ func FromPosition(p *board.Position, whiteScore int, res Result) (Record, error)
 	if !res.Valid() {
 		return Record{}, fmt.Errorf("bad result %d", uint8(res))
 	}
-	// The FEN carries the castling notation the position was read with.
-	r, err := ParseFEN(p.FEN())
-	if err != nil {
+	var r Record
+	if err := r.setBoard(p, p.EnPassant(), strconv.Itoa(p.HalfmoveClock()), strconv.Itoa(p.FullmoveNumber())); err != nil {
 		return Record{}, err
 	}
 	r.Score = int16(whiteScore)

@@ -85,18 +85,18 @@ func TestParseTextErrors(t *testing.T) {
 		{"seven ranks", "4k3/8/8/8/8/8/4K3 w - - 0 1 [0.5] 17", "8 ranks"},
 		{"bad piece", "4k3/8/8/8/8/8/8/4X3 w - - 0 1 [0.5] 17", "\"X\""},
 		{"nine files", "4k3/8/8/8/8/8/8/4K4 w - - 0 1 [0.5] 17", "files"},
-		{"no king", "8/8/8/8/8/8/8/4K3 w - - 0 1 [0.5] 17", "black kings"},
-		{"two kings", "4k3/8/8/8/8/8/8/3KK3 w - - 0 1 [0.5] 17", "white kings"},
+		{"no king", "8/8/8/8/8/8/8/4K3 w - - 0 1 [0.5] 17", "one black king"},
+		{"two kings", "4k3/8/8/8/8/8/8/3KK3 w - - 0 1 [0.5] 17", "one white king"},
 		{"pawn on rank 1", "4k3/8/8/8/8/8/8/P3K3 w - - 0 1 [0.5] 17", "P on a1"},
 		{"side not to move in check", "4k3/8/8/8/8/8/8/4R1K1 w - - 0 1 [0.5] 17", "attacked"},
 		{"bad side", "4k3/8/8/8/8/8/8/4K3 x - - 0 1 [0.5] 17", "side to move"},
-		{"castling without rook", "4k3/8/8/8/8/8/8/4K3 w K - 0 1 [0.5] 17", "no white rook"},
+		{"castling without rook", "4k3/8/8/8/8/8/8/4K3 w K - 0 1 [0.5] 17", "a white rook on the back rank for \"K\""},
 		{"castling king off back rank", "4k3/8/8/8/8/8/4K3/7R w K - 0 1 [0.5] 17", "back rank"},
 		{"castling junk", "4k3/8/8/8/8/8/8/4K2R w Z - 0 1 [0.5] 17", "castling"},
 		{"castling twice", "4k3/8/8/8/8/8/8/4K2R w KK - 0 1 [0.5] 17", "repeats a right"},
 		{"ep wrong rank", "4k3/8/8/8/4P3/8/8/4K3 b - e4 0 1 [0.5] 17", "rank 3"},
-		{"ep no pawn", "4k3/8/8/8/8/8/8/4K3 b - e3 0 1 [0.5] 17", "double pawn push"},
-		{"ep junk", "4k3/8/8/8/8/8/8/4K3 b - e9 0 1 [0.5] 17", "en-passant"},
+		{"ep no pawn", "4k3/8/8/8/8/8/8/4K3 b - e3 0 1 [0.5] 17", "double push"},
+		{"ep junk", "4k3/8/8/8/8/8/8/4K3 b - e9 0 1 [0.5] 17", "en passant"},
 		{"halfmove too big", "4k3/8/8/8/8/8/8/4K3 w - - 256 1 [0.5] 17", "halfmove"},
 		{"fullmove too big", "4k3/8/8/8/8/8/8/4K3 w - - 0 65536 [0.5] 17", "fullmove"},
 		{"too many pawns", "4k3/8/8/8/8/PPPPPPPP/PPPPPPPP/4K3 w - - 0 1 [0.5] 17", "pawns"},
@@ -304,5 +304,29 @@ func TestPly(t *testing.T) {
 func TestRecordSize(t *testing.T) {
 	if s := unsafe.Sizeof(Record{}); s != RecordSize+8 {
 		t.Fatalf("Record takes %d bytes, want %d", s, RecordSize+8)
+	}
+}
+
+// BenchmarkParseText parses the sample lines (the text reader's inner loop).
+func BenchmarkParseText(b *testing.B) {
+	lines := sampleLines(b)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := ParseText(lines[i%len(lines)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkText writes the sample records back as text.
+func BenchmarkText(b *testing.B) {
+	var recs []Record
+	for _, l := range sampleLines(b) {
+		r, _ := ParseText(l)
+		recs = append(recs, r)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		_ = recs[i%len(recs)].Text()
 	}
 }

@@ -29,18 +29,33 @@ func fenErr(field, expected, format string, args ...any) error {
 // king count, pawns on a back rank, the side not to move in check, ...) are
 // errors that name the field at fault.
 func ParseFEN(fen string) (*Position, error) {
+	p := &Position{stack: make([]state, 0, 256)}
+	if err := p.SetFEN(fen); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// SetFEN sets p to the position fen describes, read and checked as ParseFEN
+// does, reusing p's memory (a zero Position will do): the way to read many
+// positions without allocating one each. After an error p holds no usable
+// position until SetFEN succeeds.
+func (p *Position) SetFEN(fen string) error {
 	fields := strings.Fields(fen)
 	if len(fields) == 0 {
-		return nil, fenErr("piece placement", "8 ranks separated by '/'", "an empty FEN")
+		return fenErr("piece placement", "8 ranks separated by '/'", "an empty FEN")
 	}
 	// Fields are checked in order, so the error names the first bad one; a
 	// missing required field is reported as found "nothing".
 	for len(fields) < 4 {
 		fields = append(fields, "")
 	}
-	p := &Position{stack: make([]state, 1, 256), fullmove: 1}
+	stack := p.stack[:0]
+	if cap(stack) == 0 {
+		stack = make([]state, 0, 256)
+	}
+	*p = Position{stack: append(stack, state{ep: NoSquare, captured: NoPiece}), fullmove: 1}
 	p.st = &p.stack[0]
-	*p.st = state{ep: NoSquare, captured: NoPiece}
 	for s := range p.board {
 		p.board[s] = NoPiece
 	}
@@ -52,7 +67,7 @@ func ParseFEN(fen string) (*Position, error) {
 	}
 
 	if err := p.parsePlacement(fields[0]); err != nil {
-		return nil, err
+		return err
 	}
 
 	switch fields[1] {
@@ -61,24 +76,24 @@ func ParseFEN(fen string) (*Position, error) {
 	case "b":
 		p.side = Black
 	default:
-		return nil, fenErr("side to move", `"w" or "b"`, "%s", quoteOrNothing(fields[1]))
+		return fenErr("side to move", `"w" or "b"`, "%s", quoteOrNothing(fields[1]))
 	}
 
 	if err := p.parseCastling(fields[2]); err != nil {
-		return nil, err
+		return err
 	}
 
 	if fields[3] == "" {
-		return nil, fenErr("en passant", `"-" or a square`, "nothing")
+		return fenErr("en passant", `"-" or a square`, "nothing")
 	}
 	if fields[3] != "-" {
-		s, ok := parseSquare(fields[3])
+		s, ok := ParseSquare(fields[3])
 		wantRank := 5
 		if p.side == Black {
 			wantRank = 2
 		}
 		if !ok || s.Rank() != wantRank {
-			return nil, fenErr("en passant", fmt.Sprintf(`"-" or a square on rank %d`, wantRank+1), "%q", fields[3])
+			return fenErr("en passant", fmt.Sprintf(`"-" or a square on rank %d`, wantRank+1), "%q", fields[3])
 		}
 		them := p.side.Other()
 		pawnSq := s ^ 8 // the pawn that just made the double push
@@ -87,7 +102,7 @@ func ParseFEN(fen string) (*Position, error) {
 			origin = s - 8
 		}
 		if p.board[pawnSq] != MakePiece(them, Pawn) || p.board[s] != NoPiece || p.board[origin] != NoPiece {
-			return nil, fenErr("en passant", "a square just passed by a pawn's double push", "%s with no such pawn move possible", fields[3])
+			return fenErr("en passant", "a square just passed by a pawn's double push", "%s with no such pawn move possible", fields[3])
 		}
 		// Keep the square only when a pawn can take there, as Stockfish does, so
 		// that equal positions have equal keys.
@@ -102,14 +117,14 @@ func ParseFEN(fen string) (*Position, error) {
 	if len(fields) > 4 {
 		n, err := strconv.Atoi(fields[4])
 		if err != nil || n < 0 || n > 10000 {
-			return nil, fenErr("halfmove clock", "a non-negative integer", "%q", fields[4])
+			return fenErr("halfmove clock", "a non-negative integer", "%q", fields[4])
 		}
 		p.st.halfmove = uint16(n)
 	}
 	if len(fields) > 5 {
 		n, err := strconv.Atoi(fields[5])
 		if err != nil || n < 0 || n > 100000 {
-			return nil, fenErr("fullmove number", "a positive integer", "%q", fields[5])
+			return fenErr("fullmove number", "a positive integer", "%q", fields[5])
 		}
 		if n == 0 {
 			n = 1 // some tools write 0; treat as the first move
@@ -117,14 +132,14 @@ func ParseFEN(fen string) (*Position, error) {
 		p.fullmove = n
 	}
 	if len(fields) > 6 && !isEPDOperation(fields[6:]) {
-		return nil, fenErr("position", "at most 6 fields or EPD operations", "extra text %q", strings.Join(fields[6:], " "))
+		return fenErr("position", "at most 6 fields or EPD operations", "extra text %q", strings.Join(fields[6:], " "))
 	}
 
 	if p.AttackersTo(p.kings[p.side.Other()], p.side, p.occ) != 0 {
-		return nil, fenErr("side to move", "the side not to move not in check", "%s to move while %s's king on %s is attacked", p.side, p.side.Other(), p.kings[p.side.Other()])
+		return fenErr("side to move", "the side not to move not in check", "%s to move while %s's king on %s is attacked", p.side, p.side.Other(), p.kings[p.side.Other()])
 	}
 	p.st.key = p.computeKey()
-	return p, nil
+	return nil
 }
 
 func quoteOrNothing(s string) string {
@@ -150,7 +165,8 @@ func isEPDOperation(fields []string) bool {
 	return strings.Contains(strings.Join(fields, " "), ";")
 }
 
-func parseSquare(s string) (Square, bool) {
+// ParseSquare reads a square in algebraic notation ("e3").
+func ParseSquare(s string) (Square, bool) {
 	if len(s) != 2 || s[0] < 'a' || s[0] > 'h' || s[1] < '1' || s[1] > '8' {
 		return NoSquare, false
 	}
@@ -291,25 +307,74 @@ func (p *Position) parseCastling(f string) error {
 // was read: Shredder-FEN (rook files) if the FEN used file letters, else
 // KQkq, with a file letter only where KQkq would be ambiguous (X-FEN).
 func (p *Position) FEN() string {
+	f := p.fenFields()
+	return f.String()
+}
+
+func (p *Position) fenFields() FENFields {
+	f := FENFields{
+		Board:     &p.board,
+		Side:      p.side,
+		Shredder:  p.shredder,
+		EnPassant: p.st.ep,
+		Halfmove:  int(p.st.halfmove),
+		Fullmove:  p.fullmove,
+	}
+	for i := range f.Castling {
+		f.Castling[i] = NoSquare
+		if p.st.castle&(1<<i) != 0 {
+			f.Castling[i] = p.castleInfo[i].rookFrom
+		}
+	}
+	return f
+}
+
+// FENFields is a position as FEN writes it, for the packages that hold
+// boards in a form of their own (dataset records): Write puts it into FEN
+// exactly as Position.FEN does. It is not checked; a legal position gives a
+// FEN that ParseFEN reads back.
+type FENFields struct {
+	Board *[64]Piece // the piece on each square, NoPiece where empty
+	Side  Color      // the side to move
+	// Castling holds the castling rook of each right, in the order WhiteOO,
+	// WhiteOOO, BlackOO, BlackOOO; NoSquare where the right is gone.
+	Castling [4]Square
+	// Shredder writes the castling field as rook files ("HAha"); otherwise
+	// it is KQkq, with a file letter only where KQkq would be ambiguous
+	// (X-FEN).
+	Shredder           bool
+	EnPassant          Square // written as given; NoSquare for none
+	Halfmove, Fullmove int
+}
+
+// String returns the FEN.
+func (f *FENFields) String() string {
 	var b strings.Builder
-	WritePlacement(&b, func(s Square) Piece { return p.board[s] })
-	b.WriteByte(' ')
-	b.WriteString(p.side.String())
-	b.WriteByte(' ')
-	b.WriteString(p.castlingField())
-	b.WriteByte(' ')
-	b.WriteString(p.st.ep.String())
-	fmt.Fprintf(&b, " %d %d", p.st.halfmove, p.fullmove)
+	b.Grow(90)
+	f.Write(&b)
 	return b.String()
 }
 
-// WritePlacement writes FEN's piece-placement field for the pieces at(s),
-// for packages that hold boards in their own form (dataset records).
-func WritePlacement(b *strings.Builder, at func(Square) Piece) {
+// Write writes the FEN to b.
+func (f *FENFields) Write(b *strings.Builder) {
+	f.writePlacement(b)
+	b.WriteByte(' ')
+	b.WriteString(f.Side.String())
+	b.WriteByte(' ')
+	f.writeCastling(b)
+	b.WriteByte(' ')
+	b.WriteString(f.EnPassant.String())
+	b.WriteByte(' ')
+	b.WriteString(strconv.Itoa(f.Halfmove))
+	b.WriteByte(' ')
+	b.WriteString(strconv.Itoa(f.Fullmove))
+}
+
+func (f *FENFields) writePlacement(b *strings.Builder) {
 	for rank := 7; rank >= 0; rank-- {
 		empty := 0
 		for file := 0; file < 8; file++ {
-			pc := at(MakeSquare(file, rank))
+			pc := f.Board[MakeSquare(file, rank)]
 			if pc == NoPiece {
 				empty++
 				continue
@@ -329,6 +394,44 @@ func WritePlacement(b *strings.Builder, at func(Square) Piece) {
 	}
 }
 
+func (f *FENFields) writeCastling(b *strings.Builder) {
+	none := true
+	for i, rsq := range f.Castling {
+		if rsq == NoSquare {
+			continue
+		}
+		color := Color(i / 2)
+		letter := "KQkq"[i]
+		if f.Shredder || !f.outermostRook(color, rsq, i%2 == 1) {
+			letter = byte('A' + rsq.File())
+			if color == Black {
+				letter += 'a' - 'A'
+			}
+		}
+		b.WriteByte(letter)
+		none = false
+	}
+	if none {
+		b.WriteByte('-')
+	}
+}
+
+// outermostRook reports whether rsq is the rook farthest from the king on
+// its side of the back rank (the queen side if queenside), the one X-FEN's K
+// or Q denotes.
+func (f *FENFields) outermostRook(c Color, rsq Square, queenside bool) bool {
+	step := 1
+	if queenside {
+		step = -1
+	}
+	for s := int(rsq) + step; s >= int(A1.Relative(c)) && s <= int(H1.Relative(c)); s += step {
+		if f.Board[s] == MakePiece(c, Rook) {
+			return false
+		}
+	}
+	return true
+}
+
 // Transformed returns the position with every piece moved from s to f(s) (a
 // mirror or a rotation), and with colours and the side to move swapped when
 // swap is set. Castling rights, en passant and the clocks are dropped. The
@@ -346,50 +449,18 @@ func (p *Position) Transformed(f func(Square) Square, swap bool) (*Position, err
 			cells[f(s)&63] = pc
 		}
 	}
-	var b strings.Builder
-	WritePlacement(&b, func(s Square) Piece { return cells[s] })
 	stm := p.side
 	if swap {
 		stm = stm.Other()
 	}
-	return ParseFEN(b.String() + " " + stm.String() + " - - 0 1")
+	ff := FENFields{Board: &cells, Side: stm, Castling: [4]Square{NoSquare, NoSquare, NoSquare, NoSquare}, EnPassant: NoSquare, Fullmove: 1}
+	return ParseFEN(ff.String())
 }
 
+// castlingField returns the FEN's castling field.
 func (p *Position) castlingField() string {
-	if p.st.castle == 0 {
-		return "-"
-	}
-	var b []byte
-	for i, right := range [4]uint8{WhiteOO, WhiteOOO, BlackOO, BlackOOO} {
-		if p.st.castle&right == 0 {
-			continue
-		}
-		color := Color(i / 2)
-		rsq := p.castleInfo[i].rookFrom
-		letter := byte("KQkq"[i])
-		if p.shredder || !p.outermostRook(color, rsq) {
-			letter = byte('A' + rsq.File())
-			if color == Black {
-				letter += 'a' - 'A'
-			}
-		}
-		b = append(b, letter)
-	}
-	return string(b)
-}
-
-// outermostRook reports whether rsq is the rook farthest from the king on
-// its side of the back rank, the one X-FEN's K or Q denotes.
-func (p *Position) outermostRook(c Color, rsq Square) bool {
-	ksq := p.kings[c]
-	step := 1
-	if rsq < ksq {
-		step = -1
-	}
-	for s := int(rsq) + step; s >= int(A1.Relative(c)) && s <= int(H1.Relative(c)); s += step {
-		if p.board[s] == MakePiece(c, Rook) {
-			return false
-		}
-	}
-	return true
+	f := p.fenFields()
+	var b strings.Builder
+	f.writeCastling(&b)
+	return b.String()
 }

@@ -196,3 +196,53 @@ func TestTransformed(t *testing.T) {
 		}
 	}
 }
+
+// TestSetFEN reads every reference position into one reused Position (a bad
+// FEN in between) and expects what ParseFEN gives: FEN, key, and the same
+// moves.
+func TestSetFEN(t *testing.T) {
+	var p Position
+	for i, fen := range boardtest.Positions() {
+		if i%100 == 7 {
+			if err := p.SetFEN("4k3/8/8/8/8/8/8/4X3 w - - 0 1"); err == nil {
+				t.Fatal("SetFEN accepted a bad FEN")
+			}
+		}
+		if err := p.SetFEN(fen); err != nil {
+			t.Fatalf("%s: %v", fen, err)
+		}
+		q, err := ParseFEN(fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.FEN() != q.FEN() || p.Key() != q.Key() || p.Ply() != 0 {
+			t.Fatalf("%s: SetFEN gives %q key %x ply %d, ParseFEN %q key %x", fen, p.FEN(), p.Key(), p.Ply(), q.FEN(), q.Key())
+		}
+		if got, want := p.CountLegal(), q.CountLegal(); got != want {
+			t.Fatalf("%s: %d legal moves after SetFEN, %d after ParseFEN", fen, got, want)
+		}
+	}
+}
+
+// TestFENFields writes a board held outside a Position and reads it back.
+func TestFENFields(t *testing.T) {
+	p, err := ParseFEN("1r1rk2r/8/8/8/8/8/8/1R1RK2R w KDkd - 0 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sq [64]Piece
+	for s := range sq {
+		sq[s] = p.PieceOn(Square(s))
+	}
+	f := FENFields{Board: &sq, Side: White, EnPassant: NoSquare, Halfmove: 3, Fullmove: 9}
+	for i, right := range []uint8{WhiteOO, WhiteOOO, BlackOO, BlackOOO} {
+		f.Castling[i] = p.CastlingRook(right)
+	}
+	if got, want := f.String(), "1r1rk2r/8/8/8/8/8/8/1R1RK2R w KDkd - 3 9"; got != want {
+		t.Fatalf("FEN %q, want %q", got, want)
+	}
+	f.Shredder = true
+	if got, want := f.String(), "1r1rk2r/8/8/8/8/8/8/1R1RK2R w HDhd - 3 9"; got != want {
+		t.Fatalf("Shredder-FEN %q, want %q", got, want)
+	}
+}

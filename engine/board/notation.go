@@ -31,10 +31,10 @@ func (p *Position) ParseUCIMove(s string) (Move, error) {
 	if len(s) < 4 || len(s) > 5 {
 		return NullMove, fmt.Errorf("move %q: expected UCI notation like e2e4 or e7e8q", s)
 	}
-	if _, ok := parseSquare(s[0:2]); !ok {
+	if _, ok := ParseSquare(s[0:2]); !ok {
 		return NullMove, fmt.Errorf("move %q: bad origin square %q", s, s[0:2])
 	}
-	if _, ok := parseSquare(s[2:4]); !ok {
+	if _, ok := ParseSquare(s[2:4]); !ok {
 		return NullMove, fmt.Errorf("move %q: bad destination square %q", s, s[2:4])
 	}
 	if len(s) == 5 && !strings.ContainsRune("nbrq", rune(s[4])) {

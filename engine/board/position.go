@@ -127,6 +127,10 @@ func (p *Position) CastlingRook(right uint8) Square {
 	return NoSquare
 }
 
+// ShredderFEN reports whether the castling field was read as rook files
+// (Shredder-FEN), the way FEN writes it back.
+func (p *Position) ShredderFEN() bool { return p.shredder }
+
 // EnPassant returns the en-passant target square, or NoSquare.
 func (p *Position) EnPassant() Square { return p.st.ep }
 
