@@ -1,4 +1,4 @@
-// Package arch parses and validates nnuelab's architecture files (the
+// Package archs parses and validates nnuelab's architecture files (the
 // *.toml files in this folder, embedded in the binary, or any TOML file a
 // user writes) into a Spec: the feature set and its parameters, the
 // accumulator, the head, the quantization, the net file format and the
@@ -7,7 +7,7 @@
 //
 // Parsing is strict: an unknown key or a bad value is an error that names
 // the file, the key and the reason.
-package arch
+package archs
 
 import (
 	"bytes"

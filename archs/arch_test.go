@@ -1,4 +1,4 @@
-package arch
+package archs
 
 import (
 	"errors"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/nets"
@@ -48,7 +48,7 @@ func writeTinyActNet(t *testing.T, dir string) {
 	if err := os.WriteFile(filepath.Join(dir, "tiny-act.toml"), []byte(tinyActArch), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec, err := arch.Parse("tiny-act.toml", []byte(tinyActArch))
+	spec, err := archs.Parse("tiny-act.toml", []byte(tinyActArch))
 	if err != nil {
 		t.Fatal(err)
 	}

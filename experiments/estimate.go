@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/datasets"
 )
@@ -19,7 +19,12 @@ import (
 // nnuelab on one core of a 2020s x86 machine (AVX2); the estimate is meant
 // to tell minutes from days, not to schedule a cluster to the second.
 const (
-	estNPS          = 500_000 // search nodes per CPU second (512-wide nets)
+	estNPS = 500_000 // search nodes per CPU second (512-wide nets)
+	// estDatagenNPS is self-play's node rate per CPU second: its short
+	// searches from a cleared table run faster than bench's (measured with
+	// chess768 at 5000 nodes a move: 363-401 positions per core-second on an
+	// idle machine, 338 at load 13-15; docs/datasets.md).
+	estDatagenNPS   = 1_900_000
 	estBenchNodesD8 = 220_000 // `nnuelab bench 8` nodes; about x2 per ply
 	estEvalSec      = 2e-6    // one evaluation from scratch, 512 wide
 	estFloatEvalSec = 60e-6   // one float-model evaluation (allocates)
@@ -52,7 +57,7 @@ func widthFactor(p *Plan, name string) float64 {
 	if v == nil {
 		return 1
 	}
-	spec, err := arch.Parse("variant", []byte(v.Spec))
+	spec, err := archs.Parse("variant", []byte(v.Spec))
 	if err != nil {
 		return 1
 	}
@@ -130,7 +135,7 @@ func EstimateTask(p *Plan, t *Task) float64 {
 		if g.Keep == datasets.KeepAll {
 			plies = 1 // every searched position is recorded
 		}
-		return filePositions(p, t.Data.Out) * plies * float64(max(g.Nodes, 1000)) / estNPS
+		return filePositions(p, t.Data.Out) * plies * float64(max(g.Nodes, 1000)) / estDatagenNPS
 	case KindLabel:
 		var n float64
 		for _, f := range t.Data.Inputs {
@@ -237,7 +242,7 @@ func trainSeconds(p *Plan, j *TrainJob) float64 {
 	// accumulator column (chess768 at 256: 216k positions per CPU second,
 	// Leorik 3.2 at 640: 84k), three times that with Stockfish 12's dense
 	// head (halfkp at 256: 59k).
-	spec, err := arch.Load(cfg.Arch)
+	spec, err := archs.Load(cfg.Arch)
 	width, head := estWidthRef, 1.0
 	if err == nil {
 		if s2, err := spec.Override(cfg.Overrides...); err == nil {

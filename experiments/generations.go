@@ -14,7 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
@@ -206,7 +206,7 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 		return bad("generations.count", "must be 1..1000 (generations after gen 0), got %d", g.Count)
 	}
 	if g.Arch == "" {
-		return bad("generations.arch", "missing: name the architecture trained every generation (%s, or a .toml path)", strings.Join(arch.Builtin(), ", "))
+		return bad("generations.arch", "missing: name the architecture trained every generation (%s, or a .toml path)", strings.Join(archs.Builtin(), ", "))
 	}
 	if _, err := m.Spec(&VariantSpec{Arch: g.Arch, Overrides: g.Overrides}); err != nil {
 		key := "generations.arch"
@@ -219,7 +219,7 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 		return bad("generations.gen0_net", "an empty path")
 	}
 	if g.Reference != "" {
-		spec, err := arch.Load(m.archRef(g.Reference))
+		spec, err := archs.Load(m.archRef(g.Reference))
 		if err != nil {
 			return bad("generations.reference", "%v", err)
 		}
@@ -436,7 +436,7 @@ type genRunner struct {
 	out, cache string
 	// spec is the trained architecture, engine the same as engines load
 	// its trained nets; archSHA its hash.
-	spec, engine *arch.Spec
+	spec, engine *archs.Spec
 	archSHA      string
 	// playArch is what self-play plays with: the arch's name, or a file in
 	// the cache (archFile, written when needed) keyed by playArchID.
@@ -505,7 +505,7 @@ func newGenRunner(m *Manifest, opt RunOptions) (*genRunner, error) {
 	// given (a trained float net loads under any format: nets.Load
 	// recognises it); otherwise from a file the runner writes, keyed by
 	// the architecture's hash rather than the file's path.
-	if contains(arch.Builtin(), g.Arch) && len(g.Overrides) == 0 {
+	if contains(archs.Builtin(), g.Arch) && len(g.Overrides) == 0 {
 		r.playArch = g.Arch
 	} else {
 		r.playArchID = train.ArchSHA256(r.engine)
@@ -533,7 +533,7 @@ func (r *genRunner) resolveGen0() (*genNet, error) {
 	if err != nil {
 		return nil, err
 	}
-	builtin := contains(arch.Builtin(), g.Arch) && len(g.Overrides) == 0
+	builtin := contains(archs.Builtin(), g.Arch) && len(g.Overrides) == 0
 	var header []byte
 	if g.Gen0Net != "" {
 		n.Path = r.m.Path(g.Gen0Net)

@@ -13,7 +13,7 @@ import (
 	"sort"
 	"time"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
@@ -122,7 +122,7 @@ func stockfishReference(posFile string, ps []Position) ([]float64, string, error
 		}
 		return out, "built-in table (Stockfish 15.1, nn-ad9b42354671.nnue)", nil
 	}
-	spec, err := arch.Load("sf15.1")
+	spec, err := archs.Load("sf15.1")
 	if err != nil {
 		return nil, "", err
 	}
@@ -163,7 +163,7 @@ type floatNet struct {
 // nnuelab's float format (with its training config's QAT setting), and
 // Koivisto 5.x float nets. It returns nil (with the reason) for nets stored
 // quantized.
-func floatTensors(spec *arch.Spec, ref NetRef) (fn *floatNet, why string, err error) {
+func floatTensors(spec *archs.Spec, ref NetRef) (fn *floatNet, why string, err error) {
 	if ref.Path == "" {
 		if spec.Net.Format == "koivisto-float" {
 			return nil, "the shipped float net is embedded; give its file as net = \"...\" to compare float and quantized", nil
@@ -199,7 +199,7 @@ func floatTensors(spec *arch.Spec, ref NetRef) (fn *floatNet, why string, err er
 // trainedQAT reads from a float net's header whether nnuelab's trainer ran
 // it with quantization-aware training. A net without a training config
 // (written by other tools) was not.
-func trainedQAT(spec *arch.Spec, h *nets.Header) (bool, error) {
+func trainedQAT(spec *archs.Spec, h *nets.Header) (bool, error) {
 	js, ok := h.Training["config"]
 	if !ok {
 		return false, nil
@@ -220,7 +220,7 @@ func trainedQAT(spec *arch.Spec, h *nets.Header) (bool, error) {
 // float32 feature weights, feature biases, output weights, output bias;
 // docs/reference/koivisto-net.md section 4) as the tensors
 // nnue.FromFloat and the trainer's model take.
-func readKoivistoFloat(spec *arch.Spec, path string) ([]nnue.Tensor, error) {
+func readKoivistoFloat(spec *archs.Spec, path string) ([]nnue.Tensor, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -270,7 +270,7 @@ func readKoivistoFloat(spec *arch.Spec, path string) ([]nnue.Tensor, error) {
 
 // quantError evaluates positions with the float model as it was trained
 // and with the quantized network.
-func quantError(spec *arch.Spec, net *nnue.Network, fn *floatNet, ps []Position) (*QuantError, error) {
+func quantError(spec *archs.Spec, net *nnue.Network, fn *floatNet, ps []Position) (*QuantError, error) {
 	model, err := train.NewModel(spec, 1)
 	if err != nil {
 		return nil, err
@@ -417,7 +417,7 @@ func searchPositions(ps []Position, n int) []Position {
 // root is not in check (the search does not evaluate a root in check, which
 // changes where accumulators come from). Searches are deterministic, so the
 // shares are too.
-func historyShares(ctx context.Context, spec *arch.Spec, net *nnue.Network, ps []Position, nodes int) (all, quiet *Shares, err error) {
+func historyShares(ctx context.Context, spec *archs.Spec, net *nnue.Network, ps []Position, nodes int) (all, quiet *Shares, err error) {
 	ev := nnue.NewEvaluatorWith(net, spec.History, spec.RefreshCache)
 	tt, err := search.NewTT(16)
 	if err != nil {
@@ -518,7 +518,7 @@ func (r *recorder) Evaluate(p *board.Position) int {
 
 // recordTrace searches the positions with the network's evaluator and
 // records its calls.
-func recordTrace(ctx context.Context, spec *arch.Spec, net *nnue.Network, ps []Position, nodes int) (*trace, error) {
+func recordTrace(ctx context.Context, spec *archs.Spec, net *nnue.Network, ps []Position, nodes int) (*trace, error) {
 	tr := &trace{}
 	rec := &recorder{ev: nnue.NewEvaluatorWith(net, spec.History, spec.RefreshCache), tr: tr}
 	tt, err := search.NewTT(16)

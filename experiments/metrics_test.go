@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/nets"
@@ -88,7 +88,7 @@ func TestKoivistoFloat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := arch.Load("koivisto-5.13")
+	base, err := archs.Load("koivisto-5.13")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestKoivistoFloat(t *testing.T) {
 	if _, why, err := floatTensors(base, NetRef{}); err != nil || why == "" {
 		t.Errorf("shipped float net without a path: %q, %v", why, err)
 	}
-	k74, _ := arch.Load("koivisto-7.4")
+	k74, _ := archs.Load("koivisto-7.4")
 	if fn, why, err := floatTensors(k74, NetRef{Path: "x"}); fn != nil || err != nil || !strings.Contains(why, "quantized") {
 		t.Errorf("int16 net: %v %q %v", fn, why, err)
 	}
@@ -140,7 +140,7 @@ func TestKoivistoFloat(t *testing.T) {
 // that offset rounds away in the engine and in the QAT model alike, so only
 // the plain float model sees it.
 func TestQuantErrorQAT(t *testing.T) {
-	shipped, err := arch.Load("halfkp-128")
+	shipped, err := archs.Load("halfkp-128")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestBuiltinStockfishEvals(t *testing.T) {
 		f.Close()
 		checked = true
 	}
-	spec, _ := arch.Load("sf15.1")
+	spec, _ := archs.Load("sf15.1")
 	if net, err := nets.Load(spec, ""); err == nil {
 		for i, p := range ps {
 			if got := net.Evaluate(p.Pos, nil); got != raw[i] {
@@ -256,7 +256,7 @@ func TestTraceReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	ps = searchPositions(ps, 4)
-	spec, _ := arch.Load("koivisto-7.4")
+	spec, _ := archs.Load("koivisto-7.4")
 	net, err := nets.Load(spec, "")
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
@@ -418,14 +418,14 @@ func (p *Plan) resolveVariant(vs *VariantSpec, base bool, dataFiles, valFiles, d
 }
 
 // specTOML encodes a spec as an architecture file.
-func specTOML(s *arch.Spec) (string, error) {
+func specTOML(s *archs.Spec) (string, error) {
 	var b strings.Builder
 	b.WriteString("# written by nnuelab experiment run: the variant's architecture\n")
 	if err := toml.NewEncoder(&b).Encode(s); err != nil {
 		return "", err
 	}
 	// Check that it reads back to the same architecture.
-	back, err := arch.Parse("variant", []byte(b.String()))
+	back, err := archs.Parse("variant", []byte(b.String()))
 	if err != nil {
 		return "", fmt.Errorf("variant spec does not read back: %w", err)
 	}
@@ -480,7 +480,7 @@ func floatNetArch(path string) (string, error) {
 }
 
 // trainConfig is the nets/train configuration of a variant and seed.
-func (p *Plan) trainConfig(vs *VariantSpec, spec *arch.Spec, seed uint64, dataFiles, valFiles []string) (train.Config, error) {
+func (p *Plan) trainConfig(vs *VariantSpec, spec *archs.Spec, seed uint64, dataFiles, valFiles []string) (train.Config, error) {
 	m := p.Manifest
 	t := m.TrainFor(vs)
 	cfg := train.DefaultConfig()

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/bench/stats"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/internal/version"
@@ -209,8 +209,8 @@ func seedIndex(p *Plan, seed uint64) int {
 }
 
 // loadVariant parses a variant's architecture and loads its net for a seed.
-func loadVariant(p *Plan, v *Variant, seedIdx int) (*arch.Spec, *nnue.Network, NetRef, error) {
-	spec, err := arch.Parse(filepath.Join(p.Out, v.SpecFile), []byte(v.Spec))
+func loadVariant(p *Plan, v *Variant, seedIdx int) (*archs.Spec, *nnue.Network, NetRef, error) {
+	spec, err := archs.Parse(filepath.Join(p.Out, v.SpecFile), []byte(v.Spec))
 	if err != nil {
 		return nil, nil, NetRef{}, err
 	}
@@ -283,7 +283,7 @@ func runSpeed(ctx context.Context, p *Plan, t *Task, log io.Writer) (*SpeedResul
 	m := p.Manifest
 	type loaded struct {
 		v    *Variant
-		spec *arch.Spec
+		spec *archs.Spec
 		net  *nnue.Network
 		ref  NetRef
 	}

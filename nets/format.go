@@ -16,7 +16,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/klauspost/compress/zstd"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 )
 
@@ -211,7 +211,7 @@ func ReadFloat(r io.Reader) (*Header, []nnue.Tensor, error) {
 // LoadFloat reads a float net file and quantizes it for spec. The file's
 // architecture must be spec's (or one it was derived from by overrides,
 // which keep the name); tensor shapes are checked against spec.
-func LoadFloat(spec *arch.Spec, path string) (*nnue.Network, error) {
+func LoadFloat(spec *archs.Spec, path string) (*nnue.Network, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -221,7 +221,7 @@ func LoadFloat(spec *arch.Spec, path string) (*nnue.Network, error) {
 }
 
 // readFloatNet is LoadFloat on a reader; name says where it came from.
-func readFloatNet(spec *arch.Spec, r io.Reader, name string) (*nnue.Network, error) {
+func readFloatNet(spec *archs.Spec, r io.Reader, name string) (*nnue.Network, error) {
 	h, tensors, err := ReadFloat(r)
 	if err != nil {
 		return nil, fmt.Errorf("net %s: %w", name, err)

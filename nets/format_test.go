@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 )
@@ -32,7 +32,7 @@ func randomChess768(rng *rand.Rand, scale float32) []nnue.Tensor {
 }
 
 func TestFloatNetRoundTrip(t *testing.T) {
-	spec, _ := arch.Load("chess768")
+	spec, _ := archs.Load("chess768")
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.nnue.zst")
 	tensors := randomChess768(rand.New(rand.NewPCG(1, 2)), 0.5)
@@ -90,7 +90,7 @@ func roundHalfAway(x float32) float32 {
 }
 
 func TestFloatNetErrors(t *testing.T) {
-	spec, _ := arch.Load("chess768")
+	spec, _ := archs.Load("chess768")
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.nnue.zst")
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -159,7 +159,7 @@ func TestShippedNetsLoad(t *testing.T) {
 	queenDown, _ := board.ParseFEN("3qk3/8/8/8/8/8/8/4K3 w - - 0 1")
 	trained := 0
 	for _, e := range m {
-		spec, err := arch.Load(e.Arch)
+		spec, err := archs.Load(e.Arch)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func TestShippedNetsLoad(t *testing.T) {
 	if trained == 0 {
 		t.Error("no net trained by nnuelab is shipped")
 	}
-	spec, _ := arch.Load("koivisto-16")
+	spec, _ := archs.Load("koivisto-16")
 	if _, err := Load(spec, ""); err == nil || !strings.Contains(err.Error(), "ships no network") {
 		t.Errorf("koivisto-16 without a net: %v", err)
 	}

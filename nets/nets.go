@@ -20,7 +20,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/eval"
 	"github.com/nnuelab/nnuelab/engine/nnue"
@@ -98,7 +98,7 @@ func (e *Entry) Bytes() ([]byte, error) {
 
 // Load builds the network of spec from file, or from the architecture's
 // shipped net when file is "".
-func Load(spec *arch.Spec, file string) (*nnue.Network, error) {
+func Load(spec *archs.Spec, file string) (*nnue.Network, error) {
 	n, _, err := LoadInfo(spec, file)
 	return n, err
 }
@@ -117,7 +117,7 @@ type NetInfo struct {
 
 // LoadInfo is Load, also saying which file it read and that file's
 // SHA-256, computed over the very bytes the network was built from.
-func LoadInfo(spec *arch.Spec, file string) (*nnue.Network, NetInfo, error) {
+func LoadInfo(spec *archs.Spec, file string) (*nnue.Network, NetInfo, error) {
 	if file != "" {
 		n, info, err := loadFile(spec, file)
 		return withSmall(spec, n, info, err)
@@ -148,7 +148,7 @@ func LoadInfo(spec *arch.Spec, file string) (*nnue.Network, NetInfo, error) {
 }
 
 // loadShipped builds spec's network from the embedded net d.
-func loadShipped(spec *arch.Spec, d *Entry) (*nnue.Network, NetInfo, error) {
+func loadShipped(spec *archs.Spec, d *Entry) (*nnue.Network, NetInfo, error) {
 	data, err := files.ReadFile(d.File)
 	if err != nil {
 		return nil, NetInfo{}, err
@@ -171,7 +171,7 @@ func loadShipped(spec *arch.Spec, d *Entry) (*nnue.Network, NetInfo, error) {
 // loadFile builds a network from a file of spec's format (or an nnuelab
 // float net, recognised by its magic, whatever the architecture's
 // published format) and hashes the bytes it reads.
-func loadFile(spec *arch.Spec, path string) (*nnue.Network, NetInfo, error) {
+func loadFile(spec *archs.Spec, path string) (*nnue.Network, NetInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, NetInfo{}, fmt.Errorf("net %s: %w", path, err)
@@ -229,7 +229,7 @@ func verifyNet(name string, data []byte, want string) error {
 // factory returns the eval factory of an architecture name or TOML path.
 func factory(name string) eval.Factory {
 	return func(file string) (eval.Evaluator, error) {
-		spec, err := arch.Load(name)
+		spec, err := archs.Load(name)
 		if err != nil {
 			return nil, err
 		}
@@ -266,7 +266,7 @@ func (e *Entry) Name() string {
 // LoadNamed loads what a name selects: an architecture (a name from archs/
 // or a .toml path) with file or its shipped net, or a shipped net by its
 // own name (Entry.Name) with its architecture.
-func LoadNamed(name, file string) (*arch.Spec, *nnue.Network, NetInfo, error) {
+func LoadNamed(name, file string) (*archs.Spec, *nnue.Network, NetInfo, error) {
 	var shipped *Entry
 	if m, err := Manifest(); err == nil && !isBuiltinArch(name) {
 		for i := range m {
@@ -279,7 +279,7 @@ func LoadNamed(name, file string) (*arch.Spec, *nnue.Network, NetInfo, error) {
 	if shipped != nil {
 		archName = shipped.Arch
 	}
-	spec, err := arch.Load(archName)
+	spec, err := archs.Load(archName)
 	if err != nil {
 		return nil, nil, NetInfo{}, err
 	}
@@ -294,7 +294,7 @@ func LoadNamed(name, file string) (*arch.Spec, *nnue.Network, NetInfo, error) {
 }
 
 func isBuiltinArch(name string) bool {
-	for _, a := range arch.Builtin() {
+	for _, a := range archs.Builtin() {
 		if a == name {
 			return true
 		}
@@ -306,7 +306,7 @@ func isBuiltinArch(name string) bool {
 // with that net (or with the file given instead).
 func netFactory(e Entry) eval.Factory {
 	return func(file string) (eval.Evaluator, error) {
-		spec, err := arch.Load(e.Arch)
+		spec, err := archs.Load(e.Arch)
 		if err != nil {
 			return nil, err
 		}
@@ -324,8 +324,8 @@ func netFactory(e Entry) eval.Factory {
 }
 
 func init() {
-	for _, name := range arch.Builtin() {
-		if _, err := arch.Load(name); err == nil {
+	for _, name := range archs.Builtin() {
+		if _, err := archs.Load(name); err == nil {
 			eval.Register(name, factory(name))
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 )
 
 // TestShippedNetCorruption flips one bit at a few places of every shipped
@@ -69,7 +69,7 @@ func TestShippedCheckCached(t *testing.T) {
 	if err := checkShipped(d, []byte("not the net")); err != nil {
 		t.Errorf("second check hashed again: %v", err)
 	}
-	spec, _ := arch.Load("koivisto-7.4")
+	spec, _ := archs.Load("koivisto-7.4")
 	if _, info, err := LoadInfo(spec, ""); err != nil || !info.Shipped || info.File != d.File || info.SHA256 != d.SHA256 {
 		t.Errorf("LoadInfo of the shipped net: %+v, %v", info, err)
 	}
@@ -86,7 +86,7 @@ func TestLoadInfoUserFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, _ := arch.Load("koivisto-7.4")
+	spec, _ := archs.Load("koivisto-7.4")
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name string

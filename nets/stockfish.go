@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/nets/sfnet"
 )
@@ -15,7 +15,7 @@ import (
 // Stockfish's net server) put them, checked against their names.
 
 // loadNamed loads the net spec.Net.Name from the net cache.
-func loadNamed(spec *arch.Spec) (*nnue.Network, NetInfo, error) {
+func loadNamed(spec *archs.Spec) (*nnue.Network, NetInfo, error) {
 	p, err := sfnet.Cached(spec.Net.Name)
 	if err != nil {
 		if errors.Is(err, sfnet.ErrNotCached) {
@@ -30,11 +30,11 @@ func loadNamed(spec *arch.Spec) (*nnue.Network, NetInfo, error) {
 
 // withSmall attaches the small net of a design that has one (net.small):
 // its architecture's net from the cache.
-func withSmall(spec *arch.Spec, n *nnue.Network, info NetInfo, err error) (*nnue.Network, NetInfo, error) {
+func withSmall(spec *archs.Spec, n *nnue.Network, info NetInfo, err error) (*nnue.Network, NetInfo, error) {
 	if err != nil || spec.Net.Small == "" {
 		return n, info, err
 	}
-	ss, err := arch.Load(spec.Net.Small)
+	ss, err := archs.Load(spec.Net.Small)
 	if err != nil {
 		return nil, NetInfo{}, fmt.Errorf("architecture %s: its small net's: %w", spec.Name, err)
 	}

@@ -10,7 +10,7 @@ import (
 	"os"
 	"strings"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/eval"
 	"github.com/nnuelab/nnuelab/engine/nnue"
@@ -29,7 +29,7 @@ func init() {
 // is an error naming the position reached, never a fallback score.
 func runEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eval", "eval --arch ARCH [--net FILE] [--fen FEN | --epd FILE | -] [--json] [--trace]", stderr)
-	archName := fs.String("arch", "classical", "architecture: a name from archs/ ("+strings.Join(arch.Builtin(), ", ")+"), a .toml path, classical, or plugin:NAME")
+	archName := fs.String("arch", "classical", "architecture: a name from archs/ ("+strings.Join(archs.Builtin(), ", ")+"), a .toml path, classical, or plugin:NAME")
 	netFile := fs.String("net", "", "network file (default: the architecture's shipped net)")
 	fen := fs.String("fen", "", "one position")
 	epd := fs.String("epd", "", "file of positions, one FEN/EPD per line ('-' = standard input)")

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets/sfnet"
@@ -133,9 +133,9 @@ func runNetsFetch(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("nets fetch: give a net name (nn-<12 hex>.nnue)")
 	}
-	var spec *arch.Spec
+	var spec *archs.Spec
 	if *archName != "" {
-		if spec, err = arch.Load(*archName); err != nil {
+		if spec, err = archs.Load(*archName); err != nil {
 			return err
 		}
 	}

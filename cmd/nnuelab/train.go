@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
@@ -67,7 +67,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	d := train.DefaultConfig()
 	var data, valData listFlag
 	var sets repeatFlag
-	archName := fs.String("arch", "", "architecture: "+strings.Join(arch.Builtin(), ", ")+", or a .toml path")
+	archName := fs.String("arch", "", "architecture: "+strings.Join(archs.Builtin(), ", ")+", or a .toml path")
 	fs.Var(&sets, "set", "override an architecture key, e.g. --set accumulator.width=128 (repeatable)")
 	fs.Var(&data, "data", "training data files (.txt, .txt.zst, .bin, .binpack, .plain, .bullet; repeatable or comma-separated)")
 	fs.Var(&valData, "val-data", "validation files (default: hold out --val-fraction of --data by position)")

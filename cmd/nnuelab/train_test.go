@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/nets"
@@ -42,7 +42,7 @@ func TestTrainCommand(t *testing.T) {
 		t.Fatalf("resume: exit %d: %s %s", code, stdout, stderr)
 	}
 	// The float net and the exported Koivisto file load into the same net.
-	spec, _ := arch.Load("koivisto-7.4")
+	spec, _ := archs.Load("koivisto-7.4")
 	a, err := nets.LoadFloat(spec, out)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 )
 
@@ -52,7 +52,7 @@ func treeWalk(ev *Evaluator, p *board.Position, depth int) int {
 }
 
 func benchNet(b *testing.B, name string) *Network {
-	spec, err := arch.Load(name)
+	spec, err := archs.Load(name)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func benchNet(b *testing.B, name string) *Network {
 // trees (depth 3 from five middlegames), per architecture, history depth H
 // and refresh cache. Run: go test ./engine/nnue -run X -bench Incremental
 func BenchmarkIncremental(b *testing.B) {
-	for _, name := range arch.Builtin() {
+	for _, name := range archs.Builtin() {
 		net := benchNet(b, name)
 		for _, h := range []int{1, 2, 4, 0} {
 			for _, cache := range []bool{false, true} {

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 )
 
 // loadTestNet reads a net from testdata, gunzipping *.gz.
 func loadTestNet(t testing.TB, archName, file string) *Network {
 	t.Helper()
-	spec, err := arch.Load(archName)
+	spec, err := archs.Load(archName)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 )
 
 // Tensor is a named float32 array with its shape, the unit of nnuelab's own
@@ -35,7 +35,7 @@ type Tensor struct {
 //     h2 = clamp(b2 + W2 h1, 0, 1), out = b3 + w3 h2 in NNUE::evaluate's
 //     internal units (see SF12FloatScales for the quantization).
 //   - rengar: the RengarWeights fields ("pst.fs" [184][32], ..., "l2.fsxva" [4]).
-func FromFloat(spec *arch.Spec, tensors []Tensor) (*Network, error) {
+func FromFloat(spec *archs.Spec, tensors []Tensor) (*Network, error) {
 	byName := map[string]*Tensor{}
 	for i := range tensors {
 		byName[tensors[i].Name] = &tensors[i]
@@ -113,7 +113,7 @@ func FromFloat(spec *arch.Spec, tensors []Tensor) (*Network, error) {
 	return n, nil
 }
 
-func rengarFromFloat(spec *arch.Spec, get func(string, ...int) ([]float32, error)) (*Network, error) {
+func rengarFromFloat(spec *archs.Spec, get func(string, ...int) ([]float32, error)) (*Network, error) {
 	w := &RengarWeights{}
 	mats := []struct {
 		name string
@@ -168,7 +168,7 @@ func rengarFromFloat(spec *arch.Spec, get func(string, ...int) ([]float32, error
 // With activations held as qa*h in 0..qa, the integer layers then compute
 // the float formulas up to rounding: s >> shift = qa*(b + W h) and
 // out/div = b3 + w3 h2. Trainers clip to the ranges these scales allow.
-func SF12FloatScales(spec *arch.Spec) (hiddenW, hiddenB, outW, outB float64) {
+func SF12FloatScales(spec *archs.Spec) (hiddenW, hiddenB, outW, outB float64) {
 	q := spec.Quant
 	one := float64(int64(1) << q.WeightShift)
 	return one, float64(q.QA) * one, float64(q.OutputDivisor) / float64(q.QA), float64(q.OutputDivisor)
@@ -194,7 +194,7 @@ func quantize32f(w float32, scale float64, what string, i int) (int32, error) {
 
 // sf12FromFloat quantizes the float sf12 head (see FromFloat) into
 // Stockfish 12's integer layers with their padded row strides.
-func sf12FromFloat(spec *arch.Spec, get func(string, ...int) ([]float32, error)) (*sf12Head, error) {
+func sf12FromFloat(spec *archs.Spec, get func(string, ...int) ([]float32, error)) (*sf12Head, error) {
 	w, layers, q := spec.Accumulator.Width, spec.Head.Layers, spec.Quant
 	switch {
 	case 2*w > maxSFTransformed:

@@ -5,7 +5,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/engine/nnue/simd"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 )
 
 // linearHead is one output neuron per output bucket on the activated
@@ -103,7 +103,7 @@ func (h *linearHead) activate(dst []int32, acc []int16) []int32 {
 // and Leorik: feature rows (bucket-major), biases, output weights (per
 // output bucket: side to move, then other), output bias(es) (Koivisto one
 // int32, Leorik one int16 per bucket).
-func readLinearInt16(spec *arch.Spec, r *reader) (*Network, error) {
+func readLinearInt16(spec *archs.Spec, r *reader) (*Network, error) {
 	if spec.Head.Type != "linear" {
 		return nil, fmt.Errorf("format %s needs a linear head, arch has %q", spec.Net.Format, spec.Head.Type)
 	}
@@ -143,7 +143,7 @@ func readLinearInt16(spec *arch.Spec, r *reader) (*Network, error) {
 // readKoivistoFloat reads a Koivisto 5.x float net (u64 count, then
 // float32 feature weights, biases, output weights, output bias) and
 // quantizes it with the spec's QA and QB as Koivisto did at load time.
-func readKoivistoFloat(spec *arch.Spec, r *reader) (*Network, error) {
+func readKoivistoFloat(spec *archs.Spec, r *reader) (*Network, error) {
 	if spec.Head.Type != "linear" || spec.Head.OutputBuckets != 1 {
 		return nil, fmt.Errorf("format koivisto-float needs a linear head with one output, arch has %q with %d", spec.Head.Type, spec.Head.OutputBuckets)
 	}

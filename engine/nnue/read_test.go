@@ -11,7 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 )
 
@@ -26,7 +26,7 @@ var linearNets = []struct{ arch, file string }{
 
 func TestReadDamagedLinear(t *testing.T) {
 	for _, net := range linearNets {
-		spec, err := arch.Load(net.arch)
+		spec, err := archs.Load(net.arch)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestReadDamagedLinear(t *testing.T) {
 // A Leorik file from bullet may be padded to a multiple of 64 bytes; the
 // padding is accepted only when it completes such a block.
 func TestReadLeorikPadding(t *testing.T) {
-	spec, err := arch.Load("leorik-3.1")
+	spec, err := archs.Load("leorik-3.1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func damage(base []byte, at uint32, patch []byte, cut uint32, extra []byte) []by
 
 // readDamaged reads a damaged net: nil when Read rejects it, and a failure
 // when Read returns a network together with an error.
-func readDamaged(t *testing.T, spec *arch.Spec, b []byte) *Network {
+func readDamaged(t *testing.T, spec *archs.Spec, b []byte) *Network {
 	n, err := Read(spec, bytes.NewReader(b))
 	if err != nil {
 		if n != nil {
@@ -160,7 +160,7 @@ func readDamaged(t *testing.T, spec *arch.Spec, b []byte) *Network {
 // offset, a cut, bytes appended): the reader must return an error or a
 // network that evaluates without panicking.
 func FuzzReadLinear(f *testing.F) {
-	spec, err := arch.Load("koivisto-7.4")
+	spec, err := archs.Load("koivisto-7.4")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func FuzzReadLinear(f *testing.F) {
 // reads into the same network as the plain file, and a damaged stream is
 // an error.
 func TestReadZstd(t *testing.T) {
-	spec, err := arch.Load("koivisto-7.4")
+	spec, err := archs.Load("koivisto-7.4")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 )
 
 // Rengar's symmetric product-pooling network (rengar-net.md). Each piece's
@@ -81,7 +81,7 @@ func RengarIndex(t int, s int) (idx int, sh float32, ok bool) {
 
 // NewRengar builds a Rengar network for spec (head type "rengar", width 32)
 // from float weights; the embeddings are rounded to the spec's fixed point.
-func NewRengar(spec *arch.Spec, w *RengarWeights) (*Network, error) {
+func NewRengar(spec *archs.Spec, w *RengarWeights) (*Network, error) {
 	if spec.Head.Type != "rengar" || spec.Accumulator.Width != 32 || spec.Features.Size() != 768 {
 		return nil, fmt.Errorf("arch %s is not a Rengar spec (head rengar, width 32, 768 features)", spec.Name)
 	}

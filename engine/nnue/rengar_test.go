@@ -3,14 +3,14 @@ package nnue
 import (
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/board/boardtest"
 )
 
 func rengarTestNet(t testing.TB) *Network {
 	t.Helper()
-	spec, err := arch.Load("rengar")
+	spec, err := archs.Load("rengar")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestRengarSymmetry(t *testing.T) {
 // for Black) and checks that nnuelab's side-to-move output is exactly that
 // value, negated when Black is to move.
 func TestRengarMatchesSpec(t *testing.T) {
-	spec, _ := arch.Load("rengar")
+	spec, _ := archs.Load("rengar")
 	w := RandomRengarWeights(2, 0.25)
 	n, err := NewRengar(spec, w)
 	if err != nil {

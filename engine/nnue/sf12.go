@@ -3,7 +3,7 @@ package nnue
 import (
 	"fmt"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue/simd"
 )
 
@@ -89,7 +89,7 @@ func ints8(v []uint8) []int {
 
 // sf12Shape describes the architecture a spec gives a Stockfish 12 file,
 // for errors.
-func sf12Shape(spec *arch.Spec) string {
+func sf12Shape(spec *archs.Spec) string {
 	l := spec.Head.Layers
 	return fmt.Sprintf("HalfKP %d -> %dx2 -> %d -> %d -> 1", spec.Features.Size(), spec.Accumulator.Width, l[0], l[1])
 }
@@ -99,7 +99,7 @@ func sf12Shape(spec *arch.Spec) string {
 // feature-major) and the dense part (hash, then per layer int32 biases and
 // int8 weights row-major with padded stride). Every size comes from the
 // spec; the hashes, which encode those sizes, must match them.
-func readSF12(spec *arch.Spec, r *reader) (*Network, error) {
+func readSF12(spec *archs.Spec, r *reader) (*Network, error) {
 	if spec.Head.Type != "sf12" {
 		return nil, fmt.Errorf("net format sf12 needs head type \"sf12\", arch %s has %q", spec.Name, spec.Head.Type)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 )
 
@@ -41,7 +41,7 @@ func TestSFHashes(t *testing.T) {
 // and archs/sf15.1.toml against the specs' worked examples and tables.
 func TestStockfishFeatureIndices(t *testing.T) {
 	load := func(name string) *FeatureSet {
-		spec, err := arch.Load(name)
+		spec, err := archs.Load(name)
 		if err != nil {
 			t.Fatal(err)
 		}

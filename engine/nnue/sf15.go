@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue/simd"
 )
@@ -116,7 +116,7 @@ func SF15Adjusted(tr *Trace, p *board.Position) int32 {
 
 // sf15Shape describes the architecture a spec gives a Stockfish 15.1 file,
 // for errors.
-func sf15Shape(spec *arch.Spec) string {
+func sf15Shape(spec *archs.Spec) string {
 	l := spec.Head.Layers
 	return fmt.Sprintf("HalfKAv2_hm %d -> %dx2 -> %d x (%d -> %d -> 1), PSQT %d", spec.Features.Size(),
 		spec.Accumulator.Width, spec.Head.OutputBuckets, l[0], l[1], spec.Head.PSQTBuckets)
@@ -128,7 +128,7 @@ func sf15Shape(spec *arch.Spec) string {
 // (hash, then per layer int32 biases and int8 weights row-major with padded
 // stride). Every size comes from the spec; the hashes, which encode the
 // sizes, must match them.
-func readSF15(spec *arch.Spec, r *reader) (*Network, error) {
+func readSF15(spec *archs.Spec, r *reader) (*Network, error) {
 	if spec.Head.Type != "sf15" {
 		return nil, fmt.Errorf("net format sf15.1 needs head type \"sf15\", arch %s has %q", spec.Name, spec.Head.Type)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/board/boardtest"
 	"github.com/nnuelab/nnuelab/engine/nnue"
@@ -24,7 +24,7 @@ import (
 func sf17Real(t *testing.T) *nnue.Network {
 	t.Helper()
 	sfnettest.CachedNets(t, sfnettest.V171)
-	spec, err := arch.Load("sf17.1")
+	spec, err := archs.Load("sf17.1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestSF17RealLoadErrors(t *testing.T) {
 		{"sf15.1", big, []string{big, "network hash"}},
 		{"sf17.1-small", cut, []string{cut, "truncated", "layer stack 7"}},
 	} {
-		spec, err := arch.Load(tc.arch)
+		spec, err := archs.Load(tc.arch)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +154,7 @@ func TestSF17RealLoadErrors(t *testing.T) {
 func BenchmarkSF17(b *testing.B) {
 	sfnettest.CachedNets(b, sfnettest.V171)
 	for _, name := range []string{"sf17.1", "sf17.1-small"} {
-		spec, err := arch.Load(name)
+		spec, err := archs.Load(name)
 		if err != nil {
 			b.Fatal(err)
 		}

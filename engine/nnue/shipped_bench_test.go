@@ -3,7 +3,7 @@ package nnue_test
 import (
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/nets"
 )
@@ -21,7 +21,7 @@ func BenchmarkShipped(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, e := range entries {
-		spec, err := arch.Load(e.Arch)
+		spec, err := archs.Load(e.Arch)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue/simd"
 )
 
@@ -95,7 +95,7 @@ func clipShift(dst []uint8, src []int32, n int, shift uint, ceil int32) {
 // readSFHeader reads version, whole-network hash and description, checking
 // the first two against what the spec implies. It returns the description,
 // which Stockfish itself never checks.
-func readSFHeader(spec *arch.Spec, r *reader, version, hash uint32, shape string) (string, error) {
+func readSFHeader(spec *archs.Spec, r *reader, version, hash uint32, shape string) (string, error) {
 	off := r.off
 	v, err := r.u32("version")
 	if err != nil {
@@ -161,7 +161,7 @@ func expectHash(r *reader, what string, want uint32) error {
 
 // checkSFFeatures checks that the spec's feature set is one a Stockfish
 // file of this format holds and returns its hash.
-func checkSFFeatures(spec *arch.Spec, set string) (uint32, error) {
+func checkSFFeatures(spec *archs.Spec, set string) (uint32, error) {
 	if spec.Features.Set != set {
 		return 0, fmt.Errorf("net format %s holds %s features, arch %s has %q", spec.Net.Format, set, spec.Name, spec.Features.Set)
 	}

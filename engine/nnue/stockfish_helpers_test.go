@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 )
 
@@ -47,7 +47,7 @@ var sf12Net = sync.OnceValues(func() (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec, err := arch.Load("halfkp")
+	spec, err := archs.Load("halfkp")
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ var sf15Net = sync.OnceValues(func() (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec, err := arch.Load("sf15.1")
+	spec, err := archs.Load("sf15.1")
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func stockfishNetBytes(t testing.TB) []byte {
 
 // tinySpec is a small architecture of the given Stockfish format for fast
 // reader tests: one king bucket, narrow layers.
-func tinySpec(t testing.TB, format string) *arch.Spec {
+func tinySpec(t testing.TB, format string) *archs.Spec {
 	t.Helper()
 	var toml string
 	switch format {
@@ -156,7 +156,7 @@ weight_shift = 6
 output_divisor = 16
 `
 	}
-	spec, err := arch.Parse(format+"-tiny.toml", []byte(toml))
+	spec, err := archs.Parse(format+"-tiny.toml", []byte(toml))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func randInt8s(rng *rand.Rand, n, lim int) []int8 {
 // writeSynthSF writes a random net of spec's sizes in its Stockfish format
 // (written from the specs' file layout tables, independently of the
 // readers' code paths).
-func writeSynthSF(spec *arch.Spec, seed uint64) []byte {
+func writeSynthSF(spec *archs.Spec, seed uint64) []byte {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	w := spec.Accumulator.Width
 	l := spec.Head.Layers

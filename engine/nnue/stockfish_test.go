@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 )
 
@@ -18,7 +18,7 @@ import (
 type corruptCase struct {
 	name   string
 	data   []byte
-	spec   *arch.Spec
+	spec   *archs.Spec
 	substr []string // all must appear in the error
 }
 
@@ -50,9 +50,9 @@ func with(b []byte, off int, data ...byte) []byte {
 // flip returns a copy of b with one bit of byte off inverted.
 func flip(b []byte, off int) []byte { return with(b, off, b[off]^0x10) }
 
-func mustLoad(t testing.TB, name string) *arch.Spec {
+func mustLoad(t testing.TB, name string) *archs.Spec {
 	t.Helper()
-	s, err := arch.Load(name)
+	s, err := archs.Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"sync"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
@@ -125,7 +125,7 @@ func Supported(v *Net) bool { return StatsFor(v.Spec) == nil }
 // StatsFor returns nil when Collect has activation statistics for the
 // design of spec (the head types linear, sf12, sf15 and rengar), else an
 // error saying which head type has none.
-func StatsFor(spec *arch.Spec) error {
+func StatsFor(spec *archs.Spec) error {
 	switch spec.Head.Type {
 	case "linear", "sf12", "sf15", "rengar":
 		return nil

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
@@ -62,9 +62,9 @@ cp_num = 100
 cp_den = 208
 `
 
-func parseSpec(t *testing.T, text string) *arch.Spec {
+func parseSpec(t *testing.T, text string) *archs.Spec {
 	t.Helper()
-	spec, err := arch.Parse("test.toml", []byte(text))
+	spec, err := archs.Parse("test.toml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func parseSpec(t *testing.T, text string) *arch.Spec {
 
 // ownQueenD1 is the chess768 feature of a White queen on d1 from White's
 // view.
-func ownQueenD1(t *testing.T, spec *arch.Spec) int {
+func ownQueenD1(t *testing.T, spec *archs.Spec) int {
 	fs := nnue.NewFeatureSet(&spec.Features)
 	return fs.Index(board.White, 4, board.MakePiece(board.White, board.Queen), 3)
 }
@@ -597,7 +597,7 @@ func TestBadNets(t *testing.T) {
 		t.Errorf("junk data: %v", err)
 	}
 	// A head without activation statistics is refused by name.
-	sf17, err := arch.Load("sf17.1")
+	sf17, err := archs.Load("sf17.1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -635,7 +635,7 @@ func TestCheckpointVirtualRows(t *testing.T) {
 	dir := t.TempDir()
 	archPath := filepath.Join(dir, "tiny-bucketed.toml")
 	os.WriteFile(archPath, []byte(tinyBucketed), 0o644)
-	spec, err := arch.Load(archPath)
+	spec, err := archs.Load(archPath)
 	if err != nil {
 		t.Fatal(err)
 	}

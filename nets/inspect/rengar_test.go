@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 )
@@ -15,7 +15,7 @@ import (
 // 16..31 (dead); the second layer's fs biases +2, +2, -2 and 0 (two
 // neurons saturated at the top, one at the bottom, one dead).
 func handRengar(t *testing.T) *Net {
-	spec, err := arch.Load("rengar")
+	spec, err := archs.Load("rengar")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestHandBuiltRengar(t *testing.T) {
 // for bit (Collect fails on the first position where it does not) for the
 // shipped net and random weights, and CollectPositions counts as Collect.
 func TestRengarTraceIsTheEngine(t *testing.T) {
-	spec, err := arch.Load("rengar")
+	spec, err := archs.Load("rengar")
 	if err != nil {
 		t.Fatal(err)
 	}

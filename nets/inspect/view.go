@@ -27,7 +27,7 @@ import (
 	"slices"
 	"strings"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/nets"
@@ -44,7 +44,7 @@ type Net struct {
 	// Name is how the net was named: a shipped net, an architecture, or
 	// ARCH=FILE.
 	Name    string
-	Spec    *arch.Spec
+	Spec    *archs.Spec
 	Network *nnue.Network
 	// Info says which file was read (empty for a net built in memory).
 	Info nets.NetInfo
@@ -296,19 +296,19 @@ func floatTensors(info nets.NetInfo) ([]nnue.Tensor, error) {
 
 // archOf returns the architecture that name selects: a shipped net's or
 // name itself.
-func archOf(name string) (*arch.Spec, error) {
+func archOf(name string) (*archs.Spec, error) {
 	if m, err := nets.Manifest(); err == nil {
 		for _, e := range m {
 			if e.Name() == name && !builtin(name) {
-				return arch.Load(e.Arch)
+				return archs.Load(e.Arch)
 			}
 		}
 	}
-	return arch.Load(name)
+	return archs.Load(name)
 }
 
 func builtin(name string) bool {
-	for _, a := range arch.Builtin() {
+	for _, a := range archs.Builtin() {
 		if a == name {
 			return true
 		}
@@ -391,7 +391,7 @@ func loadCheckpoint(name, file string) (*Net, error) {
 // tensors it was quantized from (nnue.FromFloat's names), whose values then
 // stand beside the quantized ones. A float tensor whose size does not match
 // the network's is an error.
-func New(name string, spec *arch.Spec, n *nnue.Network, floats []nnue.Tensor) (*Net, error) {
+func New(name string, spec *archs.Spec, n *nnue.Network, floats []nnue.Tensor) (*Net, error) {
 	if n == nil || spec == nil {
 		return nil, fmt.Errorf("%s: no network", name)
 	}
@@ -532,7 +532,7 @@ type BucketView struct {
 func (b *BucketView) Feature(p int, sq board.Square) int { return int(b.index[p][sq]) }
 
 // bucketViews returns one view per king bucket, in bucket order.
-func bucketViews(fs *nnue.FeatureSet, spec *arch.Spec) []BucketView {
+func bucketViews(fs *nnue.FeatureSet, spec *archs.Spec) []BucketView {
 	stride := spec.Features.Stride()
 	probe := board.MakePiece(board.White, board.Knight)
 	type group struct {

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 )
 
 // BenchmarkStep times one optimizer step of 16384 positions (the default
@@ -21,7 +21,7 @@ func BenchmarkStep(b *testing.B) {
 		{"leorik-3.2", 1}, {"leorik-3.2", 2}, {"halfkp", 1}, {"halfkp", 2}, {"rengar", 1}} {
 		name := bc.name
 		b.Run(name+"/threads="+strconv.Itoa(bc.threads), func(b *testing.B) {
-			spec, err := arch.Load(name)
+			spec, err := archs.Load(name)
 			if err != nil {
 				b.Fatal(err)
 			}

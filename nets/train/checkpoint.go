@@ -16,7 +16,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/klauspost/compress/zstd"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets"
@@ -119,7 +119,7 @@ func writeAtomic(path string, data []byte) error {
 
 // ArchSHA256 identifies an architecture: the SHA-256 of the validated spec
 // re-encoded as TOML, so that overrides count and comments do not.
-func ArchSHA256(spec *arch.Spec) string {
+func ArchSHA256(spec *archs.Spec) string {
 	var buf bytes.Buffer
 	if err := toml.NewEncoder(&buf).Encode(spec); err != nil {
 		panic(err) // a validated Spec always encodes

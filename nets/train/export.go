@@ -11,7 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/nets"
 )
@@ -20,7 +20,7 @@ import (
 // spec ("koivisto-int16", "koivisto-float", "leorik" or "sf12"), or "" if
 // the architecture has none (chess768 and other nnuelab-only designs,
 // rengar, whose engine compiles its weights in).
-func ExportFormat(spec *arch.Spec) string {
+func ExportFormat(spec *archs.Spec) string {
 	switch spec.Net.Format {
 	case "koivisto-int16", "koivisto-float", "leorik", "sf12":
 		return spec.Net.Format
@@ -29,7 +29,7 @@ func ExportFormat(spec *arch.Spec) string {
 }
 
 // exportExt is the file extension the engines use for the format.
-func exportExt(spec *arch.Spec) string {
+func exportExt(spec *archs.Spec) string {
 	if ExportFormat(spec) == "leorik" || ExportFormat(spec) == "sf12" {
 		return "nnue"
 	}
@@ -55,7 +55,7 @@ func exportExt(spec *arch.Spec) string {
 //
 // A path ending in .zst gets the file zstd-compressed at the best ratio
 // (nnue.Read decompresses it): how nnuelab ships its trained nets.
-func ExportFile(spec *arch.Spec, tensors []nnue.Tensor, path string) error {
+func ExportFile(spec *archs.Spec, tensors []nnue.Tensor, path string) error {
 	data, err := Export(spec, tensors)
 	if err != nil {
 		return err
@@ -72,7 +72,7 @@ func ExportFile(spec *arch.Spec, tensors []nnue.Tensor, path string) error {
 }
 
 // Export returns the bytes of ExportFile.
-func Export(spec *arch.Spec, tensors []nnue.Tensor) ([]byte, error) {
+func Export(spec *archs.Spec, tensors []nnue.Tensor) ([]byte, error) {
 	by := map[string][]float32{}
 	for _, t := range tensors {
 		by[t.Name] = t.Data
@@ -271,7 +271,7 @@ func (w *qwriter) result() ([]byte, error) {
 // ExportNetFile converts a trained float net file into spec's published
 // format at out (the trainer does this itself at the end of a run);
 // zstd-compressed when out ends in .zst (ExportFile).
-func ExportNetFile(spec *arch.Spec, netPath, out string) error {
+func ExportNetFile(spec *archs.Spec, netPath, out string) error {
 	f, err := os.Open(netPath)
 	if err != nil {
 		return err
@@ -292,7 +292,7 @@ func ExportNetFile(spec *arch.Spec, netPath, out string) error {
 
 // sf12Desc is the description string Stockfish 12's trainer writes for the
 // architecture.
-func sf12Desc(spec *arch.Spec) string {
+func sf12Desc(spec *archs.Spec) string {
 	F, W, l := spec.Features.Size(), spec.Accumulator.Width, spec.Head.Layers
 	n1, n2 := l[0], l[1]
 	return fmt.Sprintf("Features=HalfKP(Friend)[%d->%dx2],Network=AffineTransform[1<-%d](ClippedReLU[%d](AffineTransform[%d<-%d](ClippedReLU[%d](AffineTransform[%d<-%d](InputSlice[%d(0:%d)])))))",

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/nets/train/vec"
 )
@@ -145,16 +145,16 @@ cp_den = 208
 `,
 }
 
-func tinySpec(t testing.TB, name string) *arch.Spec {
+func tinySpec(t testing.TB, name string) *archs.Spec {
 	t.Helper()
 	if name == "rengar" {
-		s, err := arch.Load("rengar")
+		s, err := archs.Load("rengar")
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}
-	s, err := arch.Parse(name+".toml", []byte(tinySpecs[name]))
+	s, err := archs.Parse(name+".toml", []byte(tinySpecs[name]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/nets/train/vec"
 )
@@ -38,7 +38,7 @@ type linearHead struct {
 // the quantization step 1/qa (Koivisto's qa 32 needs values of several
 // units). The output weights' unit makes one unit of the parameter move
 // the logit s*cp by about one (s = 2.5/400).
-func newLinearHead(spec *arch.Spec) (*linearHead, float32, error) {
+func newLinearHead(spec *archs.Spec) (*linearHead, float32, error) {
 	q := spec.Quant
 	h := &linearHead{width: spec.Accumulator.Width, buckets: spec.Head.OutputBuckets, both: spec.Head.Inputs == "stm+opp",
 		kind: spec.Head.Activation, hi: 1, scale: float32(q.Scale)}
@@ -161,7 +161,7 @@ type sf12Head struct {
 // as at fan-in 32; without it, rates that suit the other heads kill the
 // 512-input layer's clipped ReLUs), the output layer's such that one unit
 // moves the logit by about one.
-func newSF12Head(spec *arch.Spec) (*sf12Head, error) {
+func newSF12Head(spec *archs.Spec) (*sf12Head, error) {
 	l := spec.Head.Layers
 	w := spec.Accumulator.Width
 	if 2*w > 2048 || l[0] > 128 || l[1] > 128 {

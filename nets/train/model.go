@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
@@ -103,7 +103,7 @@ type head interface {
 // Its tensors are those of nnue.FromFloat, so a trained model loads into
 // the engine unchanged.
 type Model struct {
-	Spec *arch.Spec
+	Spec *archs.Spec
 	fs   *nnue.FeatureSet
 	// width is the accumulator width per perspective (128 for rengar's four
 	// subspaces of 32).
@@ -157,13 +157,13 @@ func (m *Model) Params() []*Param { return m.all }
 const refLogit = 2.5 / 400
 
 // cpPerUnit converts the design's internal units to centipawns.
-func cpPerUnit(spec *arch.Spec) float64 {
+func cpPerUnit(spec *archs.Spec) float64 {
 	return float64(spec.Output.CPNum) / float64(spec.Output.CPDen)
 }
 
 // NewModel returns a model of spec with weights drawn from seed. Head
 // types linear, sf12 and rengar are trainable; sf15 is not (yet).
-func NewModel(spec *arch.Spec, seed uint64, opts ...Option) (*Model, error) {
+func NewModel(spec *archs.Spec, seed uint64, opts ...Option) (*Model, error) {
 	m := &Model{Spec: spec, fs: nnue.NewFeatureSet(&spec.Features), width: spec.Accumulator.Width, both: true}
 	m.rows = m.fs.Size()
 	m.realRows = m.rows
@@ -331,7 +331,7 @@ func Factorized() Option { return func(m *Model) { m.factor = -1 } }
 // Koivisto's 16, Leorik's 5): their rows see a bucket's share of the data,
 // and on 3.1M positions a HalfKP 128x2 net overfits from the second epoch
 // unfactorized.
-func FactorizeFor(spec *arch.Spec, mode string) bool {
+func FactorizeFor(spec *archs.Spec, mode string) bool {
 	switch mode {
 	case "on":
 		return true

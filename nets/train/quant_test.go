@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
@@ -308,7 +308,7 @@ func TestExportTiny(t *testing.T) {
 		})
 	}
 	// Architectures without a published format refuse.
-	spec, _ := arch.Load("chess768")
+	spec, _ := archs.Load("chess768")
 	m, _ := NewModel(spec, 1)
 	if _, err := Export(spec, m.Tensors()); err == nil || !strings.Contains(err.Error(), "no published net format") {
 		t.Fatalf("chess768 export: %v", err)
@@ -412,7 +412,7 @@ func TestGridExact(t *testing.T) {
 func TestClipBoundsLoad(t *testing.T) {
 	for _, name := range []string{"chess768", "koivisto-5.13", "koivisto-7.4", "koivisto-16", "leorik-3.1", "leorik-3.2", "halfkp", "rengar"} {
 		t.Run(name, func(t *testing.T) {
-			spec, err := arch.Load(name)
+			spec, err := archs.Load(name)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,7 @@
 package train
 
 import (
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/nets/train/vec"
 )
@@ -110,7 +110,7 @@ type rengarHead struct {
 	outVA, outFxV                          *Param
 }
 
-func newRengarHead(spec *arch.Spec) *rengarHead {
+func newRengarHead(spec *archs.Spec) *rengarHead {
 	m := func(n string) *Param { return newParam(n, 1, noClip, true, 4, 32) }
 	return &rengarHead{
 		scale: float32(spec.Quant.Scale),

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/nets"
@@ -25,7 +25,7 @@ import (
 // is recorded in the net's header and the checkpoint.
 type Config struct {
 	// Arch is an architecture name from archs/ or a .toml path;
-	// Overrides are "key=value" assignments on top (arch.Spec.Override).
+	// Overrides are "key=value" assignments on top (archs.Spec.Override).
 	Arch      string   `json:"arch"`
 	Overrides []string `json:"overrides,omitempty"`
 	// Data are the training files (text, text.zst or binary packs);
@@ -87,7 +87,7 @@ type Config struct {
 // chess768 after 30 epochs on 3.1M positions, quantized validation loss
 // 0.0076-0.0079 plain vs 0.0077-0.0081 trained through the rounding, with
 // mean |q-f| of 9-19 cp vs 1.8 cp). Rengar's head is float either way.
-func QATFor(spec *arch.Spec, mode string) bool {
+func QATFor(spec *archs.Spec, mode string) bool {
 	switch mode {
 	case "on":
 		return true
@@ -160,11 +160,11 @@ func PathsFor(out string) Paths {
 
 // Result summarizes a finished run.
 type Result struct {
-	Spec     *arch.Spec // the architecture, overrides applied
-	Model    *Model     // the trained model
-	Data     *Data      // the data it was trained on
-	Paths    Paths      // the files written
-	Threads  int        // worker threads used
+	Spec     *archs.Spec // the architecture, overrides applied
+	Model    *Model      // the trained model
+	Data     *Data       // the data it was trained on
+	Paths    Paths       // the files written
+	Threads  int         // worker threads used
 	History  []EpochStats
 	Exported string // the published-format file written, if any
 }
@@ -189,8 +189,8 @@ type Options struct {
 }
 
 // LoadSpec loads the architecture of cfg with its overrides.
-func LoadSpec(cfg *Config) (*arch.Spec, error) {
-	spec, err := arch.Load(cfg.Arch)
+func LoadSpec(cfg *Config) (*archs.Spec, error) {
+	spec, err := archs.Load(cfg.Arch)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ func TestWarmStart(t *testing.T) {
 		{"leorik-3.2", []Option{Factorized()}},
 		{"leorik-3.2", nil},
 	} {
-		spec, err := arch.Load(tc.arch)
+		spec, err := archs.Load(tc.arch)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestWarmStart(t *testing.T) {
 
 	// Through the file, as --init reads it; a chess768 net does not start a
 	// leorik-3.2 model.
-	spec, _ := arch.Load("chess768")
+	spec, _ := archs.Load("chess768")
 	m, _ := NewModel(spec, 3)
 	path := filepath.Join(t.TempDir(), "init.nnue.zst")
 	if err := nets.WriteFloat(path, nets.Header{Arch: spec.Name, ArchSHA256: ArchSHA256(spec)}, m.Tensors()); err != nil {
@@ -59,7 +59,7 @@ func TestWarmStart(t *testing.T) {
 	if a, b := m.Evaluate(&recs[0]), m2.Evaluate(&recs[0]); a != b {
 		t.Fatalf("from the file: %g, want %g", b, a)
 	}
-	other, _ := arch.Load("leorik-3.2")
+	other, _ := archs.Load("leorik-3.2")
 	m3, _ := NewModel(other, 1)
 	if _, err := warmStart(m3, path); err == nil {
 		t.Fatal("a chess768 net started a leorik-3.2 model")
