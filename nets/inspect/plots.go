@@ -48,7 +48,25 @@ var tickFmt = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	}
 	dec := 0
 	if !math.IsInf(step, 1) && step > 0 {
-		dec = max(0, int(math.Ceil(-math.Log10(step)+1e-9)))
+		dec = max(0, int(math.Ceil(-math.Log10(step)-1e-6)))
+	}
+	// A step of 2.5 needs a decimal more than its magnitude says: every
+	// label must read as its value (2.5, not "2").
+	for ; dec < 6; dec++ {
+		exact := true
+		for _, t := range ts {
+			if t.Label == "" || math.Abs(t.Value) >= 1e5 {
+				continue
+			}
+			back, _ := strconv.ParseFloat(strconv.FormatFloat(t.Value, 'f', dec, 64), 64)
+			if math.Abs(back-t.Value) > 1e-9*math.Max(1, math.Abs(t.Value)) {
+				exact = false
+				break
+			}
+		}
+		if exact {
+			break
+		}
 	}
 	for i := range ts {
 		if ts[i].Label != "" {
