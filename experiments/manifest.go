@@ -84,6 +84,9 @@ type Manifest struct {
 	// expanded into ordinary sub-experiments. [base], [[variant]], [grid],
 	// [[datagen]] and [[label]] are not allowed beside it.
 	Generations *GenerationsSpec `toml:"generations" json:"generations,omitempty"`
+	// Scaling, when given, adds the Elo-versus-positions curve of variants
+	// that differ only in their data to the report (scaling.go).
+	Scaling *ScalingSpec `toml:"scaling" json:"scaling,omitempty"`
 
 	// File is the manifest's path as given, Dir its folder (absolute).
 	File string `toml:"-" json:"file"`
@@ -496,6 +499,11 @@ func (m *Manifest) validate() *Error {
 	}
 	if len(m.Seeds) == 0 {
 		return bad("seeds", "needs at least one seed")
+	}
+	if m.Scaling != nil {
+		if err := m.Scaling.check(m); err != nil {
+			return bad("scaling", "%v", err)
+		}
 	}
 	if len(m.Metrics) == 0 {
 		return bad("metrics", "lists nothing to measure (choose from %s)", strings.Join(Metrics(), ", "))

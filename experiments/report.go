@@ -392,10 +392,27 @@ func writeReport(p *Plan, recs []Record, dir string, missing []string) (string, 
 		}
 	}
 
+	if m.Scaling != nil {
+		sec, err := scalingSection(p, recs, p.BaseVariant().Label)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString("\n" + sec)
+	}
+
 	// Plots.
 	plots, err := reportPlots(sums, recs, eloOpponent(m))
 	if err != nil {
 		return "", err
+	}
+	if m.Scaling != nil {
+		svg, err := scalingPlot(p, recs, p.BaseVariant().Label)
+		if err != nil {
+			return "", err
+		}
+		if svg != nil {
+			plots["elo-vs-positions.svg"] = svg
+		}
 	}
 	if err := writePlots(&b, plots, plotDir, m.Name); err != nil {
 		return "", err
