@@ -54,7 +54,8 @@ type Spec struct {
 // NetSpec says how network files of this architecture are stored.
 type NetSpec struct {
 	// Format names the reader: "sf12", "sf15.1", "sf17.1" (Stockfish 16+:
-	// LEB128-compressed transformer), "koivisto-int16", "koivisto-float", "leorik", "nnuelab" (float32, quantized at load) or
+	// LEB128-compressed transformer), "sf18" (Stockfish 18's big net:
+	// HalfKAv2_hm plus threat features), "koivisto-int16", "koivisto-float", "leorik", "nnuelab" (float32, quantized at load) or
 	// "float" (no file: random or trained weights in memory, e.g. rengar).
 	Format string `toml:"format"`
 	// Default is the net file used when none is given: a path relative to
@@ -97,6 +98,12 @@ type FeatureSpec struct {
 	// KingBuckets maps the oriented own-king square (a1 = 0 ... h8 = 63,
 	// before mirroring) to a bucket; 64 entries.
 	KingBuckets []int `toml:"king_buckets"`
+	// Threats adds threat features beside the piece-square ones: "" (none)
+	// or "full", Stockfish 18's Full_Threats (79,856 per perspective: piece
+	// X on square a attacks piece Y on square b; docs/reference/sf18-nnue.md).
+	// Omitted when empty, so the other designs' specs (and hashes) stay as
+	// they were.
+	Threats string `toml:"threats,omitempty"`
 }
 
 // AccumulatorSpec describes the feature transformer's output.
@@ -111,7 +118,8 @@ type HeadSpec struct {
 	// chess768), "sf12" (HalfKP 512-32-32-1), "sf15" (pairwise product, layer
 	// stacks and PSQT), "sf17" (sf15's layers behind Stockfish 16+'s
 	// transformer, with 17.1's Eval::evaluate: the blend of PSQT and
-	// layers, the small net's choice, the material scaling) or "rengar"
+	// layers, the small net's choice, the material scaling), "sf18" (the
+	// same with Stockfish 18's constants and WDL model) or "rengar"
 	// (symmetric product pooling, float).
 	Type string `toml:"type"`
 	// Activation of the accumulators for a linear head: "relu", "crelu"
@@ -346,7 +354,7 @@ func (s *Spec) validate() *specError {
 	if s.History < 0 {
 		return &specError{"history", fmt.Sprintf("must be >= 0 (0 = unlimited), got %d", s.History)}
 	}
-	if e := oneOf("net.format", s.Net.Format, "sf12", "sf15.1", "sf17.1", "koivisto-int16", "koivisto-float", "leorik", "nnuelab", "float"); e != nil {
+	if e := oneOf("net.format", s.Net.Format, "sf12", "sf15.1", "sf17.1", "sf18", "koivisto-int16", "koivisto-float", "leorik", "nnuelab", "float"); e != nil {
 		return e
 	}
 	if n := s.Net.Name; n != "" && !netNameRE.MatchString(n) {
@@ -389,15 +397,24 @@ func (s *Spec) validate() *specError {
 			return &specError{"features.king_buckets", fmt.Sprintf("buckets must be numbered 0..%d without gaps; %d is unused", len(seen)-1, b)}
 		}
 	}
+	switch f.Threats {
+	case "":
+	case "full":
+		if s.Net.Format != "sf18" {
+			return &specError{"features.threats", fmt.Sprintf("threat features are read only from Stockfish 18 nets so far (net.format \"sf18\"), not %q", s.Net.Format)}
+		}
+	default:
+		return &specError{"features.threats", fmt.Sprintf("must be \"full\" (Stockfish 18's Full_Threats) or left out, got %q", f.Threats)}
+	}
 	if w := s.Accumulator.Width; w <= 0 || w%32 != 0 || w > 4096 {
 		return &specError{"accumulator.width", fmt.Sprintf("must be a positive multiple of 32 up to 4096, got %d", w)}
 	}
 	h := &s.Head
-	if e := oneOf("head.type", h.Type, "linear", "sf12", "sf15", "sf17", "rengar"); e != nil {
+	if e := oneOf("head.type", h.Type, "linear", "sf12", "sf15", "sf17", "sf18", "rengar"); e != nil {
 		return e
 	}
-	if s.Net.Small != "" && h.Type != "sf17" {
-		return &specError{"net.small", fmt.Sprintf("a second, small net needs head type \"sf17\" (Stockfish 17.1's choice between them), not %q", h.Type)}
+	if s.Net.Small != "" && h.Type != "sf17" && h.Type != "sf18" {
+		return &specError{"net.small", fmt.Sprintf("a second, small net needs head type \"sf17\" or \"sf18\" (Stockfish 17.1's or 18's choice between them), not %q", h.Type)}
 	}
 	if e := oneOf("head.bucket_selector", h.BucketSelector, "none", "(pieces-1)/4", "(pieces-2)/4"); e != nil {
 		return e
@@ -423,7 +440,7 @@ func (s *Spec) validate() *specError {
 		if len(h.Layers) != 3 || h.Layers[2] != 1 {
 			return &specError{"head.layers", fmt.Sprintf("sf12 head needs [hidden1, hidden2, 1], got %v", h.Layers)}
 		}
-	case "sf15", "sf17":
+	case "sf15", "sf17", "sf18":
 		if len(h.Layers) != 3 || h.Layers[2] != 1 || h.Layers[0] < 2 {
 			return &specError{"head.layers", fmt.Sprintf("%s head needs [fc0, fc1, 1], got %v", h.Type, h.Layers)}
 		}
@@ -492,5 +509,19 @@ func (f *FeatureSpec) Planes() int {
 // Stride returns the number of features per king bucket.
 func (f *FeatureSpec) Stride() int { return f.PlaneOffset + 64*f.Planes() }
 
-// Size returns the number of input features per perspective.
+// Size returns the number of piece-square input features per perspective
+// (threat features not included: ThreatSize).
 func (f *FeatureSpec) Size() int { return f.NumKingBuckets() * f.Stride() }
+
+// FullThreatsSize is the number of Stockfish 18's Full_Threats features
+// per perspective.
+const FullThreatsSize = 79856
+
+// ThreatSize returns the number of threat features per perspective (0
+// without threats).
+func (f *FeatureSpec) ThreatSize() int {
+	if f.Threats == "full" {
+		return FullThreatsSize
+	}
+	return 0
+}

@@ -12,6 +12,7 @@ func TestBuiltinArchitecturesLoad(t *testing.T) {
 		"sf15.1":          22528,
 		"sf17.1":          22528,
 		"sf17.1-small":    22528,
+		"sf18":            22528, // + 79,856 threat features (TestThreatsKey)
 		"koivisto-16":     12288,
 		"koivisto-7.4":    1536,
 		"koivisto-5.13":   768,
@@ -123,7 +124,32 @@ func TestStockfishNetKeys(t *testing.T) {
 	for _, tc := range []struct{ override, key, reason string }{
 		{`net.name="nn-1C0000000000.nnue"`, "net.name", "not a Stockfish net name"},
 		{`net.name="my.nnue"`, "net.name", "not a Stockfish net name"},
-		{`head.type="sf15"`, "net.small", "needs head type \"sf17\""},
+		{`head.type="sf15"`, "net.small", "needs head type \"sf17\" or \"sf18\""},
+	} {
+		_, err := s.Override(tc.override)
+		var ae *Error
+		if !errors.As(err, &ae) || ae.Key != tc.key || !strings.Contains(ae.Reason, tc.reason) {
+			t.Errorf("%s: %v; want key %s, %q", tc.override, err, tc.key, tc.reason)
+		}
+	}
+}
+
+// TestThreatsKey checks features.threats: sf18's threat features, their
+// count, and the values and net formats that take them.
+func TestThreatsKey(t *testing.T) {
+	s, err := Load("sf18")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Features.Threats != "full" || s.Features.ThreatSize() != 79856 || s.Net.Format != "sf18" || s.Head.Type != "sf18" || s.Net.Small != "sf17.1-small" {
+		t.Errorf("sf18: %+v %+v", s.Features, s.Net)
+	}
+	if c, _ := Load("chess768"); c.Features.ThreatSize() != 0 {
+		t.Errorf("chess768 has %d threat features", c.Features.ThreatSize())
+	}
+	for _, tc := range []struct{ override, key, reason string }{
+		{`features.threats="some"`, "features.threats", "must be \"full\""},
+		{`net.format="sf17.1"`, "features.threats", "net.format \"sf18\""},
 	} {
 		_, err := s.Override(tc.override)
 		var ae *Error

@@ -13,6 +13,12 @@ type entry struct {
 	kings    [2]board.Square
 	views    [2]view
 	pieces   int
+	// With threat features: the board after the move, and the threats
+	// the move removed and added (threatDiff; computed once, when first
+	// needed, for both perspectives).
+	mb               mailbox
+	diffed           bool
+	thRemoved, thAdd []threat
 }
 
 // cacheSlot is one refresh-cache entry: an accumulator and the pieces it
@@ -49,6 +55,10 @@ type Evaluator struct {
 	// small evaluates the network's small net (Network.Small), if any,
 	// along the same moves.
 	small *Evaluator
+	// mbTmp carries a board across a growth of the stack.
+	mbTmp mailbox
+	// threats is the scratch list of a refresh's threats.
+	threats []threat
 }
 
 // NewEvaluator returns an evaluator for net with the spec's history depth
@@ -116,6 +126,9 @@ func (e *Evaluator) Reset(p *board.Position) {
 		en.views[c] = e.net.Features.view(c, en.kings[c])
 	}
 	en.pieces = p.Occupied().Count()
+	if e.net.Features.threats {
+		en.mb = mailboxOf(p, board.NoSquare)
+	}
 	// The root is computed at once: search may never evaluate it (a root in
 	// check), and every later walk-back wants a computed base to reach.
 	e.computeAll(p)
@@ -128,8 +141,26 @@ func (e *Evaluator) Push(d *board.Delta) {
 	}
 	prev := &e.stack[e.top]
 	kings, views, pieces := prev.kings, prev.views, prev.pieces
+	threats := e.net.Features.threats
+	if threats {
+		// grow may move the stack: copy the board first, into the next
+		// entry when it exists.
+		if e.top+1 < len(e.stack) {
+			e.stack[e.top+1].mb = prev.mb
+		} else {
+			e.mbTmp = prev.mb
+		}
+	}
 	e.top++
+	fresh := e.top == len(e.stack)
 	en := e.grow()
+	if threats {
+		if fresh {
+			en.mb = e.mbTmp
+		}
+		en.mb.apply(d)
+		en.diffed = false
+	}
 	en.delta = *d
 	en.computed = [2]bool{}
 	if d.KingMoved {
@@ -235,6 +266,17 @@ func (e *Evaluator) apply(prev, next *entry, c board.Color) {
 	if n.PSQTBuckets > 0 {
 		update32(next.psqt[c], prev.psqt[c], adds32, subs32)
 	}
+	if n.Features.threats {
+		if !next.diffed {
+			next.thRemoved, next.thAdd = threatDiff(&prev.mb, &next.mb, changedSquares(d), next.thRemoved[:0], next.thAdd[:0])
+			next.diffed = true
+		}
+		var psqt []int32
+		if n.PSQTBuckets > 0 {
+			psqt = next.psqt[c]
+		}
+		n.addThreats(next.acc[c], psqt, v.tv, next.thAdd, next.thRemoved)
+	}
 	next.computed[c] = true
 }
 
@@ -258,6 +300,7 @@ func (e *Evaluator) refresh(p *board.Position, c board.Color) {
 				addRow32(en.psqt[c], n.psqtRow(f))
 			}
 		}
+		e.refreshThreats(en, c)
 		return
 	}
 	slot := &e.cache[c][n.Features.slot(v)]
@@ -295,6 +338,22 @@ func (e *Evaluator) refresh(p *board.Position, c board.Color) {
 	if n.PSQTBuckets > 0 {
 		copy(en.psqt[c], slot.psqt)
 	}
+	e.refreshThreats(en, c)
+}
+
+// refreshThreats adds every threat on en's board to its accumulators of
+// perspective c (the refresh cache holds the piece-square part only).
+func (e *Evaluator) refreshThreats(en *entry, c board.Color) {
+	n := e.net
+	if !n.Features.threats {
+		return
+	}
+	e.threats = en.mb.threats(e.threats[:0])
+	var psqt []int32
+	if n.PSQTBuckets > 0 {
+		psqt = en.psqt[c]
+	}
+	n.addThreats(en.acc[c], psqt, en.views[c].tv, e.threats, nil)
 }
 
 // computeAll brings both perspectives' accumulators of the top entry up to

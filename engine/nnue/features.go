@@ -1,7 +1,7 @@
 package nnue
 
 import (
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 )
 
@@ -22,11 +22,14 @@ type FeatureSet struct {
 	offset   int
 	size     int
 	nBuckets int
+	// threats: Stockfish 18's threat features come with the set
+	// (threats.go); their indices are not part of Size.
+	threats bool
 }
 
 // NewFeatureSet compiles a feature spec.
-func NewFeatureSet(f *arch.FeatureSpec) *FeatureSet {
-	fs := &FeatureSet{mirror: f.Mirror, stride: f.Stride(), offset: f.PlaneOffset, size: f.Size(), nBuckets: f.NumKingBuckets()}
+func NewFeatureSet(f *archs.FeatureSpec) *FeatureSet {
+	fs := &FeatureSet{mirror: f.Mirror, stride: f.Stride(), offset: f.PlaneOffset, size: f.Size(), nBuckets: f.NumKingBuckets(), threats: f.ThreatSize() > 0}
 	fs.orient[board.Black] = 56
 	if f.Orientation == "rotate" {
 		fs.orient[board.Black] = 63
@@ -57,17 +60,24 @@ func NewFeatureSet(f *arch.FeatureSpec) *FeatureSet {
 	return fs
 }
 
-// Size returns the number of features per perspective.
+// Threats reports whether the set includes threat features.
+func (fs *FeatureSet) Threats() bool { return fs.threats }
+
+// Size returns the number of piece-square features per perspective (threat
+// features not included: ThreatFeatures more with Threats).
 func (fs *FeatureSet) Size() int { return fs.size }
 
 // KingBuckets returns the number of king buckets.
 func (fs *FeatureSet) KingBuckets() int { return fs.nBuckets }
 
 // view is a perspective's king-dependent part of the index: the feature
-// offset of its king bucket and the square transform.
+// offset of its king bucket and the square transform, and the threat
+// features' orientation (zero without threats). Two plies with the same
+// view can be bridged by deltas; a change forces a refresh.
 type view struct {
 	base int
 	xor  board.Square
+	tv   threatView
 }
 
 // view returns perspective persp's view for its king on ksq.
@@ -78,7 +88,11 @@ func (fs *FeatureSet) view(persp board.Color, ksq board.Square) view {
 	case fs.mirror == "king-efgh" && k.File() >= 4, fs.mirror == "king-abcd" && k.File() <= 3:
 		xor ^= 7
 	}
-	return view{fs.buckets[k]*fs.stride + fs.offset, xor}
+	v := view{base: fs.buckets[k]*fs.stride + fs.offset, xor: xor}
+	if fs.threats {
+		v.tv = threatViewOf(persp, ksq)
+	}
+	return v
 }
 
 // slot returns the cache slot of a view: its bucket and mirror bit.

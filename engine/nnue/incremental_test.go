@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 )
 
@@ -20,6 +20,12 @@ func randomFT(n *Network, rng *rand.Rand) {
 	for i := range n.PSQT {
 		n.PSQT[i] = int32(rng.IntN(20001) - 10000)
 	}
+	for i := range n.ThreatWeights {
+		n.ThreatWeights[i] = int8(rng.IntN(256) - 128)
+	}
+	for i := range n.ThreatPSQT {
+		n.ThreatPSQT[i] = int32(rng.IntN(20001) - 10000)
+	}
 }
 
 // scratchAcc computes perspective c's accumulator of p from scratch.
@@ -33,6 +39,14 @@ func scratchAcc(n *Network, p *board.Position, c board.Color) ([]int16, []int32)
 		addRow(acc, n.row(f))
 		if psqt != nil {
 			addRow32(psqt, n.psqtRow(f))
+		}
+	}
+	if n.Features.Threats() {
+		for _, f := range bruteThreatFeatures(p, c) {
+			addRow8(acc, n.threatRow(f))
+			if psqt != nil {
+				addRow32(psqt, n.threatPSQTRow(f))
+			}
 		}
 	}
 	return acc, psqt
@@ -50,8 +64,8 @@ func TestIncrementalEqualsRefresh(t *testing.T) {
 		"r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
 		"1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1",
 	}
-	for _, name := range arch.Builtin() {
-		spec, err := arch.Load(name)
+	for _, name := range archs.Builtin() {
+		spec, err := archs.Load(name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"os"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 )
 
@@ -19,7 +19,7 @@ import (
 // both perspectives and a head. It is read-only after loading and may be
 // shared by any number of evaluators.
 type Network struct {
-	Spec     *arch.Spec
+	Spec     *archs.Spec
 	Features *FeatureSet
 	// Width is the accumulator size per perspective.
 	Width int
@@ -32,6 +32,16 @@ type Network struct {
 	PSQT []int32
 	// PSQTBuckets is the number of PSQT columns (0 if none).
 	PSQTBuckets int
+	// ThreatWeights holds the threat features' rows (Stockfish 18's int8
+	// weights), feature-major like FTWeights, or nil without threats
+	// (spec features.threats; threats.go).
+	ThreatWeights []int8
+	// ThreatPSQT holds the threat features' PSQT weights, feature-major,
+	// or nil.
+	ThreatPSQT []int32
+	// psqtAll backs ThreatPSQT and PSQT, in that order (the file's one
+	// block), when the net has threats.
+	psqtAll []int32
 	// Small is the second, small net of a design that chooses between two
 	// (Stockfish 17.1's, spec net.small; SetSmall), or nil.
 	Small *Network
@@ -108,21 +118,27 @@ func (n *Network) Centipawns(raw int32) int {
 }
 
 // CentipawnsAt converts a raw output of p to centipawns: Centipawns, or
-// for an sf17 head Stockfish 17.1's to_cp, whose scale depends on the
-// material (SF17ToCP).
+// for an sf17 or sf18 head that Stockfish release's to_cp, whose scale
+// depends on the material (SF17ToCP for 17.1).
 func (n *Network) CentipawnsAt(raw int32, p *board.Position) int {
-	if _, ok := n.head.(*sf17Head); ok {
-		return SF17ToCP(raw, p)
+	if h, ok := n.head.(*sf17Head); ok {
+		return h.consts.toCP(raw, p)
 	}
 	return n.Centipawns(raw)
 }
 
 // newNetwork allocates the feature transformer of a spec.
-func newNetwork(spec *arch.Spec) *Network {
+func newNetwork(spec *archs.Spec) *Network {
 	fs := NewFeatureSet(&spec.Features)
 	n := &Network{Spec: spec, Features: fs, Width: spec.Accumulator.Width, PSQTBuckets: spec.Head.PSQTBuckets}
 	n.FTBias = make([]int16, n.Width)
 	n.FTWeights = make([]int16, fs.Size()*n.Width)
+	if t := spec.Features.ThreatSize(); t > 0 {
+		n.ThreatWeights = make([]int8, t*n.Width)
+		n.psqtAll = make([]int32, (t+fs.Size())*n.PSQTBuckets)
+		n.ThreatPSQT, n.PSQT = n.psqtAll[:t*n.PSQTBuckets], n.psqtAll[t*n.PSQTBuckets:]
+		return n
+	}
 	if n.PSQTBuckets > 0 {
 		n.PSQT = make([]int32, fs.Size()*n.PSQTBuckets)
 	}
@@ -130,7 +146,7 @@ func newNetwork(spec *arch.Spec) *Network {
 }
 
 // LoadFile reads the network file at path in the format the spec names.
-func LoadFile(spec *arch.Spec, path string) (*Network, error) {
+func LoadFile(spec *archs.Spec, path string) (*Network, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("net %s: %w", path, err)
@@ -164,6 +180,10 @@ func (n *Network) Evaluate(p *board.Position, tr *Trace) int32 {
 			if n.PSQTBuckets > 0 {
 				addRow32(psqt[c], n.psqtRow(f))
 			}
+		}
+		if n.Features.threats {
+			mb := mailboxOf(p, board.NoSquare)
+			n.addThreats(acc[c], psqt[c], n.Features.view(c, p.King(c)).tv, mb.threats(nil), nil)
 		}
 	}
 	us, them := p.SideToMove(), p.SideToMove().Other()

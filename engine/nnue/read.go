@@ -11,7 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 )
 
 // zstdMagic starts every zstd frame.
@@ -23,7 +23,7 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // zstd-compressed file (nnuelab ships its exported nets so: *.nnue.zst,
 // *.net.zst) is decompressed on the fly; no published format starts with
 // zstd's magic.
-func Read(spec *arch.Spec, r io.Reader) (*Network, error) {
+func Read(spec *archs.Spec, r io.Reader) (*Network, error) {
 	in := bufio.NewReaderSize(r, 1<<16)
 	if head, _ := in.Peek(len(zstdMagic)); bytes.Equal(head, zstdMagic) {
 		zr, err := zstd.NewReader(in, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<30))
@@ -45,7 +45,7 @@ func Read(spec *arch.Spec, r io.Reader) (*Network, error) {
 		n, err = readSF12(spec, br)
 	case "sf15.1":
 		n, err = readSF15(spec, br)
-	case "sf17.1":
+	case "sf17.1", "sf18":
 		n, err = readSF17(spec, br)
 	default:
 		return nil, fmt.Errorf("no reader for net format %q", spec.Net.Format)

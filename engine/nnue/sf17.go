@@ -10,7 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue/simd"
 )
@@ -44,6 +44,12 @@ const maxSF17Transformed = 4096
 // steps).
 type sf17Head struct {
 	sf15Head
+	// consts are the release's Eval::evaluate constants and WDL model
+	// (head type sf17: 17.1's, sf18: 18's).
+	consts *sfEvalParams
+	// threats: the accumulators hold Stockfish 18's threat features too,
+	// and the weights are not doubled (sf18Transform).
+	threats bool
 	// bounded: no accumulator of a position with at most maxPieces pieces
 	// can leave [-16384, 16383] (proved at load by boundAccumulators), so
 	// the transform needs no check.
@@ -175,7 +181,10 @@ func (h *sf17Head) evalBucket(us, them []int16, psqtUs, psqtThem []int32, pieces
 	var x [maxSF17Transformed]uint8
 	w := len(us)
 	in := x[:w]
-	if h.bounded && pieces <= maxPieces {
+	if h.threats {
+		sf18Transform(in[:w/2], us)
+		sf18Transform(in[w/2:], them)
+	} else if h.bounded && pieces <= maxPieces {
 		simd.PairwiseClippedReLU(in[:w/2], us)
 		simd.PairwiseClippedReLU(in[w/2:], them)
 	} else {
@@ -195,7 +204,8 @@ func (h *sf17Head) evalBucket(us, them []int16, psqtUs, psqtThem []int32, pieces
 	return psqt, positional
 }
 
-// sf17Blend is Eval::evaluate's first step: tdiv(125 psqt + 131 positional, 128).
+// sf17Blend is Eval::evaluate's first step: tdiv(125 psqt + 131 positional, 128)
+// (the same in 17.1 and 18).
 func sf17Blend(psqt, positional int32) int32 { return (125*psqt + 131*positional) / 128 }
 
 // forward implements head: the blend of one net, before the position's
@@ -204,8 +214,9 @@ func (h *sf17Head) forward(us, them []int16, psqtUs, psqtThem []int32, pieces in
 	return sf17Blend(h.eval(us, them, psqtUs, psqtThem, pieces, tr))
 }
 
-// StockfishEval is what Stockfish 17.1's Eval::evaluate computed on the
-// way (Trace.Stockfish), in internal units from the side to move's view.
+// StockfishEval is what Stockfish 17.1's or 18's Eval::evaluate computed
+// on the way (Trace.Stockfish), in internal units from the side to move's
+// view. The constants named below are 17.1's; 18's are in sfEval18.
 type StockfishEval struct {
 	// SimpleEval is the material balance 208 pawns + non-pawn material,
 	// side to move minus the other side; UseSmall is |SimpleEval| > 962
@@ -289,17 +300,18 @@ func (e *Evaluator) runNet(n *Network, p *board.Position, tr *Trace) (int32, int
 	return e.net.head.(*sf17Head).eval(en.acc[us], en.acc[them], en.psqt[us], en.psqt[them], en.pieces, tr)
 }
 
-// sf17Evaluate is Stockfish 17.1's Eval::evaluate with optimism 0 (the
-// static evaluation outside search) for a network with an sf17 head: the
-// small net where |simple eval| > 962 and the net has one (n.Small), the
-// big one instead if the small net's blend is below 236 in absolute value;
-// then the complexity damping, the material scaling, the 50-move damping
-// and the clamp. tr, when not nil, gets the big net's trace (or the small
+// sf17Evaluate is Stockfish 17.1's (head sf17) or 18's (head sf18)
+// Eval::evaluate with optimism 0 (the static evaluation outside search):
+// the small net where |simple eval| > 962 and the net has one (n.Small),
+// the big one instead if the small net's blend is below 236 (18: 277) in
+// absolute value; then the complexity damping, the material scaling, the
+// 50-move damping and the clamp, with the release's constants (sfEvalParams). tr, when not nil, gets the big net's trace (or the small
 // net's when its value counts) and the steps in tr.Stockfish.
 func sf17Evaluate(n *Network, p *board.Position, tr *Trace, run netRunner) int32 {
+	k := n.head.(*sf17Head).consts
 	var se StockfishEval
 	se.SimpleEval = SF17SimpleEval(p)
-	se.UseSmall = n.Small != nil && abs32(se.SimpleEval) > 962
+	se.UseSmall = n.Small != nil && abs32(se.SimpleEval) > k.smallAbove
 	se.Net = "big"
 	var psqt, positional, nnue int32
 	if se.UseSmall {
@@ -308,19 +320,19 @@ func sf17Evaluate(n *Network, p *board.Position, tr *Trace, run netRunner) int32
 		se.SmallPSQT, se.SmallPositional, se.SmallNNUE = psqt, positional, nnue
 		se.Net = "small"
 	}
-	if !se.UseSmall || abs32(nnue) < 236 {
+	if !se.UseSmall || abs32(nnue) < k.bigBelow {
 		psqt, positional = run.runNet(n, p, tr)
 		nnue = sf17Blend(psqt, positional)
 		se.Net = "big"
 	}
 	se.PSQT, se.Positional, se.NNUE = psqt, positional, nnue
 	se.Complexity = abs32(psqt - positional)
-	se.Damped = nnue - nnue*se.Complexity/18000
-	se.Material = int32(535*p.ByType(board.Pawn).Count()) + nonPawnMaterial(p, board.White) + nonPawnMaterial(p, board.Black)
+	se.Damped = nnue - nnue*se.Complexity/k.complexityDiv
+	se.Material = k.pawnMaterial*int32(p.ByType(board.Pawn).Count()) + nonPawnMaterial(p, board.White) + nonPawnMaterial(p, board.Black)
 	// int32 products, as the engine's int arithmetic.
-	se.Scaled = se.Damped * (77777 + se.Material) / 77777
+	se.Scaled = se.Damped * (k.materialBase + se.Material) / k.materialBase
 	se.Rule50 = int32(p.HalfmoveClock())
-	v := se.Scaled - se.Scaled*se.Rule50/212
+	v := se.Scaled - se.Scaled*se.Rule50/k.rule50Div
 	se.Final = min(max(v, -sfValueTBWin+1), sfValueTBWin-1)
 	if tr != nil {
 		steps := se // a copy, so that se itself stays on the stack
@@ -360,6 +372,13 @@ func (n *Network) scratchAccumulators(p *board.Position, skip board.Square) (acc
 			}
 		}
 	}
+	if n.Features.threats {
+		mb := mailboxOf(p, skip)
+		ths := mb.threats(nil)
+		for c := board.White; c <= board.Black; c++ {
+			n.addThreats(acc[c], psqt[c], n.Features.view(c, p.King(c)).tv, ths, nil)
+		}
+	}
 	return acc, psqt
 }
 
@@ -368,13 +387,13 @@ func (n *Network) scratchAccumulators(p *board.Position, skip board.Square) (acc
 // that net.small names.
 func (n *Network) SetSmall(small *Network) error {
 	if _, ok := n.head.(*sf17Head); !ok {
-		return fmt.Errorf("arch %s: only an sf17 head takes a small net", n.Spec.Name)
+		return fmt.Errorf("arch %s: only an sf17 or sf18 head takes a small net", n.Spec.Name)
 	}
 	if n.Spec.Net.Small == "" || small.Spec.Name != n.Spec.Net.Small {
 		return fmt.Errorf("arch %s takes a small net of arch %q, not %s", n.Spec.Name, n.Spec.Net.Small, small.Spec.Name)
 	}
 	if _, ok := small.head.(*sf17Head); !ok || small.Small != nil {
-		return fmt.Errorf("arch %s: the small net (arch %s) must be a single sf17 net", n.Spec.Name, small.Spec.Name)
+		return fmt.Errorf("arch %s: the small net (arch %s) must be a single sf17 or sf18 net", n.Spec.Name, small.Spec.Name)
 	}
 	n.Small = small
 	return nil
@@ -382,24 +401,39 @@ func (n *Network) SetSmall(small *Network) error {
 
 // sf17Shape describes the architecture a spec gives a Stockfish 17.1
 // file, for errors.
-func sf17Shape(spec *arch.Spec) string {
+func sf17Shape(spec *archs.Spec) string {
 	l := spec.Head.Layers
-	return fmt.Sprintf("HalfKAv2_hm %d -> %dx2 -> %d x (%d -> %d -> 1), PSQT %d, LEB128", spec.Features.Size(),
+	in := fmt.Sprintf("HalfKAv2_hm %d", spec.Features.Size())
+	if t := spec.Features.ThreatSize(); t > 0 {
+		in += fmt.Sprintf(" + Full_Threats %d", t)
+	}
+	return fmt.Sprintf("%s -> %dx2 -> %d x (%d -> %d -> 1), PSQT %d, LEB128", in,
 		spec.Accumulator.Width, spec.Head.OutputBuckets, l[0], l[1], spec.Head.PSQTBuckets)
 }
 
-// readSF17 reads a Stockfish 16/17 .nnue file: the header (version,
-// whole-network hash, description), the feature transformer (hash, then
-// biases, weights and PSQT weights, each a LEB128 block: the magic
-// COMPRESSED_LEB128, a u32 byte count, the signed LEB128 values) and the
-// layer stacks as in 15.1. The hashes are 15.1's scheme.
-func readSF17(spec *arch.Spec, r *reader) (*Network, error) {
-	if spec.Head.Type != "sf17" {
-		return nil, fmt.Errorf("net format sf17.1 needs head type \"sf17\", arch %s has %q", spec.Name, spec.Head.Type)
+// readSF17 reads a Stockfish 16/17 .nnue file (format sf17.1): the header
+// (version, whole-network hash, description), the feature transformer
+// (hash, then biases, weights and PSQT weights, each a LEB128 block: the
+// magic COMPRESSED_LEB128, a u32 byte count, the signed LEB128 values) and
+// the layer stacks as in 15.1. The hashes are 15.1's scheme. Stockfish
+// 18's big net (format sf18, features with threats) holds after the
+// biases the threat weights, raw int8, then the piece-square weights, then
+// one LEB128 block with the threat features' PSQT weights followed by the
+// piece-square ones; its transformer hash is Full_Threats' 0x8F234CB8 ^ 2 L1.
+func readSF17(spec *archs.Spec, r *reader) (*Network, error) {
+	if spec.Head.Type != "sf17" && spec.Head.Type != "sf18" {
+		return nil, fmt.Errorf("net format %s needs head type \"sf17\" or \"sf18\", arch %s has %q", spec.Net.Format, spec.Name, spec.Head.Type)
 	}
 	fh, err := checkSFFeatures(spec, "halfkav2_hm")
 	if err != nil {
 		return nil, err
+	}
+	threats := spec.Features.ThreatSize() > 0
+	if threats != (spec.Net.Format == "sf18") {
+		return nil, fmt.Errorf("net format %s and features.threats %q do not go together in arch %s: Stockfish 18's big net (format sf18) has threat features, 16/17's (sf17.1) none", spec.Net.Format, spec.Features.Threats, spec.Name)
+	}
+	if threats {
+		fh = fullThreatsHash
 	}
 	w, layers, q := spec.Accumulator.Width, spec.Head.Layers, spec.Quant
 	l0, l1 := layers[0], layers[1]
@@ -426,13 +460,27 @@ func readSF17(spec *arch.Spec, r *reader) (*Network, error) {
 	if err := readLEB128(r, n.FTBias, "feature-transformer biases"); err != nil {
 		return nil, err
 	}
+	if threats {
+		if err := r.int8sDirect(n.ThreatWeights, "threat weights (int8)"); err != nil {
+			return nil, err
+		}
+	}
 	if err := readLEB128(r, n.FTWeights, "feature-transformer weights"); err != nil {
 		return nil, err
 	}
-	if err := readLEB128(r, n.PSQT, "PSQT weights"); err != nil {
+	if threats {
+		// One block: the threat features' PSQT weights, then the others'.
+		if err := readLEB128(r, n.psqtAll, "PSQT weights (threat features, then piece-square features)"); err != nil {
+			return nil, err
+		}
+	} else if err := readLEB128(r, n.PSQT, "PSQT weights"); err != nil {
 		return nil, err
 	}
-	h := &sf17Head{sf15Head: sf15Head{
+	params := &sfEval171
+	if spec.Head.Type == "sf18" {
+		params = &sfEval18
+	}
+	h := &sf17Head{consts: params, threats: threats, sf15Head: sf15Head{
 		net: n, l0: l0, l1: l1,
 		qa: int32(q.QA), shift: uint(q.WeightShift), sqrShift: uint(2*q.WeightShift + 7),
 		div: int32(q.OutputDivisor), skipNum: int32(600 * q.OutputDivisor), skipDen: int32(q.QA << q.WeightShift),
@@ -442,7 +490,9 @@ func readSF17(spec *arch.Spec, r *reader) (*Network, error) {
 	if err := h.readStacks(r, stackHash, w); err != nil {
 		return nil, err
 	}
-	h.bounded = boundAccumulators(n)
+	if !threats {
+		h.bounded = boundAccumulators(n)
+	}
 	n.head = h
 	return n, nil
 }
@@ -547,11 +597,13 @@ func sizeOf[T int16 | int32](T) int {
 
 // sfWinRateA is the a(material) of Stockfish 17.1's WDL model
 // (win_rate_params): the Value that is one pawn, 100 cp, at that material.
-func sfWinRateA(p *board.Position) float64 {
+func sfWinRateA(p *board.Position) float64 { return winRateA(p, sfEval171.wdlA) }
+
+// winRateA is win_rate_params' a(material) with the polynomial as.
+func winRateA(p *board.Position, as [4]float64) float64 {
 	material := p.ByType(board.Pawn).Count() + 3*p.ByType(board.Knight).Count() + 3*p.ByType(board.Bishop).Count() +
 		5*p.ByType(board.Rook).Count() + 9*p.ByType(board.Queen).Count()
 	m := float64(min(max(material, 17), 78)) / 58.0
-	as := [4]float64{-13.50030198, 40.92780883, -36.82753545, 386.83004070}
 	// Explicit conversions keep each product rounded (no fused
 	// multiply-add), as the engine's build computes it.
 	a := float64(float64(float64(float64(float64(as[0]*m)+as[1])*m)+as[2]) * m)

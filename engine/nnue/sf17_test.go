@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/board/boardtest"
 )
@@ -20,7 +20,7 @@ import (
 
 // sf17TinySpec is a small sf17 design: width w, one king bucket; with
 // small set, it names sf17TinySmall as its small net.
-func sf17TinySpec(t testing.TB, name string, w int, small string) *arch.Spec {
+func sf17TinySpec(t testing.TB, name string, w int, small string) *archs.Spec {
 	t.Helper()
 	toml := `name = "` + name + `"
 [net]
@@ -47,7 +47,7 @@ qb = 64
 weight_shift = 6
 output_divisor = 16
 `
-	spec, err := arch.Parse(name+".toml", []byte(toml))
+	spec, err := archs.Parse(name+".toml", []byte(toml))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func lebBlock[T int16 | int32](vals []T) []byte {
 // transformer's weights are wide enough that accumulators reach the
 // pairwise product's clip, and psqt large enough that the material part
 // matters.
-func writeSynthSF17(spec *arch.Spec, seed uint64, ftLim int) []byte {
+func writeSynthSF17(spec *archs.Spec, seed uint64, ftLim int) []byte {
 	rng := rand.New(rand.NewPCG(seed, 17))
 	w := spec.Accumulator.Width
 	l := spec.Head.Layers
@@ -164,12 +164,18 @@ func refSF17Final(p *board.Position, psqt, positional int) int {
 // unlimited} and with and without the refresh cache; both nets must have
 // counted, and the steps must follow Eval::evaluate's formula.
 func TestSF17IncrementalEqualsScratch(t *testing.T) {
-	n := sf17Pair(t, 1)
+	checkIncrementalSF(t, sf17Pair(t, 1), refSF17Final, 17)
+}
+
+// checkIncrementalSF is TestSF17IncrementalEqualsScratch's walk for a
+// network with an sf17 or sf18 head and a small net; ref is the release's
+// Eval::evaluate formula.
+func checkIncrementalSF(t *testing.T, n *Network, ref func(p *board.Position, psqt, positional int) int, seed uint64) {
 	fens := append(slices.Clone(lopsided), boardtest.Positions()[:12]...)
 	used := map[string]int{}
 	for _, h := range []int{1, 2, 0} {
 		for _, cache := range []bool{false, true} {
-			rng := rand.New(rand.NewPCG(uint64(h), 17))
+			rng := rand.New(rand.NewPCG(uint64(h), seed))
 			ev := NewEvaluatorWith(n, h, cache)
 			if ev.small == nil {
 				t.Fatal("the evaluator has no evaluator for the small net")
@@ -188,7 +194,7 @@ func TestSF17IncrementalEqualsScratch(t *testing.T) {
 						t.Fatalf("%s: evaluation without a trace differs", p.FEN())
 					}
 					s := b.Stockfish
-					if want := refSF17Final(p, int(s.PSQT), int(s.Positional)); int(full) != want {
+					if want := ref(p, int(s.PSQT), int(s.Positional)); int(full) != want {
 						t.Fatalf("%s: final %d, the formula gives %d (%+v)", p.FEN(), full, want, *s)
 					}
 					used[s.Net]++

@@ -63,7 +63,7 @@ func StockfishTrace(n *Network, p *board.Position) (*SFTrace, error) {
 	if !ok {
 		return nil, fmt.Errorf("arch %s: Stockfish's eval trace needs an sf17 head, not %s", n.Spec.Name, n.Spec.Head.Type)
 	}
-	t := &SFTrace{White: p.SideToMove() == board.White, A: sfWinRateA(p)}
+	t := &SFTrace{White: p.SideToMove() == board.White, A: winRateA(p, h.consts.wdlA)}
 	if p.InCheck() {
 		t.InCheck = true
 		return t, nil

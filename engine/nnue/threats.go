@@ -1,0 +1,391 @@
+package nnue
+
+import (
+	"slices"
+
+	"github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/engine/board"
+)
+
+// Threat features: Stockfish 18's Full_Threats (spec:
+// docs/reference/sf18-nnue.md). A feature is "piece X on square a attacks
+// piece Y on square b" (attacks as the pieces move and capture, sliders
+// stopped by the first piece; both squares occupied), seen from a
+// perspective:
+//
+//	orient   = 7 if the perspective's king stands on files e-h, else 0; ^ 56 for Black
+//	a', b'   = a ^ orient, b ^ orient
+//	X', Y'   = X and Y with colours swapped for Black's perspective
+//	index    = base[X'][Y'][a' < b'] + before[X'][a'] + rank of b' among X''s attacks from a'
+//
+// base[X'][Y'] is the offset of the block of X' attacking Y' (the blocks
+// ordered by X' as white P..K then black P..K, each holding its valid
+// targets, own colour first, in type order), before[X'][a'] the number of
+// (from, to) pairs of X' on the empty board from squares below a', and
+// the rank counts X''s empty-board attacks from a' below b'. Which pairs
+// exist: pawns attack pawns, knights and rooks; knights and queens all six
+// types; bishops and rooks all but queens; kings all but queens and kings.
+// A pair of the same type is counted once when the two attack each other
+// (enemies, or friends other than pawns): only where a' > b'.
+//
+// Threats change when attacks change, not only when pieces move: a move
+// also opens and closes sliders' lines. The accumulator applies, per ply,
+// the pairs that differ between the boards before and after the move
+// (threatDiff); a king crossing the d/e line changes orient and forces a
+// refresh of its side.
+
+// ThreatFeatures is the number of Full_Threats features per perspective.
+const ThreatFeatures = archs.FullThreatsSize
+
+// threat is one attacker-target pair on the board, independent of the
+// perspective.
+type threat struct {
+	attacker, target board.Piece
+	from, to         board.Square
+}
+
+// key orders threats (for the difference of two sorted lists).
+func (t threat) key() uint32 {
+	return uint32(t.attacker)<<24 | uint32(t.from)<<16 | uint32(t.target)<<8 | uint32(t.to)
+}
+
+// threatTables are Full_Threats' index tables, built from the board's
+// attack tables at start-up.
+type threatTables struct {
+	// base[X][Y][a<b] is the block offset, or -1 where the pair is not a
+	// feature.
+	base [12][12][2]int32
+	// before[X][a] counts the empty-board pairs of X from squares below a.
+	before [12][64]int32
+	// rank[X][a][b] counts X's empty-board attacks from a on squares below b.
+	rank [12][64][64]uint8
+	// size is the total, ThreatFeatures.
+	size int32
+}
+
+var threatTab = buildThreatTables()
+
+// emptyAttacks returns the squares piece pc on s attacks on an empty board.
+func emptyAttacks(pc board.Piece, s board.Square) board.Bitboard {
+	return board.Attacks(pc.Type(), pc.Color(), s, 0)
+}
+
+// threatTargets lists, per attacker type, the target types that are
+// features, in index order (per colour of the target).
+var threatTargets = [6][]board.PieceType{
+	board.Pawn:   {board.Pawn, board.Knight, board.Rook},
+	board.Knight: {board.Pawn, board.Knight, board.Bishop, board.Rook, board.Queen, board.King},
+	board.Bishop: {board.Pawn, board.Knight, board.Bishop, board.Rook, board.King},
+	board.Rook:   {board.Pawn, board.Knight, board.Bishop, board.Rook, board.King},
+	board.Queen:  {board.Pawn, board.Knight, board.Bishop, board.Rook, board.Queen, board.King},
+	board.King:   {board.Pawn, board.Knight, board.Bishop, board.Rook},
+}
+
+func buildThreatTables() *threatTables {
+	t := &threatTables{}
+	var pairs [12]int32 // empty-board (from, to) pairs per attacker
+	for x := board.Piece(0); x < 12; x++ {
+		n := int32(0)
+		for a := board.Square(0); a < 64; a++ {
+			t.before[x][a] = n
+			att := emptyAttacks(x, a)
+			if x.Type() == board.Pawn && (a.Rank() == 0 || a.Rank() == 7) {
+				att = 0 // no pawn stands there; its pairs are not counted
+			}
+			n += int32(att.Count())
+			full := emptyAttacks(x, a)
+			for b := board.Square(0); b < 64; b++ {
+				t.rank[x][a][b] = uint8((full & (board.Bit(b) - 1)).Count())
+			}
+		}
+		pairs[x] = n
+	}
+	off := int32(0)
+	for x := board.Piece(0); x < 12; x++ {
+		targets := threatTargets[x.Type()]
+		for y := board.Piece(0); y < 12; y++ {
+			t.base[x][y] = [2]int32{-1, -1}
+			m := slices.Index(targets, y.Type())
+			if m < 0 {
+				continue
+			}
+			side := 0
+			if y.Color() != board.White {
+				side = 1
+			}
+			b := off + int32(side*len(targets)+m)*pairs[x]
+			t.base[x][y][0] = b
+			mutual := x.Type() == y.Type() && (x.Color() != y.Color() || x.Type() != board.Pawn)
+			if !mutual {
+				t.base[x][y][1] = b
+			}
+		}
+		off += int32(2*len(targets)) * pairs[x]
+	}
+	t.size = off
+	return t
+}
+
+// The twelve pieces, white P..K then black P..K.
+var (
+	wPawn, wKnight, wBishop = board.MakePiece(board.White, board.Pawn), board.MakePiece(board.White, board.Knight), board.MakePiece(board.White, board.Bishop)
+	wRook, wQueen, wKing    = board.MakePiece(board.White, board.Rook), board.MakePiece(board.White, board.Queen), board.MakePiece(board.White, board.King)
+	bPawn, bKnight, bBishop = board.MakePiece(board.Black, board.Pawn), board.MakePiece(board.Black, board.Knight), board.MakePiece(board.Black, board.Bishop)
+	bRook, bQueen, bKing    = board.MakePiece(board.Black, board.Rook), board.MakePiece(board.Black, board.Queen), board.MakePiece(board.Black, board.King)
+)
+
+// threatView is a perspective's orientation of the threat features.
+type threatView struct {
+	xor  board.Square // square transform: horizontal mirror and vertical flip
+	swap bool         // colours swapped (Black's perspective)
+}
+
+// threatViewOf returns perspective persp's threat view with its king on ksq.
+func threatViewOf(persp board.Color, ksq board.Square) threatView {
+	var v threatView
+	if ksq.File() >= 4 {
+		v.xor = 7
+	}
+	if persp == board.Black {
+		v.xor ^= 56
+		v.swap = true
+	}
+	return v
+}
+
+// swapColour returns pc with its colour swapped.
+func swapColour(pc board.Piece) board.Piece {
+	if pc >= 6 {
+		return pc - 6
+	}
+	return pc + 6
+}
+
+// threatIndex returns the feature of th in view v, or -1 where the pair is
+// not a feature.
+func threatIndex(v threatView, th threat) int {
+	x, y := th.attacker, th.target
+	if v.swap {
+		x, y = swapColour(x), swapColour(y)
+	}
+	a, b := th.from^v.xor, th.to^v.xor
+	lt := 0
+	if a < b {
+		lt = 1
+	}
+	base := threatTab.base[x][y][lt]
+	if base < 0 {
+		return -1
+	}
+	return int(base + threatTab.before[x][a] + int32(threatTab.rank[x][a][b]))
+}
+
+// ThreatIndex returns the Full_Threats feature of attacker on from
+// attacking target on to, for perspective persp with its king on ksq, or
+// -1 where the pair is not a feature.
+func ThreatIndex(persp board.Color, ksq board.Square, attacker board.Piece, from board.Square, target board.Piece, to board.Square) int {
+	return threatIndex(threatViewOf(persp, ksq), threat{attacker, target, from, to})
+}
+
+// mailbox is the board as the threat features see it: the piece on each
+// square and the pieces' bitboards.
+type mailbox struct {
+	sq  [64]board.Piece
+	bb  [12]board.Bitboard
+	occ board.Bitboard
+}
+
+// mailboxOf returns p's board, leaving out the piece on skip
+// (board.NoSquare: none).
+func mailboxOf(p *board.Position, skip board.Square) mailbox {
+	var m mailbox
+	for i := range m.sq {
+		m.sq[i] = board.NoPiece
+	}
+	for occ := p.Occupied(); occ != 0; {
+		s := occ.PopLSB()
+		if s != skip {
+			m.put(p.PieceOn(s), s)
+		}
+	}
+	return m
+}
+
+func (m *mailbox) put(pc board.Piece, s board.Square) {
+	m.sq[s] = pc
+	m.bb[pc] |= board.Bit(s)
+	m.occ |= board.Bit(s)
+}
+
+func (m *mailbox) remove(s board.Square) {
+	if pc := m.sq[s]; pc != board.NoPiece {
+		m.bb[pc] &^= board.Bit(s)
+		m.occ &^= board.Bit(s)
+		m.sq[s] = board.NoPiece
+	}
+}
+
+// apply makes the board change of a move delta.
+func (m *mailbox) apply(d *board.Delta) {
+	for i := 0; i < int(d.NRemoved); i++ {
+		m.remove(d.Removed[i].Square)
+	}
+	for i := 0; i < int(d.NAdded); i++ {
+		a := d.Added[i]
+		m.remove(a.Square)
+		m.put(a.Piece, a.Square)
+	}
+}
+
+// attacksFrom returns the occupied squares the piece on s attacks.
+func (m *mailbox) attacksFrom(s board.Square) board.Bitboard {
+	pc := m.sq[s]
+	return board.Attacks(pc.Type(), pc.Color(), s, m.occ) & m.occ
+}
+
+// appendFrom appends the threats of the pieces on the squares of from.
+func (m *mailbox) appendFrom(dst []threat, from board.Bitboard) []threat {
+	for from != 0 {
+		s := from.PopLSB()
+		pc := m.sq[s]
+		for att := m.attacksFrom(s); att != 0; {
+			t := att.PopLSB()
+			dst = append(dst, threat{pc, m.sq[t], s, t})
+		}
+	}
+	return dst
+}
+
+// threats appends every threat on the board.
+func (m *mailbox) threats(dst []threat) []threat { return m.appendFrom(dst, m.occ) }
+
+// sliders returns the bishops, rooks and queens that attack a square of
+// set (their lines change when a square of set changes).
+func (m *mailbox) sliders(set board.Bitboard) board.Bitboard {
+	diag := m.bb[wBishop] | m.bb[bBishop] | m.bb[wQueen] | m.bb[bQueen]
+	line := m.bb[wRook] | m.bb[bRook] | m.bb[wQueen] | m.bb[bQueen]
+	var out board.Bitboard
+	for set != 0 {
+		s := set.PopLSB()
+		out |= board.BishopAttacks(s, m.occ)&diag | board.RookAttacks(s, m.occ)&line
+	}
+	return out
+}
+
+// leapersTo appends the threats of pawns, knights and kings (whose attacks
+// do not depend on the other pieces) on pieces on the squares of to, except
+// those from squares in skip.
+func (m *mailbox) leapersTo(dst []threat, to, skip board.Bitboard) []threat {
+	for to != 0 {
+		t := to.PopLSB()
+		if m.sq[t] == board.NoPiece {
+			continue
+		}
+		from := (board.PawnAttacks(board.Black, t)&m.bb[wPawn] |
+			board.PawnAttacks(board.White, t)&m.bb[bPawn] |
+			board.KnightAttacks(t)&(m.bb[wKnight]|m.bb[bKnight]) |
+			board.KingAttacks(t)&(m.bb[wKing]|m.bb[bKing])) &^ skip
+		for from != 0 {
+			s := from.PopLSB()
+			dst = append(dst, threat{m.sq[s], m.sq[t], s, t})
+		}
+	}
+	return dst
+}
+
+// threatDiff appends to removed the threats of before that after lacks,
+// and to added those of after that before lacks. changed holds every
+// square whose piece differs. A threat can only change if its attacker's
+// or its target's square changed, or if it comes from a slider whose line
+// crosses a changed square (one it attacks, before or after): those
+// attackers' threats and the threats on changed squares are listed on both
+// boards and the common ones dropped.
+func threatDiff(before, after *mailbox, changed board.Bitboard, removed, added []threat) ([]threat, []threat) {
+	dirty := changed | before.sliders(changed) | after.sliders(changed)
+	r0, a0 := len(removed), len(added)
+	removed = before.appendFrom(removed, dirty&before.occ)
+	removed = before.leapersTo(removed, changed, dirty)
+	added = after.appendFrom(added, dirty&after.occ)
+	added = after.leapersTo(added, changed, dirty)
+	rs, as := removed[r0:], added[a0:]
+	cmp := func(a, b threat) int { return int(a.key()) - int(b.key()) }
+	slices.SortFunc(rs, cmp)
+	slices.SortFunc(as, cmp)
+	// Drop the threats both lists hold.
+	i, j, ri, ai := 0, 0, r0, a0
+	for i < len(rs) || j < len(as) {
+		switch {
+		case j == len(as) || i < len(rs) && rs[i].key() < as[j].key():
+			removed[ri] = rs[i]
+			ri++
+			i++
+		case i == len(rs) || as[j].key() < rs[i].key():
+			added[ai] = as[j]
+			ai++
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	return removed[:ri], added[:ai]
+}
+
+// changedSquares returns the squares a delta touches (those whose piece
+// may differ).
+func changedSquares(d *board.Delta) board.Bitboard {
+	var b board.Bitboard
+	for i := 0; i < int(d.NRemoved); i++ {
+		b |= board.Bit(d.Removed[i].Square)
+	}
+	for i := 0; i < int(d.NAdded); i++ {
+		b |= board.Bit(d.Added[i].Square)
+	}
+	return b
+}
+
+// addThreats adds the rows of the threats ths in view tv to a
+// perspective's accumulator (and PSQT accumulator, if psqt is not nil),
+// and subtracts those of subs.
+func (n *Network) addThreats(acc []int16, psqt []int32, tv threatView, ths, subs []threat) {
+	for _, th := range ths {
+		if f := threatIndex(tv, th); f >= 0 {
+			addRow8(acc, n.threatRow(f))
+			if psqt != nil {
+				addRow32(psqt, n.threatPSQTRow(f))
+			}
+		}
+	}
+	for _, th := range subs {
+		if f := threatIndex(tv, th); f >= 0 {
+			subRow8(acc, n.threatRow(f))
+			if psqt != nil {
+				subRow32(psqt, n.threatPSQTRow(f))
+			}
+		}
+	}
+}
+
+// threatRow returns threat feature f's accumulator row.
+func (n *Network) threatRow(f int) []int8 { return n.ThreatWeights[f*n.Width : (f+1)*n.Width] }
+
+// threatPSQTRow returns threat feature f's PSQT weights.
+func (n *Network) threatPSQTRow(f int) []int32 {
+	return n.ThreatPSQT[f*n.PSQTBuckets : (f+1)*n.PSQTBuckets]
+}
+
+// addRow8 adds an int8 row to an int16 accumulator (wrapping).
+func addRow8(dst []int16, w []int8) {
+	w = w[:len(dst)]
+	for i, v := range w {
+		dst[i] += int16(v)
+	}
+}
+
+// subRow8 subtracts an int8 row from an int16 accumulator (wrapping).
+func subRow8(dst []int16, w []int8) {
+	w = w[:len(dst)]
+	for i, v := range w {
+		dst[i] -= int16(v)
+	}
+}
