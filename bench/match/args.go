@@ -11,6 +11,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/nnuelab/nnuelab/bench/stats"
+	"github.com/nnuelab/nnuelab/engine/uciclient"
 )
 
 // CommandOptions are the command-line settings that shape the command's
@@ -281,7 +282,7 @@ func (p *argParser) parse() error {
 				p.cfg.Resign.TwoSided = true
 				for _, x := range kv {
 					if x[0] == "twosided" {
-						if p.cfg.Resign.TwoSided, err = parseBool(x[1]); err != nil {
+						if p.cfg.Resign.TwoSided, err = uciclient.ParseBool(x[1]); err != nil {
 							err = fmt.Errorf("-resign twosided: %w", err)
 							break
 						}
@@ -314,16 +315,6 @@ func (p *argParser) parse() error {
 		}
 	}
 	return nil
-}
-
-func parseBool(s string) (bool, error) {
-	switch strings.ToLower(s) {
-	case "true", "on", "yes", "1":
-		return true, nil
-	case "false", "off", "no", "0":
-		return false, nil
-	}
-	return false, fmt.Errorf("%q is not true or false", s)
 }
 
 func applyIntKey(flag string, keys map[string]*int, k, v string) error {

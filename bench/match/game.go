@@ -145,8 +145,8 @@ func playGame(ctx context.Context, cfg *Config, job gameJob, engines [2]*engine,
 			return charge(stm, faultIllegal, termRules, colorName(stm)+" makes an illegal move: "+shown,
 				fmt.Sprintf("bestmove %s in %s", shown, pos.FEN()))
 		}
-		sc := res.info.finalScore()
-		g.moves = append(g.moves, playedMove{san: pos.SAN(m), comment: moveComment(sc, res.info.depth, res.elapsed)})
+		sc := engineScore(res.info.FinalScore())
+		g.moves = append(g.moves, playedMove{san: pos.SAN(m), comment: moveComment(sc, res.info.Depth, res.elapsed)})
 		uciMoves = append(uciMoves, pos.UCI(m))
 		pos.MakeMove(m)
 		if r, reason, over := judge(pos); over {

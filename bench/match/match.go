@@ -82,7 +82,7 @@ func Run(ctx context.Context, cfg Config, out Output) (*Summary, error) {
 		ws[0].engines[k] = e
 		names[k] = cfg.Engines[k].Name
 		if names[k] == "" {
-			names[k] = e.idName
+			names[k] = e.Name
 		}
 		if names[k] == "" {
 			names[k] = filepath.Base(cfg.Engines[k].Cmd)

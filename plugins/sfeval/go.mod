@@ -2,7 +2,10 @@ module github.com/nnuelab/nnuelab/plugins/sfeval
 
 go 1.26.8
 
-require github.com/nnuelab/nnuelab/plugins/sdk v0.0.0
+require (
+	github.com/nnuelab/nnuelab v0.0.0
+	github.com/nnuelab/nnuelab/plugins/sdk v0.0.0
+)
 
 require (
 	github.com/fatih/color v1.13.0 // indirect
@@ -14,7 +17,7 @@ require (
 	github.com/mattn/go-isatty v0.0.17 // indirect
 	github.com/oklog/run v1.1.0 // indirect
 	golang.org/x/net v0.60.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
 	google.golang.org/grpc v1.85.0 // indirect
@@ -22,3 +25,5 @@ require (
 )
 
 replace github.com/nnuelab/nnuelab/plugins/sdk => ../sdk
+
+replace github.com/nnuelab/nnuelab => ../..

@@ -1,112 +1,72 @@
 package main
 
 import (
-	"bufio"
+	"context"
 	"fmt"
-	"io"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nnuelab/nnuelab/engine/uciclient"
 )
 
 // uciEngine is a running UCI engine spoken to line by line.
 type uciEngine struct {
-	cmd   *exec.Cmd
-	in    io.WriteCloser
-	lines chan string
+	e *uciclient.Engine
 }
 
 // answerTimeout bounds the wait for any expected line.
 const answerTimeout = 10 * time.Second
 
 func startEngine(path string) (*uciEngine, error) {
-	cmd := exec.Command(path)
-	in, err := cmd.StdinPipe()
+	ue, err := uciclient.Start(uciclient.Config{Path: path})
 	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", path, err)
 	}
-	e := &uciEngine{cmd: cmd, in: in, lines: make(chan string, 256)}
-	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 1<<16), 1<<20)
-		for sc.Scan() {
-			e.lines <- sc.Text()
-		}
-		close(e.lines)
-	}()
-	if err := e.send("uci"); err != nil {
+	e := &uciEngine{e: ue}
+	if err := ue.Handshake(context.Background(), time.Now().Add(answerTimeout)); err != nil {
 		e.close()
-		return nil, err
-	}
-	if _, err := e.waitFor(func(l string) bool { return l == "uciok" }); err != nil {
-		e.close()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, e.explain(err))
 	}
 	// A small hash makes ucinewgame (before each search) cheap.
-	if err := e.send("setoption name Hash value 1", "isready"); err != nil {
+	if err := ue.Send("setoption name Hash value 1"); err != nil {
 		e.close()
 		return nil, err
 	}
-	if _, err := e.waitFor(func(l string) bool { return l == "readyok" }); err != nil {
+	if err := ue.Sync(context.Background(), time.Now().Add(answerTimeout)); err != nil {
 		e.close()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, e.explain(err))
 	}
 	return e, nil
 }
 
-func (e *uciEngine) send(cmds ...string) error {
-	_, err := io.WriteString(e.in, strings.Join(cmds, "\n")+"\n")
+// explain puts a wait's failure into words.
+func (e *uciEngine) explain(err error) error {
+	switch err {
+	case uciclient.ErrExited:
+		return fmt.Errorf("the engine exited")
+	case uciclient.ErrTimeout:
+		return fmt.Errorf("no answer from the engine in %v", answerTimeout)
+	}
 	return err
 }
 
 // waitFor reads lines until match accepts one, which it returns, and
 // passes every line read (including that one) to seen.
-func (e *uciEngine) waitFor(match func(string) bool, seen ...func(string)) (string, error) {
-	timer := time.NewTimer(answerTimeout)
-	defer timer.Stop()
-	for {
-		select {
-		case l, ok := <-e.lines:
-			if !ok {
-				return "", fmt.Errorf("the engine exited")
-			}
-			l = strings.TrimSpace(l)
-			for _, f := range seen {
-				f(l)
-			}
-			if match(l) {
-				return l, nil
-			}
-		case <-timer.C:
-			return "", fmt.Errorf("no answer from the engine in %v", answerTimeout)
-		}
+func (e *uciEngine) waitFor(match func(string) bool, seen func(string)) (string, error) {
+	l, err := e.e.ReadUntil(context.Background(), time.Now().Add(answerTimeout), match, seen)
+	if err != nil {
+		return "", e.explain(err)
 	}
+	return l.Text, nil
 }
 
-func (e *uciEngine) close() {
-	_ = e.in.Close()
-	done := make(chan struct{})
-	go func() { _ = e.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(time.Second):
-		_ = e.cmd.Process.Kill()
-		<-done
-	}
-}
+func (e *uciEngine) close() { e.e.Quit(time.Second) }
 
 // staticEval returns the engine's static evaluation of fen in pawns from
 // White's view.
 func (e *uciEngine) staticEval(fen string) (float32, error) {
-	if err := e.send("position fen "+fen, "eval"); err != nil {
+	if err := e.e.Send("position fen "+fen, "eval"); err != nil {
 		return 0, err
 	}
 	var nnue string
@@ -161,41 +121,26 @@ func parseEvalLine(l string) (float32, bool) {
 func (e *uciEngine) shallowSearch(fen string) (float32, error) {
 	// A fresh hash and history each time, so that the same position always
 	// gets the same score.
-	if err := e.send("ucinewgame", "isready"); err != nil {
-		return 0, err
-	}
-	if _, err := e.waitFor(func(l string) bool { return l == "readyok" }); err != nil {
-		return 0, err
-	}
-	if err := e.send("position fen "+fen, "go depth 1"); err != nil {
-		return 0, err
+	ctx := context.Background()
+	if err := e.e.NewGame(ctx, time.Now().Add(answerTimeout)); err != nil {
+		return 0, e.explain(err)
 	}
 	var score float32
 	var have bool
-	_, err := e.waitFor(func(l string) bool { return strings.HasPrefix(l, "bestmove") },
-		func(l string) {
-			f := strings.Fields(l)
-			for i := 0; i+2 < len(f); i++ {
-				if f[i] != "score" {
-					continue
-				}
-				n, err := strconv.Atoi(f[i+2])
-				if err != nil {
-					continue
-				}
-				switch f[i+1] {
-				case "cp":
-					score, have = float32(n)/100, true
-				case "mate":
-					score, have = 300, true
-					if n <= 0 {
-						score = -300
-					}
-				}
+	_, err := e.e.Go(ctx, "position fen "+fen, "go depth 1", answerTimeout, func(in uciclient.Info) {
+		switch {
+		case !in.Score.Valid:
+		case in.Score.IsMate:
+			score, have = 300, true
+			if in.Score.Mate <= 0 {
+				score = -300
 			}
-		})
+		default:
+			score, have = float32(in.Score.CP)/100, true
+		}
+	})
 	if err != nil {
-		return 0, err
+		return 0, e.explain(err)
 	}
 	if !have {
 		return 0, fmt.Errorf("no score in the engine's search of %s", fen)
