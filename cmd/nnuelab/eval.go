@@ -34,7 +34,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	fen := fs.String("fen", "", "one position")
 	epd := fs.String("epd", "", "file of positions, one FEN/EPD per line ('-' = standard input)")
 	asJSON := fs.Bool("json", false, "print one JSON object per position with the network's internals")
-	trace := fs.Bool("trace", false, "after each position, what the design's engine shows for it: Stockfish 17.1's eval output for sf17.1 (piece values, the per-bucket table, NNUE and final evaluation; with --json its integers as sf_trace), else the network's internals")
+	trace := fs.Bool("trace", false, "after each position, what the design's engine shows for it: Stockfish's eval output for sf17.1 and sf18 (piece values, the per-bucket table, NNUE and final evaluation; with --json its integers as sf_trace), else the network's internals")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		}
 		net, netInfo = n, info
 		if n.HasStockfishTrace() {
-			fmt.Fprintf(stderr, "# %s: raw is Stockfish 17.1's Eval::evaluate (internal units, side to move); cp its to_cp (the WDL model's scale at the position's material)\n", spec.Name)
+			fmt.Fprintf(stderr, "# %s: raw is Stockfish %s's Eval::evaluate (internal units, side to move); cp its to_cp (the WDL model's scale at the position's material)\n", spec.Name, n.StockfishRelease())
 		} else {
 			fmt.Fprintf(stderr, "# %s: raw in the design's internal units from the side to move's view; cp = raw*%d/%d\n",
 				spec.Name, spec.Output.CPNum, spec.Output.CPDen)

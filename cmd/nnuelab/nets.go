@@ -26,7 +26,7 @@ const netsSynopsis = `nets list [--json] | nets licenses | nets show NET|ARCH[=F
             (nets show --help for the flags)
   extract   Stockfish's nets out of a WebAssembly build (an npm package
             such as stockfish-17.1.0.tgz, or a .wasm), each checked against
-            its name, into the net cache (archs sf17.1, sf17.1-small)
+            its name, into the net cache (archs sf17.1, sf17.1-small, sf18)
   fetch     Stockfish's nets by name from its net server, into the cache`
 
 func runNets(args []string, stdout, stderr io.Writer) error {

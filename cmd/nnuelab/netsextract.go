@@ -24,8 +24,9 @@ const netsExtractSynopsis = `nets extract PACKAGE.tgz|FILE.wasm [--out DIR] [--n
   sibling parts). Each net is found by its header in the data section laid
   out as memory and cut where its SHA-256 starts with the digits of a
   name nn-<12 hex>.nnue that the module holds, so every net written is
-  checked. The nets go into nnuelab's net cache (where arch sf17.1 and
-  sf17.1-small find theirs) and, with --out, into DIR.`
+  checked. The nets go into nnuelab's net cache (where archs sf17.1,
+  sf17.1-small and sf18 find theirs: stockfish@17.1.0 and @18.0.8) and,
+  with --out, into DIR.`
 
 const netsFetchSynopsis = `nets fetch NAME... [--server URL] [--out DIR] [--arch ARCH]
 

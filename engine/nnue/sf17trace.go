@@ -48,10 +48,19 @@ type SFBucket struct {
 }
 
 // HasStockfishTrace reports whether n's design prints Stockfish 17.1's
-// eval trace (an sf17 head).
+// or 18's eval trace (an sf17 or sf18 head).
 func (n *Network) HasStockfishTrace() bool {
 	_, ok := n.head.(*sf17Head)
 	return ok
+}
+
+// StockfishRelease names the Stockfish release whose Eval::evaluate and
+// eval output n reproduces ("17.1", "18"), or "" for other designs.
+func (n *Network) StockfishRelease() string {
+	if h, ok := n.head.(*sf17Head); ok {
+		return h.consts.release
+	}
+	return ""
 }
 
 // StockfishTrace computes what Stockfish 17.1's eval command shows for p

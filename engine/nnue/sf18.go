@@ -25,6 +25,8 @@ const fullThreatsHash = 0x8F234CB8
 // sfEvalParams are a release's Eval::evaluate constants (optimism 0) and
 // its WDL model's a(material) polynomial.
 type sfEvalParams struct {
+	// release is the Stockfish release ("17.1", "18").
+	release string
 	// smallAbove: the small net where |simple eval| exceeds it; bigBelow:
 	// the big net after all where |the small net's blend| is below it.
 	smallAbove, bigBelow int32
@@ -41,6 +43,7 @@ type sfEvalParams struct {
 
 // sfEval171 are Stockfish 17.1's constants.
 var sfEval171 = sfEvalParams{
+	release:    "17.1",
 	smallAbove: 962, bigBelow: 236, complexityDiv: 18000,
 	pawnMaterial: 535, materialBase: 77777, rule50Div: 212,
 	wdlA: [4]float64{-13.50030198, 40.92780883, -36.82753545, 386.83004070},
@@ -48,6 +51,7 @@ var sfEval171 = sfEvalParams{
 
 // sfEval18 are Stockfish 18's.
 var sfEval18 = sfEvalParams{
+	release:    "18",
 	smallAbove: 962, bigBelow: 277, complexityDiv: 18236,
 	pawnMaterial: 534, materialBase: 77871, rule50Div: 199,
 	wdlA: [4]float64{-72.32565836, 185.93832038, -144.58862193, 416.44950446},
