@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/nnuelab/nnuelab/internal/plotaxis"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
 
@@ -754,6 +755,6 @@ func eloByPositions(rows []*genRow, reference string) ([]byte, error) {
 		}
 		a.Min, a.Max = a.Min-pad, a.Max+pad
 	}
-	p.X.Tick.Marker, p.Y.Tick.Marker = ticks, ticks
+	p.X.Tick.Marker, p.Y.Tick.Marker = plotaxis.Ticks, plotaxis.Ticks
 	return svgOf(p, 17*vg.Centimeter, 11*vg.Centimeter)
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/nnuelab/nnuelab/internal/plotaxis"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
 
@@ -726,33 +726,6 @@ func reportPlots(sums []*summary, recs []Record, eloVs string) (map[string][]byt
 	return out, nil
 }
 
-// ticks labels an axis with as many decimals as its range needs (the
-// default %g labels turn 140.0 .. 140.3 into four times "1.4e+02").
-var ticks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(lo, hi)
-	step := math.Inf(1)
-	prev := math.NaN()
-	for _, t := range ts {
-		if t.Label == "" {
-			continue
-		}
-		if !math.IsNaN(prev) {
-			step = math.Min(step, t.Value-prev)
-		}
-		prev = t.Value
-	}
-	dec := 0
-	if !math.IsInf(step, 1) && step > 0 {
-		dec = max(0, int(math.Ceil(-math.Log10(step)+1e-9)))
-	}
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', min(dec, 6), 64)
-		}
-	}
-	return ts
-})
-
 // nominal sets up a bar chart's x axis: names under the bars, rotated,
 // with half a bar of room at both ends (and extra room on the right).
 func nominal(p *plot.Plot, names []string, extraRight float64) {
@@ -760,7 +733,7 @@ func nominal(p *plot.Plot, names []string, extraRight float64) {
 	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4+extraRight
 	p.X.Tick.Label.Rotation = math.Pi / 6
 	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
-	p.Y.Tick.Marker = ticks
+	p.Y.Tick.Marker = plotaxis.Ticks
 }
 
 func svgOf(p *plot.Plot, w, h vg.Length) ([]byte, error) {
@@ -842,7 +815,7 @@ func scatter(sums []*summary, xm, ym, xl, yl string) ([]byte, error) {
 	}
 	pad(&p.X)
 	pad(&p.Y)
-	p.X.Tick.Marker, p.Y.Tick.Marker = ticks, ticks
+	p.X.Tick.Marker, p.Y.Tick.Marker = plotaxis.Ticks, plotaxis.Ticks
 	return svgOf(p, 17*vg.Centimeter, 11*vg.Centimeter)
 }
 

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/internal/plotaxis"
 )
 
 // ScalingSpec asks a report for the Elo-versus-data curve of variants that
@@ -289,6 +290,6 @@ func scalingPlot(p *Plan, recs []Record, reference string) ([]byte, error) {
 		}
 		a.Min, a.Max = a.Min-pad, a.Max+pad
 	}
-	pl.X.Tick.Marker, pl.Y.Tick.Marker = ticks, ticks
+	pl.X.Tick.Marker, pl.Y.Tick.Marker = plotaxis.Ticks, plotaxis.Ticks
 	return svgOf(pl, 17*vg.Centimeter, 11*vg.Centimeter)
 }

@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/nnuelab/nnuelab/internal/plotaxis"
 )
 
 // Histograms and activation charts are drawn with gonum/plot, like the
@@ -32,55 +34,6 @@ var (
 // at most as many, of whole integer widths).
 const histBins = 48
 
-// tickFmt labels an axis with as many decimals as its range needs.
-var tickFmt = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(lo, hi)
-	step := math.Inf(1)
-	prev := math.NaN()
-	for _, t := range ts {
-		if t.Label == "" {
-			continue
-		}
-		if !math.IsNaN(prev) {
-			step = math.Min(step, t.Value-prev)
-		}
-		prev = t.Value
-	}
-	dec := 0
-	if !math.IsInf(step, 1) && step > 0 {
-		dec = max(0, int(math.Ceil(-math.Log10(step)-1e-6)))
-	}
-	// A step of 2.5 needs a decimal more than its magnitude says: every
-	// label must read as its value (2.5, not "2").
-	for ; dec < 6; dec++ {
-		exact := true
-		for _, t := range ts {
-			if t.Label == "" || math.Abs(t.Value) >= 1e5 {
-				continue
-			}
-			back, _ := strconv.ParseFloat(strconv.FormatFloat(t.Value, 'f', dec, 64), 64)
-			if math.Abs(back-t.Value) > 1e-9*math.Max(1, math.Abs(t.Value)) {
-				exact = false
-				break
-			}
-		}
-		if exact {
-			break
-		}
-	}
-	for i := range ts {
-		if ts[i].Label != "" {
-			v := ts[i].Value
-			if math.Abs(v) >= 1e5 {
-				ts[i].Label = strconv.FormatFloat(v, 'g', 3, 64)
-			} else {
-				ts[i].Label = strconv.FormatFloat(v, 'f', min(dec, 6), 64)
-			}
-		}
-	}
-	return ts
-})
-
 // newPanel returns a plot with nnuelab's panel style.
 func newPanel(title, xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
@@ -91,7 +44,7 @@ func newPanel(title, xLabel, yLabel string) *plot.Plot {
 	p.Y.Label.TextStyle.Font.Size = vg.Points(8.5)
 	p.X.Tick.Label.Font.Size = vg.Points(7.5)
 	p.Y.Tick.Label.Font.Size = vg.Points(7.5)
-	p.X.Tick.Marker, p.Y.Tick.Marker = tickFmt, tickFmt
+	p.X.Tick.Marker, p.Y.Tick.Marker = plotaxis.Ticks, plotaxis.Ticks
 	return p
 }
 

@@ -1,4 +1,4 @@
-package inspect
+package plotaxis
 
 import (
 	"math"
@@ -19,7 +19,7 @@ func TestTickLabels(t *testing.T) {
 		{140, 140.3, "140.1"},
 	} {
 		seen := false
-		for _, tk := range tickFmt.Ticks(tc.lo, tc.hi) {
+		for _, tk := range Ticks.Ticks(tc.lo, tc.hi) {
 			if tk.Label == "" {
 				continue
 			}
@@ -30,7 +30,7 @@ func TestTickLabels(t *testing.T) {
 			seen = seen || tk.Label == tc.want
 		}
 		if !seen {
-			t.Errorf("[%g, %g]: no label %q in %v", tc.lo, tc.hi, tc.want, tickFmt.Ticks(tc.lo, tc.hi))
+			t.Errorf("[%g, %g]: no label %q in %v", tc.lo, tc.hi, tc.want, Ticks.Ticks(tc.lo, tc.hi))
 		}
 	}
 }
