@@ -15,7 +15,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	arch "github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/nets/inspect"
@@ -521,7 +521,7 @@ func (m *Manifest) validate() *Error {
 
 	// Variants: the base, the explicit ones, then the grid's.
 	if m.Base.Arch == "" {
-		return bad("base.arch", "missing: name an architecture from archs/ (%s) or a .toml path", strings.Join(arch.Builtin(), ", "))
+		return bad("base.arch", "missing: name an architecture from archs/ (%s) or a .toml path", strings.Join(archs.Builtin(), ", "))
 	}
 	if err := m.checkVariant("base", &m.Base, nil); err != nil {
 		return err
@@ -678,8 +678,8 @@ func (m *Manifest) checkVariant(key string, v *VariantSpec, base *VariantSpec) *
 
 // Spec returns the architecture of a variant: its arch with the overrides
 // applied.
-func (m *Manifest) Spec(v *VariantSpec) (*arch.Spec, error) {
-	spec, err := arch.Load(m.archRef(v.Arch))
+func (m *Manifest) Spec(v *VariantSpec) (*archs.Spec, error) {
+	spec, err := archs.Load(m.archRef(v.Arch))
 	if err != nil {
 		return nil, err
 	}
