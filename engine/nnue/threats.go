@@ -5,6 +5,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/nnue/simd"
 )
 
 // Threat features: Stockfish 18's Full_Threats (spec:
@@ -375,17 +376,7 @@ func (n *Network) threatPSQTRow(f int) []int32 {
 }
 
 // addRow8 adds an int8 row to an int16 accumulator (wrapping).
-func addRow8(dst []int16, w []int8) {
-	w = w[:len(dst)]
-	for i, v := range w {
-		dst[i] += int16(v)
-	}
-}
+func addRow8(dst []int16, w []int8) { simd.AddInt8(dst, w[:len(dst)]) }
 
 // subRow8 subtracts an int8 row from an int16 accumulator (wrapping).
-func subRow8(dst []int16, w []int8) {
-	w = w[:len(dst)]
-	for i, v := range w {
-		dst[i] -= int16(v)
-	}
-}
+func subRow8(dst []int16, w []int8) { simd.SubInt8(dst, w[:len(dst)]) }

@@ -23,6 +23,8 @@ func simdKernels(g *gen) {
 	g.accUpdate("addSubAVX2", "src", []string{"add"}, []string{"sub"})
 	g.accUpdate("addSubSubAVX2", "src", []string{"add"}, []string{"sub1", "sub2"})
 	g.accUpdate("addAddSubSubAVX2", "src", []string{"add1", "add2"}, []string{"sub1", "sub2"})
+	g.int8Update("addInt8AVX2", false)
+	g.int8Update("subInt8AVX2", true)
 
 	// Activations to uint8.
 	g.clippedReLU()
@@ -66,6 +68,36 @@ func (g *gen) accUpdate(name, src string, adds, subs []string) {
 		terms = append(terms, term{ptr[s], func(m Mem, v reg.VecVirtual) { g.VPSUBW(m, v, v) }})
 	}
 	g.update(g.ints(), ptr["dst"], ptr[src], n, 4, terms...)
+	g.ret()
+}
+
+// int8Update emits the update of an int16 accumulator by an int8 row (threat
+// features' weights), dst = dst + a or dst - a with a sign-extended
+// (VPMOVSXBW: 16 bytes to 16 words), four vectors (64 elements) per
+// iteration and then one at a time. n counts elements.
+func (g *gen) int8Update(name string, sub bool) {
+	op := "+"
+	if sub {
+		op = "-"
+	}
+	g.kernel(name, "func(dst *int16, a *int8, n int)",
+		fmt.Sprintf("%s sets dst = dst %s a (int8, sign-extended) over n int16 elements.", name, op))
+	dst, a, n := g.arg("dst"), g.arg("a"), g.arg("n")
+	g.loop(n, 16, 4, func(i reg.GPVirtual, k int) {
+		v, w := g.ymms(k), g.ymms(k)
+		stages(k,
+			func(j int) { g.VPMOVSXBW(at(a, i, 1, 16*j), w[j]) },
+			func(j int) { g.VMOVDQU(at(dst, i, 2, 32*j), v[j]) },
+			func(j int) {
+				if sub {
+					g.VPSUBW(w[j], v[j], v[j])
+				} else {
+					g.VPADDW(w[j], v[j], v[j])
+				}
+			},
+			func(j int) { g.VMOVDQU(v[j], at(dst, i, 2, 32*j)) },
+		)
+	})
 	g.ret()
 }
 

@@ -308,6 +308,104 @@ done:
 	VZEROUPPER
 	RET
 
+// func addInt8AVX2(dst *int16, a *int8, n int)
+// Requires: AVX, AVX2
+TEXT ·addInt8AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ n+16(FP), DX
+	XORQ BX, BX
+	MOVQ DX, SI
+	ANDQ $-64, SI
+	JZ   tail
+
+loop4:
+	VPMOVSXBW (CX)(BX*1), Y4
+	VPMOVSXBW 16(CX)(BX*1), Y5
+	VPMOVSXBW 32(CX)(BX*1), Y6
+	VPMOVSXBW 48(CX)(BX*1), Y7
+	VMOVDQU   (AX)(BX*2), Y0
+	VMOVDQU   32(AX)(BX*2), Y1
+	VMOVDQU   64(AX)(BX*2), Y2
+	VMOVDQU   96(AX)(BX*2), Y3
+	VPADDW    Y4, Y0, Y0
+	VPADDW    Y5, Y1, Y1
+	VPADDW    Y6, Y2, Y2
+	VPADDW    Y7, Y3, Y3
+	VMOVDQU   Y0, (AX)(BX*2)
+	VMOVDQU   Y1, 32(AX)(BX*2)
+	VMOVDQU   Y2, 64(AX)(BX*2)
+	VMOVDQU   Y3, 96(AX)(BX*2)
+	ADDQ      $0x40, BX
+	CMPQ      BX, SI
+	JB        loop4
+
+tail:
+	CMPQ BX, DX
+	JAE  done
+
+loop1:
+	VPMOVSXBW (CX)(BX*1), Y1
+	VMOVDQU   (AX)(BX*2), Y0
+	VPADDW    Y1, Y0, Y0
+	VMOVDQU   Y0, (AX)(BX*2)
+	ADDQ      $0x10, BX
+	CMPQ      BX, DX
+	JB        loop1
+
+done:
+	VZEROUPPER
+	RET
+
+// func subInt8AVX2(dst *int16, a *int8, n int)
+// Requires: AVX, AVX2
+TEXT ·subInt8AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ n+16(FP), DX
+	XORQ BX, BX
+	MOVQ DX, SI
+	ANDQ $-64, SI
+	JZ   tail
+
+loop4:
+	VPMOVSXBW (CX)(BX*1), Y4
+	VPMOVSXBW 16(CX)(BX*1), Y5
+	VPMOVSXBW 32(CX)(BX*1), Y6
+	VPMOVSXBW 48(CX)(BX*1), Y7
+	VMOVDQU   (AX)(BX*2), Y0
+	VMOVDQU   32(AX)(BX*2), Y1
+	VMOVDQU   64(AX)(BX*2), Y2
+	VMOVDQU   96(AX)(BX*2), Y3
+	VPSUBW    Y4, Y0, Y0
+	VPSUBW    Y5, Y1, Y1
+	VPSUBW    Y6, Y2, Y2
+	VPSUBW    Y7, Y3, Y3
+	VMOVDQU   Y0, (AX)(BX*2)
+	VMOVDQU   Y1, 32(AX)(BX*2)
+	VMOVDQU   Y2, 64(AX)(BX*2)
+	VMOVDQU   Y3, 96(AX)(BX*2)
+	ADDQ      $0x40, BX
+	CMPQ      BX, SI
+	JB        loop4
+
+tail:
+	CMPQ BX, DX
+	JAE  done
+
+loop1:
+	VPMOVSXBW (CX)(BX*1), Y1
+	VMOVDQU   (AX)(BX*2), Y0
+	VPSUBW    Y1, Y0, Y0
+	VMOVDQU   Y0, (AX)(BX*2)
+	ADDQ      $0x10, BX
+	CMPQ      BX, DX
+	JB        loop1
+
+done:
+	VZEROUPPER
+	RET
+
 // func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16)
 // Requires: AVX, AVX2
 TEXT ·clippedReLUAVX2(SB), NOSPLIT, $0-26

@@ -20,6 +20,20 @@ func subGeneric(dst, a []int16) {
 	}
 }
 
+func addInt8Generic(dst []int16, a []int8) {
+	a = a[:len(dst)]
+	for i := range dst {
+		dst[i] += int16(a[i])
+	}
+}
+
+func subInt8Generic(dst []int16, a []int8) {
+	a = a[:len(dst)]
+	for i := range dst {
+		dst[i] -= int16(a[i])
+	}
+}
+
 func addSubGeneric(dst, src, add, sub []int16) {
 	n := len(dst)
 	src, add, sub = src[:n], add[:n], sub[:n]

@@ -14,6 +14,8 @@ func subAVX2(dst, a *int16, n int)                                            { 
 func addSubAVX2(dst, src, add, sub *int16, n int)                             { unreachable() }
 func addSubSubAVX2(dst, src, add, sub1, sub2 *int16, n int)                   { unreachable() }
 func addAddSubSubAVX2(dst, src, add1, add2, sub1, sub2 *int16, n int)         { unreachable() }
+func addInt8AVX2(dst *int16, a *int8, n int)                                  { unreachable() }
+func subInt8AVX2(dst *int16, a *int8, n int)                                  { unreachable() }
 func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16)                { unreachable() }
 func pairwiseClippedReLUAVX2(dst *uint8, src *int16, n int)                   { unreachable() }
 func clipShiftAVX2(dst *uint8, src *int32, n int, shift uint, ceil uint8)     { unreachable() }

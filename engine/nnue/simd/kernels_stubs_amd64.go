@@ -34,6 +34,16 @@ func addSubSubAVX2(dst *int16, src *int16, add *int16, sub1 *int16, sub2 *int16,
 //go:noescape
 func addAddSubSubAVX2(dst *int16, src *int16, add1 *int16, add2 *int16, sub1 *int16, sub2 *int16, n int)
 
+// addInt8AVX2 sets dst = dst + a (int8, sign-extended) over n int16 elements.
+//
+//go:noescape
+func addInt8AVX2(dst *int16, a *int8, n int)
+
+// subInt8AVX2 sets dst = dst - a (int8, sign-extended) over n int16 elements.
+//
+//go:noescape
+func subInt8AVX2(dst *int16, a *int8, n int)
+
 // clippedReLUAVX2 sets dst[i] = clamp(src[i], 0, max) for n elements, 0 <= max <= 255.
 //
 //go:noescape

@@ -101,6 +101,41 @@ func Sub(dst, a []int16) {
 	subGeneric(dst, a)
 }
 
+// AddInt8 adds the int8 row a, sign-extended, to dst element-wise with
+// int16 wraparound (dst += a), as when a threat feature (int8 weights)
+// becomes active. len(dst) == len(a), a multiple of 16.
+func AddInt8(dst []int16, a []int8) {
+	n := len(dst)
+	if len(a) != n || n%16 != 0 {
+		panicPrecondition("AddInt8: lengths must be equal multiples of 16")
+	}
+	if n == 0 {
+		return
+	}
+	if useAVX2 {
+		addInt8AVX2(&dst[0], &a[0], n)
+		return
+	}
+	addInt8Generic(dst, a)
+}
+
+// SubInt8 subtracts the int8 row a, sign-extended, from dst element-wise
+// with int16 wraparound (dst -= a). len(dst) == len(a), a multiple of 16.
+func SubInt8(dst []int16, a []int8) {
+	n := len(dst)
+	if len(a) != n || n%16 != 0 {
+		panicPrecondition("SubInt8: lengths must be equal multiples of 16")
+	}
+	if n == 0 {
+		return
+	}
+	if useAVX2 {
+		subInt8AVX2(&dst[0], &a[0], n)
+		return
+	}
+	subInt8Generic(dst, a)
+}
+
 // AddSub is the fused copy+update of a quiet move: dst = src + add - sub,
 // reading the parent accumulator once and writing the child once. All lengths
 // equal, a multiple of 16; dst may be src.

@@ -324,6 +324,50 @@ func TestUpdates(t *testing.T) {
 	}
 }
 
+// TestInt8Updates covers AddInt8 and SubInt8 (int8 rows, sign-extended,
+// into int16 accumulators) against the reference and the pure-Go twins,
+// with accumulators at the int16 limits so that wraparound is exercised.
+func TestInt8Updates(t *testing.T) {
+	for _, k := range []struct {
+		name string
+		sign int64
+		run  func(dst []int16, a []int8)
+		twin func(dst []int16, a []int8)
+	}{
+		{"AddInt8", 1, AddInt8, addInt8Generic},
+		{"SubInt8", -1, SubInt8, subInt8Generic},
+	} {
+		t.Run(k.name, func(t *testing.T) {
+			forEachImpl(t, func(t *testing.T) {
+				each16(t, func(t *testing.T, r *rand.Rand, n int, g gen16) {
+					src := fill16(r, g, n)
+					row := fillI8(r, gensBytes[sortedKeys(gensBytes)[r.IntN(len(gensBytes))]], n)
+					want := make([]int16, n)
+					for i := range want {
+						want[i] = int16(int64(src[i]) + k.sign*int64(row[i]))
+					}
+					twin := slices.Clone(src)
+					k.twin(twin, row)
+					if !slices.Equal(twin, want) {
+						t.Fatalf("pure-Go twin differs from the reference at %d", firstDiff(twin, want))
+					}
+					dst, check := guarded[int16](n, 0x7777)
+					copy(dst, src)
+					rowCopy := slices.Clone(row)
+					k.run(dst, row)
+					check(t)
+					if !slices.Equal(dst, want) {
+						t.Fatalf("differs from the reference at %d", firstDiff(dst, want))
+					}
+					if !slices.Equal(row, rowCopy) {
+						t.Fatalf("modified its row")
+					}
+				})
+			})
+		})
+	}
+}
+
 var reluMaxes = []int16{0, 1, 126, 127, 128, 181, 254, 255}
 
 func TestClippedReLU(t *testing.T) {
@@ -641,6 +685,8 @@ func TestPreconditions(t *testing.T) {
 		"Copy/unequal":           func() { Copy(s16, s32) },
 		"Copy/not16":             func() { Copy(s15, s15) },
 		"Add/unequal":            func() { Add(s32, s16) },
+		"AddInt8/unequal":        func() { AddInt8(s32, make([]int8, 16)) },
+		"SubInt8/not16":          func() { SubInt8(make([]int16, 8), make([]int8, 8)) },
 		"Sub/not16":              func() { Sub(s15, s15) },
 		"AddSub/unequal":         func() { AddSub(s16, s16, s16, s32) },
 		"AddSubSub/unequal":      func() { AddSubSub(s16, s16, s16, s16, s32) },
