@@ -21,6 +21,7 @@ func vecKernels(g *gen) {
 	g.mul()
 	g.maskScale()
 	g.adam()
+	g.gemmKernels()
 	g.fmaPeak("fmaPeakAVX2", 256, 12)
 	g.fmaPeak("fmaPeakAVX512", 512, 12)
 }

@@ -73,6 +73,7 @@ type engine struct {
 	// per worker
 	scratch []*evalScratch
 	rowBuf  [][]float32
+	batch   []*batchScratch // for a batchHead
 
 	// gather lists: feature f's slots are list[start[f]:end[f]]
 	start, end []int32
@@ -100,6 +101,10 @@ func newEngine(m *Model, loss Loss, threads int) *engine {
 	for w := 0; w < threads; w++ {
 		e.scratch = append(e.scratch, m.newEvalScratch())
 		e.rowBuf = append(e.rowBuf, make([]float32, m.width))
+		if _, ok := m.head.(batchHead); ok {
+			e.batch = append(e.batch, &batchScratch{acc: make([]float32, chunkSize*2*m.width),
+				out: make([]float32, chunkSize), dout: make([]float32, chunkSize)})
+		}
 	}
 	e.start = make([]int32, m.rows)
 	e.end = make([]int32, m.rows)
@@ -190,6 +195,28 @@ func targets(r *datasets.Record) (score, wdl float64) {
 	return score, wdl
 }
 
+// batchHead is a head that runs a chunk of positions at once, its dense
+// layers as products over the chunk (vec.MatMulNT, vec.MatMulNN) instead of
+// one dot product or axpy per position and neuron. Its results are those of
+// forward and backward position by position (see sf12Head.backwardBatch).
+type batchHead interface {
+	head
+	// forwardBatch writes to out[p] the output of the position whose
+	// accumulators are row p of acc, [us | them] (2*width floats), p < n
+	// <= chunkSize, on a scratch from newScratch.
+	forwardBatch(s any, acc []float32, n int, out []float32)
+	// backwardBatch follows forwardBatch on the same scratch: dout[p] is
+	// dL/dout of position p; it adds the parameter gradients into g and
+	// writes the accumulator gradients to the rows of dacc ([dus | dthem]).
+	backwardBatch(s any, acc []float32, n int, dout []float32, g [][]float32, dacc []float32)
+}
+
+// batchScratch is a worker's room for one chunk of a batchHead.
+type batchScratch struct {
+	acc       []float32 // chunkSize rows of [us | them]
+	out, dout []float32
+}
+
 // forwardBackward is phase 1 for chunk c of batch, in the sub-batch that
 // starts at position base (slots are numbered from there).
 func (e *engine) forwardBackward(w, c int, batch []*datasets.Record, base int) {
@@ -202,6 +229,10 @@ func (e *engine) forwardBackward(w, c int, batch []*datasets.Record, base int) {
 	g.loss = 0
 	inv := 1 / float64(len(batch))
 	hi := min((c+1)*chunkSize, len(batch))
+	if bh, ok := m.head.(batchHead); ok && m.both {
+		e.forwardBackwardBatch(bh, w, c, batch, base)
+		return
+	}
 	for i := c * chunkSize; i < hi; i++ {
 		r := batch[i]
 		stm := r.SideToMove()
@@ -231,6 +262,45 @@ func (e *engine) forwardBackward(w, c int, batch []*datasets.Record, base int) {
 			if dthem != nil {
 				vec.Add(g.bias, dthem)
 			}
+		}
+	}
+}
+
+// forwardBackwardBatch is forwardBackward for a batchHead (both
+// perspectives): the chunk's accumulators into the worker's rows, then the
+// head on the whole chunk. Position i's accumulator gradients [dus | dthem]
+// are slots 2(i-base) and 2(i-base)+1, one row of the chunk's dacc.
+func (e *engine) forwardBackwardBatch(bh batchHead, w, c int, batch []*datasets.Record, base int) {
+	m, s, W := e.m, e.scratch[w], e.m.width
+	b := e.batch[w]
+	g := e.chunks[c]
+	lo, hi := c*chunkSize, min((c+1)*chunkSize, len(batch))
+	n := hi - lo
+	mf := m.slotFeatures()
+	for i := lo; i < hi; i++ {
+		r := batch[i]
+		stm := r.SideToMove()
+		acc := b.acc[(i-lo)*2*W:][:2*W]
+		for k, side := range [2]board.Color{stm, stm.Other()} {
+			slot := 2*(i-base) + k
+			f := m.features(r, side, e.feats[slot*mf:slot*mf:(slot+1)*mf])
+			e.nfeat[slot] = int32(len(f))
+			vec.SumRows(acc[k*W:][:W], m.bias(), m.matrix(), W, f)
+		}
+	}
+	bh.forwardBatch(s.head, b.acc, n, b.out)
+	inv := 1 / float64(len(batch))
+	for i := lo; i < hi; i++ {
+		score, wdl := targets(batch[i])
+		l, d := e.loss.eval(b.out[i-lo], e.cpPer, score, wdl)
+		g.loss += l
+		b.dout[i-lo] = float32(d * inv)
+	}
+	dacc := e.dacc[2*(lo-base)*W:][:2*n*W]
+	bh.backwardBatch(s.head, b.acc, n, b.dout, g.head, dacc)
+	if g.bias != nil {
+		for p := 0; p < 2*n; p++ {
+			vec.Add(g.bias, dacc[p*W:][:W])
 		}
 	}
 }

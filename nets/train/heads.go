@@ -191,12 +191,41 @@ type sf12Scratch struct {
 	s1, h1, d1 []float32
 	s2, h2, d2 []float32
 	dh1        []float32
+
+	// a chunk of positions (sf12Head.forwardBatch): row p of each matrix
+	// is position p's vector above; d1t and d2t are d1 and d2 transposed
+	// (neuron-major), the left factors of the weight gradients.
+	bx, bdx          []float32
+	bs1, bh1, bd1    []float32
+	bs2, bh2, bd2    []float32
+	bdh1, bd1t, bd2t []float32
 }
 
 func (h *sf12Head) newScratch() any {
-	return &sf12Scratch{x: make([]float32, 2*h.width), dx: make([]float32, 2*h.width),
+	n, w2 := chunkSize, 2*h.width
+	return &sf12Scratch{x: make([]float32, w2), dx: make([]float32, w2),
 		s1: make([]float32, h.n1), h1: make([]float32, h.n1), d1: make([]float32, h.n1), dh1: make([]float32, h.n1),
-		s2: make([]float32, h.n2), h2: make([]float32, h.n2), d2: make([]float32, h.n2)}
+		s2: make([]float32, h.n2), h2: make([]float32, h.n2), d2: make([]float32, h.n2),
+		bx: make([]float32, n*w2), bdx: make([]float32, n*w2),
+		bs1: make([]float32, n*h.n1), bh1: make([]float32, n*h.n1), bd1: make([]float32, n*h.n1),
+		bs2: make([]float32, n*h.n2), bh2: make([]float32, n*h.n2), bd2: make([]float32, n*h.n2),
+		bdh1: make([]float32, n*h.n1), bd1t: make([]float32, n*h.n1), bd2t: make([]float32, n*h.n2)}
+}
+
+// dense runs one hidden layer on n inputs of in floats (rows of x): s =
+// b + x W^T, then h = clamp(s, 0, 1). Each output is the bias plus one
+// vec.MatMulNT dot product, the same sum whether n is 1 or a chunk, so the
+// per-position forward (validation) and the batched one (training) agree
+// bit for bit.
+func dense(s, hOut, x []float32, w, b *Param, n, in, out int) {
+	vec.MatMulNT(s, out, x, in, w.Fwd, in, n, out, in)
+	for p := 0; p < n; p++ {
+		row := s[p*out:][:out]
+		for i, v := range b.Fwd {
+			row[i] = v + row[i]
+		}
+	}
+	vec.Clamp(hOut[:n*out], s[:n*out], 0, 1)
 }
 
 func (h *sf12Head) forward(sc any, us, them []float32, _ int) float32 {
@@ -204,15 +233,63 @@ func (h *sf12Head) forward(sc any, us, them []float32, _ int) float32 {
 	W := h.width
 	vec.Clamp(s.x[:W], us, 0, 1)
 	vec.Clamp(s.x[W:], them, 0, 1)
-	for i := 0; i < h.n1; i++ {
-		s.s1[i] = h.b1.Fwd[i] + vec.Dot(h.w1.Fwd[i*2*W:][:2*W], s.x)
-	}
-	vec.Clamp(s.h1, s.s1, 0, 1)
-	for i := 0; i < h.n2; i++ {
-		s.s2[i] = h.b2.Fwd[i] + vec.Dot(h.w2.Fwd[i*h.n1:][:h.n1], s.h1)
-	}
-	vec.Clamp(s.h2, s.s2, 0, 1)
+	dense(s.s1, s.h1, s.x, h.w1, h.b1, 1, 2*W, h.n1)
+	dense(s.s2, s.h2, s.h1, h.w2, h.b2, 1, h.n1, h.n2)
 	return h.b3.Fwd[0] + vec.Dot(h.w3.Fwd, s.h2)
+}
+
+// forwardBatch is forward for n <= chunkSize positions whose accumulators
+// are the rows of acc, each [us | them] (2*width floats): the dense layers
+// as products over the batch.
+func (h *sf12Head) forwardBatch(sc any, acc []float32, n int, out []float32) {
+	s := sc.(*sf12Scratch)
+	w2 := 2 * h.width
+	vec.Clamp(s.bx[:n*w2], acc[:n*w2], 0, 1)
+	dense(s.bs1, s.bh1, s.bx, h.w1, h.b1, n, w2, h.n1)
+	dense(s.bs2, s.bh2, s.bh1, h.w2, h.b2, n, h.n1, h.n2)
+	for p := 0; p < n; p++ {
+		out[p] = h.b3.Fwd[0] + vec.Dot(h.w3.Fwd, s.bh2[p*h.n2:][:h.n2])
+	}
+}
+
+// transpose sets dst[j*m+i] = src[i*n+j] for an m x n matrix src.
+func transpose(dst, src []float32, m, n int) {
+	for i := 0; i < m; i++ {
+		for j, v := range src[i*n:][:n] {
+			dst[j*m+i] = v
+		}
+	}
+}
+
+// backwardBatch follows forwardBatch on the same scratch: dout[p] is
+// dL/dout of position p; it adds the parameter gradients into g and writes
+// the accumulator gradients to the rows of dacc ([dus | dthem] per
+// position). Every gradient sums its positions in order with fused
+// multiply-adds, as backward's per-position axpys did: the weight gradients
+// and accumulator gradients are those of n calls of backward.
+func (h *sf12Head) backwardBatch(sc any, acc []float32, n int, dout []float32, g [][]float32, dacc []float32) {
+	s := sc.(*sf12Scratch)
+	w2, n1, n2 := 2*h.width, h.n1, h.n2
+	gw1, gb1, gw2, gb2, gw3, gb3 := g[0], g[1], g[2], g[3], g[4], g[5]
+	for p := 0; p < n; p++ {
+		d := dout[p]
+		gb3[0] += d
+		vec.Axpy(gw3, s.bh2[p*n2:][:n2], d)
+		d2 := s.bd2[p*n2:][:n2]
+		vec.MaskScale(d2, h.w3.Fwd, s.bs2[p*n2:][:n2], 0, 1, d)
+		vec.Add(gb2, d2)
+	}
+	transpose(s.bd2t, s.bd2, n, n2)
+	vec.MatMulNN(gw2, n1, s.bd2t, n, s.bh1, n1, n2, n1, n, true)
+	vec.MatMulNN(s.bdh1, n1, s.bd2, n2, h.w2.Fwd, n1, n, n1, n2, false)
+	vec.MaskScale(s.bd1[:n*n1], s.bdh1[:n*n1], s.bs1[:n*n1], 0, 1, 1)
+	for p := 0; p < n; p++ {
+		vec.Add(gb1, s.bd1[p*n1:][:n1])
+	}
+	transpose(s.bd1t, s.bd1, n, n1)
+	vec.MatMulNN(gw1, w2, s.bd1t, n, s.bx, w2, n1, w2, n, true)
+	vec.MatMulNN(s.bdx, w2, s.bd1, n1, h.w1.Fwd, w2, n, w2, n1, false)
+	vec.MaskScale(dacc[:n*w2], s.bdx[:n*w2], acc[:n*w2], 0, 1, 1)
 }
 
 func (h *sf12Head) backward(sc any, us, them []float32, _ int, dout float32, g [][]float32, dus, dthem []float32) {

@@ -375,6 +375,1542 @@ loop1:
 	VZEROUPPER
 	RET
 
+// func dotTile1x1AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+// Requires: AVX, FMA3
+TEXT ·dotTile1x1AVX2(SB), NOSPLIT, $0-56
+	MOVQ   a+16(FP), AX
+	MOVQ   lda+24(FP), CX
+	SHLQ   $0x02, CX
+	MOVQ   b+32(FP), CX
+	MOVQ   ldb+40(FP), DX
+	SHLQ   $0x02, DX
+	MOVQ   k+48(FP), DX
+	SHLQ   $0x02, DX
+	VXORPS Y0, Y0, Y0
+	XORQ   BX, BX
+
+loop1:
+	VMOVUPS      (AX)(BX*1), Y1
+	VMOVUPS      (CX)(BX*1), Y2
+	VFMADD231PS  Y2, Y1, Y0
+	ADDQ         $0x20, BX
+	CMPQ         BX, DX
+	JB           loop1
+	MOVQ         dst+0(FP), AX
+	MOVQ         ldd+8(FP), CX
+	SHLQ         $0x02, CX
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (AX)
+	VZEROUPPER
+	RET
+
+// func dotTile1x2AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+// Requires: AVX, FMA3
+TEXT ·dotTile1x2AVX2(SB), NOSPLIT, $0-56
+	MOVQ   a+16(FP), AX
+	MOVQ   lda+24(FP), CX
+	SHLQ   $0x02, CX
+	MOVQ   b+32(FP), CX
+	MOVQ   ldb+40(FP), DX
+	SHLQ   $0x02, DX
+	LEAQ   (CX)(DX*1), DX
+	MOVQ   k+48(FP), BX
+	SHLQ   $0x02, BX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	XORQ   SI, SI
+
+loop1:
+	VMOVUPS      (AX)(SI*1), Y2
+	VMOVUPS      (CX)(SI*1), Y3
+	VFMADD231PS  Y3, Y2, Y0
+	VMOVUPS      (DX)(SI*1), Y3
+	VFMADD231PS  Y3, Y2, Y1
+	ADDQ         $0x20, SI
+	CMPQ         SI, BX
+	JB           loop1
+	MOVQ         dst+0(FP), AX
+	MOVQ         ldd+8(FP), CX
+	SHLQ         $0x02, CX
+	VEXTRACTF128 $0x01, Y0, X2
+	VADDPS       X2, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (AX)
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VHADDPS      X1, X1, X1
+	VHADDPS      X1, X1, X1
+	VMOVSS       X1, 4(AX)
+	VZEROUPPER
+	RET
+
+// func dotTile1x3AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+// Requires: AVX, FMA3
+TEXT ·dotTile1x3AVX2(SB), NOSPLIT, $0-56
+	MOVQ   a+16(FP), AX
+	MOVQ   lda+24(FP), CX
+	SHLQ   $0x02, CX
+	MOVQ   b+32(FP), CX
+	MOVQ   ldb+40(FP), DX
+	SHLQ   $0x02, DX
+	LEAQ   (CX)(DX*1), BX
+	LEAQ   (BX)(DX*1), DX
+	MOVQ   k+48(FP), SI
+	SHLQ   $0x02, SI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	XORQ   DI, DI
+
+loop1:
+	VMOVUPS      (AX)(DI*1), Y3
+	VMOVUPS      (CX)(DI*1), Y4
+	VFMADD231PS  Y4, Y3, Y0
+	VMOVUPS      (BX)(DI*1), Y4
+	VFMADD231PS  Y4, Y3, Y1
+	VMOVUPS      (DX)(DI*1), Y4
+	VFMADD231PS  Y4, Y3, Y2
+	ADDQ         $0x20, DI
+	CMPQ         DI, SI
+	JB           loop1
+	MOVQ         dst+0(FP), AX
+	MOVQ         ldd+8(FP), CX
+	SHLQ         $0x02, CX
+	VEXTRACTF128 $0x01, Y0, X3
+	VADDPS       X3, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (AX)
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VHADDPS      X1, X1, X1
+	VHADDPS      X1, X1, X1
+	VMOVSS       X1, 4(AX)
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VHADDPS      X2, X2, X2
+	VHADDPS      X2, X2, X2
+	VMOVSS       X2, 8(AX)
+	VZEROUPPER
+	RET
+
+// func dotTile1x4AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+// Requires: AVX, FMA3
+TEXT ·dotTile1x4AVX2(SB), NOSPLIT, $0-56
+	MOVQ   a+16(FP), AX
+	MOVQ   lda+24(FP), CX
+	SHLQ   $0x02, CX
+	MOVQ   b+32(FP), CX
+	MOVQ   ldb+40(FP), DX
+	SHLQ   $0x02, DX
+	LEAQ   (CX)(DX*1), BX
+	LEAQ   (BX)(DX*1), SI
+	LEAQ   (SI)(DX*1), DX
+	MOVQ   k+48(FP), DI
+	SHLQ   $0x02, DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   R8, R8
+
+loop1:
+	VMOVUPS      (AX)(R8*1), Y4
+	VMOVUPS      (CX)(R8*1), Y5
+	VFMADD231PS  Y5, Y4, Y0
+	VMOVUPS      (BX)(R8*1), Y5
+	VFMADD231PS  Y5, Y4, Y1
+	VMOVUPS      (SI)(R8*1), Y5
+	VFMADD231PS  Y5, Y4, Y2
+	VMOVUPS      (DX)(R8*1), Y5
+	VFMADD231PS  Y5, Y4, Y3
+	ADDQ         $0x20, R8
+	CMPQ         R8, DI
+	JB           loop1
+	MOVQ         dst+0(FP), AX
+	MOVQ         ldd+8(FP), CX
+	SHLQ         $0x02, CX
+	VEXTRACTF128 $0x01, Y0, X4
+	VADDPS       X4, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (AX)
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VHADDPS      X1, X1, X1
+	VHADDPS      X1, X1, X1
+	VMOVSS       X1, 4(AX)
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VHADDPS      X2, X2, X2
+	VHADDPS      X2, X2, X2
+	VMOVSS       X2, 8(AX)
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X3
+	VHADDPS      X3, X3, X3
+	VHADDPS      X3, X3, X3
+	VMOVSS       X3, 12(AX)
+	VZEROUPPER
+	RET
+
+// func dotTile2x1AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+// Requires: AVX, FMA3
+TEXT ·dotTile2x1AVX2(SB), NOSPLIT, $0-56
+	MOVQ   a+16(FP), AX
+	MOVQ   lda+24(FP), CX
+	SHLQ   $0x02, CX
+	LEAQ   (AX)(CX*1), CX
+	MOVQ   b+32(FP), DX
+	MOVQ   ldb+40(FP), BX
+	SHLQ   $0x02, BX
+	MOVQ   k+48(FP), BX
+	SHLQ   $0x02, BX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	XORQ   SI, SI
+
+loop1:
+	VMOVUPS      (AX)(SI*1), Y2
+	VMOVUPS      (CX)(SI*1), Y3
+	VMOVUPS      (DX)(SI*1), Y4
+	VFMADD231PS  Y4, Y2, Y0
+	VFMADD231PS  Y4, Y3, Y1
+	ADDQ         $0x20, SI
+	CMPQ         SI, BX
+	JB           loop1
+	MOVQ         dst+0(FP), AX
+	MOVQ         ldd+8(FP), CX
+	SHLQ         $0x02, CX
+	VEXTRACTF128 $0x01, Y0, X2
+	VADDPS       X2, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (AX)
+	ADDQ         CX, AX
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VHADDPS      X1, X1, X1
+	VHADDPS      X1, X1, X1
+	VMOVSS       X1, (AX)
+	VZEROUPPER
+	RET
+
+// func dotTile2x2AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+// Requires: AVX, FMA3
+TEXT ·dotTile2x2AVX2(SB), NOSPLIT, $0-56
+	MOVQ   a+16(FP), AX
+	MOVQ   lda+24(FP), CX
+	SHLQ   $0x02, CX
+	LEAQ   (AX)(CX*1), CX
+	MOVQ   b+32(FP), DX
+	MOVQ   ldb+40(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (DX)(BX*1), BX
+	MOVQ   k+48(FP), SI
+	SHLQ   $0x02, SI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   DI, DI
+
+loop1:
+	VMOVUPS      (AX)(DI*1), Y4
+	VMOVUPS      (CX)(DI*1), Y5
+	VMOVUPS      (DX)(DI*1), Y6
+	VFMADD231PS  Y6, Y4, Y0
+	VFMADD231PS  Y6, Y5, Y2
+	VMOVUPS      (BX)(DI*1), Y6
+	VFMADD231PS  Y6, Y4, Y1
+	VFMADD231PS  Y6, Y5, Y3
+	ADDQ         $0x20, DI
+	CMPQ         DI, SI
+	JB           loop1
+	MOVQ         dst+0(FP), AX
+	MOVQ         ldd+8(FP), CX
+	SHLQ         $0x02, CX
+	VEXTRACTF128 $0x01, Y0, X4
+	VADDPS       X4, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (AX)
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VHADDPS      X1, X1, X1
+	VHADDPS      X1, X1, X1
+	VMOVSS       X1, 4(AX)
+	ADDQ         CX, AX
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VHADDPS      X2, X2, X2
+	VHADDPS      X2, X2, X2
+	VMOVSS       X2, (AX)
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X3
+	VHADDPS      X3, X3, X3
+	VHADDPS      X3, X3, X3
+	VMOVSS       X3, 4(AX)
+	VZEROUPPER
+	RET
+
+// func dotTile2x3AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+// Requires: AVX, FMA3
+TEXT ·dotTile2x3AVX2(SB), NOSPLIT, $0-56
+	MOVQ   a+16(FP), AX
+	MOVQ   lda+24(FP), CX
+	SHLQ   $0x02, CX
+	LEAQ   (AX)(CX*1), CX
+	MOVQ   b+32(FP), DX
+	MOVQ   ldb+40(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (DX)(BX*1), SI
+	LEAQ   (SI)(BX*1), BX
+	MOVQ   k+48(FP), DI
+	SHLQ   $0x02, DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	XORQ   R8, R8
+
+loop1:
+	VMOVUPS      (AX)(R8*1), Y6
+	VMOVUPS      (CX)(R8*1), Y7
+	VMOVUPS      (DX)(R8*1), Y8
+	VFMADD231PS  Y8, Y6, Y0
+	VFMADD231PS  Y8, Y7, Y3
+	VMOVUPS      (SI)(R8*1), Y8
+	VFMADD231PS  Y8, Y6, Y1
+	VFMADD231PS  Y8, Y7, Y4
+	VMOVUPS      (BX)(R8*1), Y8
+	VFMADD231PS  Y8, Y6, Y2
+	VFMADD231PS  Y8, Y7, Y5
+	ADDQ         $0x20, R8
+	CMPQ         R8, DI
+	JB           loop1
+	MOVQ         dst+0(FP), AX
+	MOVQ         ldd+8(FP), CX
+	SHLQ         $0x02, CX
+	VEXTRACTF128 $0x01, Y0, X6
+	VADDPS       X6, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (AX)
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VHADDPS      X1, X1, X1
+	VHADDPS      X1, X1, X1
+	VMOVSS       X1, 4(AX)
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VHADDPS      X2, X2, X2
+	VHADDPS      X2, X2, X2
+	VMOVSS       X2, 8(AX)
+	ADDQ         CX, AX
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X3
+	VHADDPS      X3, X3, X3
+	VHADDPS      X3, X3, X3
+	VMOVSS       X3, (AX)
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X4
+	VHADDPS      X4, X4, X4
+	VHADDPS      X4, X4, X4
+	VMOVSS       X4, 4(AX)
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X5
+	VHADDPS      X5, X5, X5
+	VHADDPS      X5, X5, X5
+	VMOVSS       X5, 8(AX)
+	VZEROUPPER
+	RET
+
+// func dotTile2x4AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+// Requires: AVX, FMA3
+TEXT ·dotTile2x4AVX2(SB), NOSPLIT, $0-56
+	MOVQ   a+16(FP), AX
+	MOVQ   lda+24(FP), CX
+	SHLQ   $0x02, CX
+	LEAQ   (AX)(CX*1), CX
+	MOVQ   b+32(FP), DX
+	MOVQ   ldb+40(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (DX)(BX*1), SI
+	LEAQ   (SI)(BX*1), DI
+	LEAQ   (DI)(BX*1), BX
+	MOVQ   k+48(FP), R8
+	SHLQ   $0x02, R8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	XORQ   R9, R9
+
+loop1:
+	VMOVUPS      (AX)(R9*1), Y8
+	VMOVUPS      (CX)(R9*1), Y9
+	VMOVUPS      (DX)(R9*1), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y4
+	VMOVUPS      (SI)(R9*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y10, Y9, Y5
+	VMOVUPS      (DI)(R9*1), Y10
+	VFMADD231PS  Y10, Y8, Y2
+	VFMADD231PS  Y10, Y9, Y6
+	VMOVUPS      (BX)(R9*1), Y10
+	VFMADD231PS  Y10, Y8, Y3
+	VFMADD231PS  Y10, Y9, Y7
+	ADDQ         $0x20, R9
+	CMPQ         R9, R8
+	JB           loop1
+	MOVQ         dst+0(FP), AX
+	MOVQ         ldd+8(FP), CX
+	SHLQ         $0x02, CX
+	VEXTRACTF128 $0x01, Y0, X8
+	VADDPS       X8, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (AX)
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VHADDPS      X1, X1, X1
+	VHADDPS      X1, X1, X1
+	VMOVSS       X1, 4(AX)
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VHADDPS      X2, X2, X2
+	VHADDPS      X2, X2, X2
+	VMOVSS       X2, 8(AX)
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X3
+	VHADDPS      X3, X3, X3
+	VHADDPS      X3, X3, X3
+	VMOVSS       X3, 12(AX)
+	ADDQ         CX, AX
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X4
+	VHADDPS      X4, X4, X4
+	VHADDPS      X4, X4, X4
+	VMOVSS       X4, (AX)
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X5
+	VHADDPS      X5, X5, X5
+	VHADDPS      X5, X5, X5
+	VMOVSS       X5, 4(AX)
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPS       X0, X6, X6
+	VHADDPS      X6, X6, X6
+	VHADDPS      X6, X6, X6
+	VMOVSS       X6, 8(AX)
+	VEXTRACTF128 $0x01, Y7, X0
+	VADDPS       X0, X7, X7
+	VHADDPS      X7, X7, X7
+	VHADDPS      X7, X7, X7
+	VMOVSS       X7, 12(AX)
+	VZEROUPPER
+	RET
+
+// func dotTile3x1AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+// Requires: AVX, FMA3
+TEXT ·dotTile3x1AVX2(SB), NOSPLIT, $0-56
+	MOVQ   a+16(FP), AX
+	MOVQ   lda+24(FP), CX
+	SHLQ   $0x02, CX
+	LEAQ   (AX)(CX*1), DX
+	LEAQ   (DX)(CX*1), CX
+	MOVQ   b+32(FP), BX
+	MOVQ   ldb+40(FP), SI
+	SHLQ   $0x02, SI
+	MOVQ   k+48(FP), SI
+	SHLQ   $0x02, SI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	XORQ   DI, DI
+
+loop1:
+	VMOVUPS      (AX)(DI*1), Y3
+	VMOVUPS      (DX)(DI*1), Y4
+	VMOVUPS      (CX)(DI*1), Y5
+	VMOVUPS      (BX)(DI*1), Y6
+	VFMADD231PS  Y6, Y3, Y0
+	VFMADD231PS  Y6, Y4, Y1
+	VFMADD231PS  Y6, Y5, Y2
+	ADDQ         $0x20, DI
+	CMPQ         DI, SI
+	JB           loop1
+	MOVQ         dst+0(FP), AX
+	MOVQ         ldd+8(FP), CX
+	SHLQ         $0x02, CX
+	VEXTRACTF128 $0x01, Y0, X3
+	VADDPS       X3, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (AX)
+	ADDQ         CX, AX
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VHADDPS      X1, X1, X1
+	VHADDPS      X1, X1, X1
+	VMOVSS       X1, (AX)
+	ADDQ         CX, AX
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VHADDPS      X2, X2, X2
+	VHADDPS      X2, X2, X2
+	VMOVSS       X2, (AX)
+	VZEROUPPER
+	RET
+
+// func dotTile3x2AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+// Requires: AVX, FMA3
+TEXT ·dotTile3x2AVX2(SB), NOSPLIT, $0-56
+	MOVQ   a+16(FP), AX
+	MOVQ   lda+24(FP), CX
+	SHLQ   $0x02, CX
+	LEAQ   (AX)(CX*1), DX
+	LEAQ   (DX)(CX*1), CX
+	MOVQ   b+32(FP), BX
+	MOVQ   ldb+40(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (BX)(SI*1), SI
+	MOVQ   k+48(FP), DI
+	SHLQ   $0x02, DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	XORQ   R8, R8
+
+loop1:
+	VMOVUPS      (AX)(R8*1), Y6
+	VMOVUPS      (DX)(R8*1), Y7
+	VMOVUPS      (CX)(R8*1), Y8
+	VMOVUPS      (BX)(R8*1), Y9
+	VFMADD231PS  Y9, Y6, Y0
+	VFMADD231PS  Y9, Y7, Y2
+	VFMADD231PS  Y9, Y8, Y4
+	VMOVUPS      (SI)(R8*1), Y9
+	VFMADD231PS  Y9, Y6, Y1
+	VFMADD231PS  Y9, Y7, Y3
+	VFMADD231PS  Y9, Y8, Y5
+	ADDQ         $0x20, R8
+	CMPQ         R8, DI
+	JB           loop1
+	MOVQ         dst+0(FP), AX
+	MOVQ         ldd+8(FP), CX
+	SHLQ         $0x02, CX
+	VEXTRACTF128 $0x01, Y0, X6
+	VADDPS       X6, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (AX)
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VHADDPS      X1, X1, X1
+	VHADDPS      X1, X1, X1
+	VMOVSS       X1, 4(AX)
+	ADDQ         CX, AX
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VHADDPS      X2, X2, X2
+	VHADDPS      X2, X2, X2
+	VMOVSS       X2, (AX)
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X3
+	VHADDPS      X3, X3, X3
+	VHADDPS      X3, X3, X3
+	VMOVSS       X3, 4(AX)
+	ADDQ         CX, AX
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X4
+	VHADDPS      X4, X4, X4
+	VHADDPS      X4, X4, X4
+	VMOVSS       X4, (AX)
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X5
+	VHADDPS      X5, X5, X5
+	VHADDPS      X5, X5, X5
+	VMOVSS       X5, 4(AX)
+	VZEROUPPER
+	RET
+
+// func dotTile3x3AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+// Requires: AVX, FMA3
+TEXT ·dotTile3x3AVX2(SB), NOSPLIT, $0-56
+	MOVQ   a+16(FP), AX
+	MOVQ   lda+24(FP), CX
+	SHLQ   $0x02, CX
+	LEAQ   (AX)(CX*1), DX
+	LEAQ   (DX)(CX*1), CX
+	MOVQ   b+32(FP), BX
+	MOVQ   ldb+40(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (BX)(SI*1), DI
+	LEAQ   (DI)(SI*1), SI
+	MOVQ   k+48(FP), R8
+	SHLQ   $0x02, R8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	XORQ   R9, R9
+
+loop1:
+	VMOVUPS      (AX)(R9*1), Y9
+	VMOVUPS      (DX)(R9*1), Y10
+	VMOVUPS      (CX)(R9*1), Y11
+	VMOVUPS      (BX)(R9*1), Y12
+	VFMADD231PS  Y12, Y9, Y0
+	VFMADD231PS  Y12, Y10, Y3
+	VFMADD231PS  Y12, Y11, Y6
+	VMOVUPS      (DI)(R9*1), Y12
+	VFMADD231PS  Y12, Y9, Y1
+	VFMADD231PS  Y12, Y10, Y4
+	VFMADD231PS  Y12, Y11, Y7
+	VMOVUPS      (SI)(R9*1), Y12
+	VFMADD231PS  Y12, Y9, Y2
+	VFMADD231PS  Y12, Y10, Y5
+	VFMADD231PS  Y12, Y11, Y8
+	ADDQ         $0x20, R9
+	CMPQ         R9, R8
+	JB           loop1
+	MOVQ         dst+0(FP), AX
+	MOVQ         ldd+8(FP), CX
+	SHLQ         $0x02, CX
+	VEXTRACTF128 $0x01, Y0, X9
+	VADDPS       X9, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (AX)
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VHADDPS      X1, X1, X1
+	VHADDPS      X1, X1, X1
+	VMOVSS       X1, 4(AX)
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VHADDPS      X2, X2, X2
+	VHADDPS      X2, X2, X2
+	VMOVSS       X2, 8(AX)
+	ADDQ         CX, AX
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X3
+	VHADDPS      X3, X3, X3
+	VHADDPS      X3, X3, X3
+	VMOVSS       X3, (AX)
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X4
+	VHADDPS      X4, X4, X4
+	VHADDPS      X4, X4, X4
+	VMOVSS       X4, 4(AX)
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X5
+	VHADDPS      X5, X5, X5
+	VHADDPS      X5, X5, X5
+	VMOVSS       X5, 8(AX)
+	ADDQ         CX, AX
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPS       X0, X6, X6
+	VHADDPS      X6, X6, X6
+	VHADDPS      X6, X6, X6
+	VMOVSS       X6, (AX)
+	VEXTRACTF128 $0x01, Y7, X0
+	VADDPS       X0, X7, X7
+	VHADDPS      X7, X7, X7
+	VHADDPS      X7, X7, X7
+	VMOVSS       X7, 4(AX)
+	VEXTRACTF128 $0x01, Y8, X0
+	VADDPS       X0, X8, X8
+	VHADDPS      X8, X8, X8
+	VHADDPS      X8, X8, X8
+	VMOVSS       X8, 8(AX)
+	VZEROUPPER
+	RET
+
+// func dotTile3x4AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+// Requires: AVX, FMA3
+TEXT ·dotTile3x4AVX2(SB), NOSPLIT, $0-56
+	MOVQ   a+16(FP), AX
+	MOVQ   lda+24(FP), CX
+	SHLQ   $0x02, CX
+	LEAQ   (AX)(CX*1), DX
+	LEAQ   (DX)(CX*1), CX
+	MOVQ   b+32(FP), BX
+	MOVQ   ldb+40(FP), SI
+	SHLQ   $0x02, SI
+	LEAQ   (BX)(SI*1), DI
+	LEAQ   (DI)(SI*1), R8
+	LEAQ   (R8)(SI*1), SI
+	MOVQ   k+48(FP), R9
+	SHLQ   $0x02, R9
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	XORQ   R10, R10
+
+loop1:
+	VMOVUPS      (AX)(R10*1), Y12
+	VMOVUPS      (DX)(R10*1), Y13
+	VMOVUPS      (CX)(R10*1), Y14
+	VMOVUPS      (BX)(R10*1), Y15
+	VFMADD231PS  Y15, Y12, Y0
+	VFMADD231PS  Y15, Y13, Y4
+	VFMADD231PS  Y15, Y14, Y8
+	VMOVUPS      (DI)(R10*1), Y15
+	VFMADD231PS  Y15, Y12, Y1
+	VFMADD231PS  Y15, Y13, Y5
+	VFMADD231PS  Y15, Y14, Y9
+	VMOVUPS      (R8)(R10*1), Y15
+	VFMADD231PS  Y15, Y12, Y2
+	VFMADD231PS  Y15, Y13, Y6
+	VFMADD231PS  Y15, Y14, Y10
+	VMOVUPS      (SI)(R10*1), Y15
+	VFMADD231PS  Y15, Y12, Y3
+	VFMADD231PS  Y15, Y13, Y7
+	VFMADD231PS  Y15, Y14, Y11
+	ADDQ         $0x20, R10
+	CMPQ         R10, R9
+	JB           loop1
+	MOVQ         dst+0(FP), AX
+	MOVQ         ldd+8(FP), CX
+	SHLQ         $0x02, CX
+	VEXTRACTF128 $0x01, Y0, X12
+	VADDPS       X12, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (AX)
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X1
+	VHADDPS      X1, X1, X1
+	VHADDPS      X1, X1, X1
+	VMOVSS       X1, 4(AX)
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X2
+	VHADDPS      X2, X2, X2
+	VHADDPS      X2, X2, X2
+	VMOVSS       X2, 8(AX)
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X3
+	VHADDPS      X3, X3, X3
+	VHADDPS      X3, X3, X3
+	VMOVSS       X3, 12(AX)
+	ADDQ         CX, AX
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X4
+	VHADDPS      X4, X4, X4
+	VHADDPS      X4, X4, X4
+	VMOVSS       X4, (AX)
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X5
+	VHADDPS      X5, X5, X5
+	VHADDPS      X5, X5, X5
+	VMOVSS       X5, 4(AX)
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPS       X0, X6, X6
+	VHADDPS      X6, X6, X6
+	VHADDPS      X6, X6, X6
+	VMOVSS       X6, 8(AX)
+	VEXTRACTF128 $0x01, Y7, X0
+	VADDPS       X0, X7, X7
+	VHADDPS      X7, X7, X7
+	VHADDPS      X7, X7, X7
+	VMOVSS       X7, 12(AX)
+	ADDQ         CX, AX
+	VEXTRACTF128 $0x01, Y8, X0
+	VADDPS       X0, X8, X8
+	VHADDPS      X8, X8, X8
+	VHADDPS      X8, X8, X8
+	VMOVSS       X8, (AX)
+	VEXTRACTF128 $0x01, Y9, X0
+	VADDPS       X0, X9, X9
+	VHADDPS      X9, X9, X9
+	VHADDPS      X9, X9, X9
+	VMOVSS       X9, 4(AX)
+	VEXTRACTF128 $0x01, Y10, X0
+	VADDPS       X0, X10, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 8(AX)
+	VEXTRACTF128 $0x01, Y11, X0
+	VADDPS       X0, X11, X11
+	VHADDPS      X11, X11, X11
+	VHADDPS      X11, X11, X11
+	VMOVSS       X11, 12(AX)
+	VZEROUPPER
+	RET
+
+// func axpyTile1x1AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+// Requires: AVX, FMA3
+TEXT ·axpyTile1x1AVX2(SB), NOSPLIT, $0-57
+	MOVQ    dst+0(FP), AX
+	MOVQ    ldd+8(FP), CX
+	SHLQ    $0x02, CX
+	MOVB    add+56(FP), CL
+	TESTB   CL, CL
+	JZ      zero
+	MOVQ    AX, CX
+	VMOVUPS (CX), Y0
+	JMP     body
+
+zero:
+	VXORPS Y0, Y0, Y0
+
+body:
+	MOVQ lda+24(FP), CX
+	SHLQ $0x02, CX
+	MOVQ a+16(FP), CX
+	MOVQ b+32(FP), DX
+	MOVQ ldb+40(FP), BX
+	SHLQ $0x02, BX
+	MOVQ k+48(FP), SI
+	SHLQ $0x02, SI
+	XORQ DI, DI
+
+loop:
+	VMOVUPS      (DX), Y1
+	VBROADCASTSS (CX)(DI*1), Y2
+	VFMADD231PS  Y1, Y2, Y0
+	ADDQ         BX, DX
+	ADDQ         $0x04, DI
+	CMPQ         DI, SI
+	JB           loop
+	VMOVUPS      Y0, (AX)
+	VZEROUPPER
+	RET
+
+// func axpyTile1x2AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+// Requires: AVX, FMA3
+TEXT ·axpyTile1x2AVX2(SB), NOSPLIT, $0-57
+	MOVQ    dst+0(FP), AX
+	MOVQ    ldd+8(FP), CX
+	SHLQ    $0x02, CX
+	MOVB    add+56(FP), CL
+	TESTB   CL, CL
+	JZ      zero
+	MOVQ    AX, CX
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	JMP     body
+
+zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+
+body:
+	MOVQ lda+24(FP), CX
+	SHLQ $0x02, CX
+	MOVQ a+16(FP), CX
+	MOVQ b+32(FP), DX
+	MOVQ ldb+40(FP), BX
+	SHLQ $0x02, BX
+	MOVQ k+48(FP), SI
+	SHLQ $0x02, SI
+	XORQ DI, DI
+
+loop:
+	VMOVUPS      (DX), Y2
+	VMOVUPS      32(DX), Y3
+	VBROADCASTSS (CX)(DI*1), Y4
+	VFMADD231PS  Y2, Y4, Y0
+	VFMADD231PS  Y3, Y4, Y1
+	ADDQ         BX, DX
+	ADDQ         $0x04, DI
+	CMPQ         DI, SI
+	JB           loop
+	VMOVUPS      Y0, (AX)
+	VMOVUPS      Y1, 32(AX)
+	VZEROUPPER
+	RET
+
+// func axpyTile1x3AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+// Requires: AVX, FMA3
+TEXT ·axpyTile1x3AVX2(SB), NOSPLIT, $0-57
+	MOVQ    dst+0(FP), AX
+	MOVQ    ldd+8(FP), CX
+	SHLQ    $0x02, CX
+	MOVB    add+56(FP), CL
+	TESTB   CL, CL
+	JZ      zero
+	MOVQ    AX, CX
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS 64(CX), Y2
+	JMP     body
+
+zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+
+body:
+	MOVQ lda+24(FP), CX
+	SHLQ $0x02, CX
+	MOVQ a+16(FP), CX
+	MOVQ b+32(FP), DX
+	MOVQ ldb+40(FP), BX
+	SHLQ $0x02, BX
+	MOVQ k+48(FP), SI
+	SHLQ $0x02, SI
+	XORQ DI, DI
+
+loop:
+	VMOVUPS      (DX), Y3
+	VMOVUPS      32(DX), Y4
+	VMOVUPS      64(DX), Y5
+	VBROADCASTSS (CX)(DI*1), Y6
+	VFMADD231PS  Y3, Y6, Y0
+	VFMADD231PS  Y4, Y6, Y1
+	VFMADD231PS  Y5, Y6, Y2
+	ADDQ         BX, DX
+	ADDQ         $0x04, DI
+	CMPQ         DI, SI
+	JB           loop
+	VMOVUPS      Y0, (AX)
+	VMOVUPS      Y1, 32(AX)
+	VMOVUPS      Y2, 64(AX)
+	VZEROUPPER
+	RET
+
+// func axpyTile2x1AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+// Requires: AVX, FMA3
+TEXT ·axpyTile2x1AVX2(SB), NOSPLIT, $0-57
+	MOVQ    dst+0(FP), AX
+	MOVQ    ldd+8(FP), CX
+	SHLQ    $0x02, CX
+	MOVB    add+56(FP), DL
+	TESTB   DL, DL
+	JZ      zero
+	MOVQ    AX, DX
+	VMOVUPS (DX), Y0
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y1
+	JMP     body
+
+zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+
+body:
+	MOVQ lda+24(FP), DX
+	SHLQ $0x02, DX
+	MOVQ a+16(FP), BX
+	LEAQ (BX)(DX*1), DX
+	MOVQ b+32(FP), SI
+	MOVQ ldb+40(FP), DI
+	SHLQ $0x02, DI
+	MOVQ k+48(FP), R8
+	SHLQ $0x02, R8
+	XORQ R9, R9
+
+loop:
+	VMOVUPS      (SI), Y2
+	VBROADCASTSS (BX)(R9*1), Y3
+	VFMADD231PS  Y2, Y3, Y0
+	VBROADCASTSS (DX)(R9*1), Y3
+	VFMADD231PS  Y2, Y3, Y1
+	ADDQ         DI, SI
+	ADDQ         $0x04, R9
+	CMPQ         R9, R8
+	JB           loop
+	VMOVUPS      Y0, (AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y1, (AX)
+	VZEROUPPER
+	RET
+
+// func axpyTile2x2AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+// Requires: AVX, FMA3
+TEXT ·axpyTile2x2AVX2(SB), NOSPLIT, $0-57
+	MOVQ    dst+0(FP), AX
+	MOVQ    ldd+8(FP), CX
+	SHLQ    $0x02, CX
+	MOVB    add+56(FP), DL
+	TESTB   DL, DL
+	JZ      zero
+	MOVQ    AX, DX
+	VMOVUPS (DX), Y0
+	VMOVUPS 32(DX), Y1
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y2
+	VMOVUPS 32(DX), Y3
+	JMP     body
+
+zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+body:
+	MOVQ lda+24(FP), DX
+	SHLQ $0x02, DX
+	MOVQ a+16(FP), BX
+	LEAQ (BX)(DX*1), DX
+	MOVQ b+32(FP), SI
+	MOVQ ldb+40(FP), DI
+	SHLQ $0x02, DI
+	MOVQ k+48(FP), R8
+	SHLQ $0x02, R8
+	XORQ R9, R9
+
+loop:
+	VMOVUPS      (SI), Y4
+	VMOVUPS      32(SI), Y5
+	VBROADCASTSS (BX)(R9*1), Y6
+	VFMADD231PS  Y4, Y6, Y0
+	VFMADD231PS  Y5, Y6, Y1
+	VBROADCASTSS (DX)(R9*1), Y6
+	VFMADD231PS  Y4, Y6, Y2
+	VFMADD231PS  Y5, Y6, Y3
+	ADDQ         DI, SI
+	ADDQ         $0x04, R9
+	CMPQ         R9, R8
+	JB           loop
+	VMOVUPS      Y0, (AX)
+	VMOVUPS      Y1, 32(AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y2, (AX)
+	VMOVUPS      Y3, 32(AX)
+	VZEROUPPER
+	RET
+
+// func axpyTile2x3AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+// Requires: AVX, FMA3
+TEXT ·axpyTile2x3AVX2(SB), NOSPLIT, $0-57
+	MOVQ    dst+0(FP), AX
+	MOVQ    ldd+8(FP), CX
+	SHLQ    $0x02, CX
+	MOVB    add+56(FP), DL
+	TESTB   DL, DL
+	JZ      zero
+	MOVQ    AX, DX
+	VMOVUPS (DX), Y0
+	VMOVUPS 32(DX), Y1
+	VMOVUPS 64(DX), Y2
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y3
+	VMOVUPS 32(DX), Y4
+	VMOVUPS 64(DX), Y5
+	JMP     body
+
+zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+
+body:
+	MOVQ lda+24(FP), DX
+	SHLQ $0x02, DX
+	MOVQ a+16(FP), BX
+	LEAQ (BX)(DX*1), DX
+	MOVQ b+32(FP), SI
+	MOVQ ldb+40(FP), DI
+	SHLQ $0x02, DI
+	MOVQ k+48(FP), R8
+	SHLQ $0x02, R8
+	XORQ R9, R9
+
+loop:
+	VMOVUPS      (SI), Y6
+	VMOVUPS      32(SI), Y7
+	VMOVUPS      64(SI), Y8
+	VBROADCASTSS (BX)(R9*1), Y9
+	VFMADD231PS  Y6, Y9, Y0
+	VFMADD231PS  Y7, Y9, Y1
+	VFMADD231PS  Y8, Y9, Y2
+	VBROADCASTSS (DX)(R9*1), Y9
+	VFMADD231PS  Y6, Y9, Y3
+	VFMADD231PS  Y7, Y9, Y4
+	VFMADD231PS  Y8, Y9, Y5
+	ADDQ         DI, SI
+	ADDQ         $0x04, R9
+	CMPQ         R9, R8
+	JB           loop
+	VMOVUPS      Y0, (AX)
+	VMOVUPS      Y1, 32(AX)
+	VMOVUPS      Y2, 64(AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y3, (AX)
+	VMOVUPS      Y4, 32(AX)
+	VMOVUPS      Y5, 64(AX)
+	VZEROUPPER
+	RET
+
+// func axpyTile3x1AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+// Requires: AVX, FMA3
+TEXT ·axpyTile3x1AVX2(SB), NOSPLIT, $0-57
+	MOVQ    dst+0(FP), AX
+	MOVQ    ldd+8(FP), CX
+	SHLQ    $0x02, CX
+	MOVB    add+56(FP), DL
+	TESTB   DL, DL
+	JZ      zero
+	MOVQ    AX, DX
+	VMOVUPS (DX), Y0
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y1
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y2
+	JMP     body
+
+zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+
+body:
+	MOVQ lda+24(FP), DX
+	SHLQ $0x02, DX
+	MOVQ a+16(FP), BX
+	LEAQ (BX)(DX*1), SI
+	LEAQ (SI)(DX*1), DX
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R8
+	SHLQ $0x02, R8
+	MOVQ k+48(FP), R9
+	SHLQ $0x02, R9
+	XORQ R10, R10
+
+loop:
+	VMOVUPS      (DI), Y3
+	VBROADCASTSS (BX)(R10*1), Y4
+	VFMADD231PS  Y3, Y4, Y0
+	VBROADCASTSS (SI)(R10*1), Y4
+	VFMADD231PS  Y3, Y4, Y1
+	VBROADCASTSS (DX)(R10*1), Y4
+	VFMADD231PS  Y3, Y4, Y2
+	ADDQ         R8, DI
+	ADDQ         $0x04, R10
+	CMPQ         R10, R9
+	JB           loop
+	VMOVUPS      Y0, (AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y1, (AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y2, (AX)
+	VZEROUPPER
+	RET
+
+// func axpyTile3x2AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+// Requires: AVX, FMA3
+TEXT ·axpyTile3x2AVX2(SB), NOSPLIT, $0-57
+	MOVQ    dst+0(FP), AX
+	MOVQ    ldd+8(FP), CX
+	SHLQ    $0x02, CX
+	MOVB    add+56(FP), DL
+	TESTB   DL, DL
+	JZ      zero
+	MOVQ    AX, DX
+	VMOVUPS (DX), Y0
+	VMOVUPS 32(DX), Y1
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y2
+	VMOVUPS 32(DX), Y3
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y4
+	VMOVUPS 32(DX), Y5
+	JMP     body
+
+zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+
+body:
+	MOVQ lda+24(FP), DX
+	SHLQ $0x02, DX
+	MOVQ a+16(FP), BX
+	LEAQ (BX)(DX*1), SI
+	LEAQ (SI)(DX*1), DX
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R8
+	SHLQ $0x02, R8
+	MOVQ k+48(FP), R9
+	SHLQ $0x02, R9
+	XORQ R10, R10
+
+loop:
+	VMOVUPS      (DI), Y6
+	VMOVUPS      32(DI), Y7
+	VBROADCASTSS (BX)(R10*1), Y8
+	VFMADD231PS  Y6, Y8, Y0
+	VFMADD231PS  Y7, Y8, Y1
+	VBROADCASTSS (SI)(R10*1), Y8
+	VFMADD231PS  Y6, Y8, Y2
+	VFMADD231PS  Y7, Y8, Y3
+	VBROADCASTSS (DX)(R10*1), Y8
+	VFMADD231PS  Y6, Y8, Y4
+	VFMADD231PS  Y7, Y8, Y5
+	ADDQ         R8, DI
+	ADDQ         $0x04, R10
+	CMPQ         R10, R9
+	JB           loop
+	VMOVUPS      Y0, (AX)
+	VMOVUPS      Y1, 32(AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y2, (AX)
+	VMOVUPS      Y3, 32(AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y4, (AX)
+	VMOVUPS      Y5, 32(AX)
+	VZEROUPPER
+	RET
+
+// func axpyTile3x3AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+// Requires: AVX, FMA3
+TEXT ·axpyTile3x3AVX2(SB), NOSPLIT, $0-57
+	MOVQ    dst+0(FP), AX
+	MOVQ    ldd+8(FP), CX
+	SHLQ    $0x02, CX
+	MOVB    add+56(FP), DL
+	TESTB   DL, DL
+	JZ      zero
+	MOVQ    AX, DX
+	VMOVUPS (DX), Y0
+	VMOVUPS 32(DX), Y1
+	VMOVUPS 64(DX), Y2
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y3
+	VMOVUPS 32(DX), Y4
+	VMOVUPS 64(DX), Y5
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y6
+	VMOVUPS 32(DX), Y7
+	VMOVUPS 64(DX), Y8
+	JMP     body
+
+zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+
+body:
+	MOVQ lda+24(FP), DX
+	SHLQ $0x02, DX
+	MOVQ a+16(FP), BX
+	LEAQ (BX)(DX*1), SI
+	LEAQ (SI)(DX*1), DX
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R8
+	SHLQ $0x02, R8
+	MOVQ k+48(FP), R9
+	SHLQ $0x02, R9
+	XORQ R10, R10
+
+loop:
+	VMOVUPS      (DI), Y9
+	VMOVUPS      32(DI), Y10
+	VMOVUPS      64(DI), Y11
+	VBROADCASTSS (BX)(R10*1), Y12
+	VFMADD231PS  Y9, Y12, Y0
+	VFMADD231PS  Y10, Y12, Y1
+	VFMADD231PS  Y11, Y12, Y2
+	VBROADCASTSS (SI)(R10*1), Y12
+	VFMADD231PS  Y9, Y12, Y3
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS (DX)(R10*1), Y12
+	VFMADD231PS  Y9, Y12, Y6
+	VFMADD231PS  Y10, Y12, Y7
+	VFMADD231PS  Y11, Y12, Y8
+	ADDQ         R8, DI
+	ADDQ         $0x04, R10
+	CMPQ         R10, R9
+	JB           loop
+	VMOVUPS      Y0, (AX)
+	VMOVUPS      Y1, 32(AX)
+	VMOVUPS      Y2, 64(AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y3, (AX)
+	VMOVUPS      Y4, 32(AX)
+	VMOVUPS      Y5, 64(AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y6, (AX)
+	VMOVUPS      Y7, 32(AX)
+	VMOVUPS      Y8, 64(AX)
+	VZEROUPPER
+	RET
+
+// func axpyTile4x1AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+// Requires: AVX, FMA3
+TEXT ·axpyTile4x1AVX2(SB), NOSPLIT, $0-57
+	MOVQ    dst+0(FP), AX
+	MOVQ    ldd+8(FP), CX
+	SHLQ    $0x02, CX
+	MOVB    add+56(FP), DL
+	TESTB   DL, DL
+	JZ      zero
+	MOVQ    AX, DX
+	VMOVUPS (DX), Y0
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y1
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y2
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y3
+	JMP     body
+
+zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+body:
+	MOVQ lda+24(FP), DX
+	SHLQ $0x02, DX
+	MOVQ a+16(FP), BX
+	LEAQ (BX)(DX*1), SI
+	LEAQ (SI)(DX*1), DI
+	LEAQ (DI)(DX*1), DX
+	MOVQ b+32(FP), R8
+	MOVQ ldb+40(FP), R9
+	SHLQ $0x02, R9
+	MOVQ k+48(FP), R10
+	SHLQ $0x02, R10
+	XORQ R11, R11
+
+loop:
+	VMOVUPS      (R8), Y4
+	VBROADCASTSS (BX)(R11*1), Y5
+	VFMADD231PS  Y4, Y5, Y0
+	VBROADCASTSS (SI)(R11*1), Y5
+	VFMADD231PS  Y4, Y5, Y1
+	VBROADCASTSS (DI)(R11*1), Y5
+	VFMADD231PS  Y4, Y5, Y2
+	VBROADCASTSS (DX)(R11*1), Y5
+	VFMADD231PS  Y4, Y5, Y3
+	ADDQ         R9, R8
+	ADDQ         $0x04, R11
+	CMPQ         R11, R10
+	JB           loop
+	VMOVUPS      Y0, (AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y1, (AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y2, (AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y3, (AX)
+	VZEROUPPER
+	RET
+
+// func axpyTile4x2AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+// Requires: AVX, FMA3
+TEXT ·axpyTile4x2AVX2(SB), NOSPLIT, $0-57
+	MOVQ    dst+0(FP), AX
+	MOVQ    ldd+8(FP), CX
+	SHLQ    $0x02, CX
+	MOVB    add+56(FP), DL
+	TESTB   DL, DL
+	JZ      zero
+	MOVQ    AX, DX
+	VMOVUPS (DX), Y0
+	VMOVUPS 32(DX), Y1
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y2
+	VMOVUPS 32(DX), Y3
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y4
+	VMOVUPS 32(DX), Y5
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y6
+	VMOVUPS 32(DX), Y7
+	JMP     body
+
+zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+body:
+	MOVQ lda+24(FP), DX
+	SHLQ $0x02, DX
+	MOVQ a+16(FP), BX
+	LEAQ (BX)(DX*1), SI
+	LEAQ (SI)(DX*1), DI
+	LEAQ (DI)(DX*1), DX
+	MOVQ b+32(FP), R8
+	MOVQ ldb+40(FP), R9
+	SHLQ $0x02, R9
+	MOVQ k+48(FP), R10
+	SHLQ $0x02, R10
+	XORQ R11, R11
+
+loop:
+	VMOVUPS      (R8), Y8
+	VMOVUPS      32(R8), Y9
+	VBROADCASTSS (BX)(R11*1), Y10
+	VFMADD231PS  Y8, Y10, Y0
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS (SI)(R11*1), Y10
+	VFMADD231PS  Y8, Y10, Y2
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS (DI)(R11*1), Y10
+	VFMADD231PS  Y8, Y10, Y4
+	VFMADD231PS  Y9, Y10, Y5
+	VBROADCASTSS (DX)(R11*1), Y10
+	VFMADD231PS  Y8, Y10, Y6
+	VFMADD231PS  Y9, Y10, Y7
+	ADDQ         R9, R8
+	ADDQ         $0x04, R11
+	CMPQ         R11, R10
+	JB           loop
+	VMOVUPS      Y0, (AX)
+	VMOVUPS      Y1, 32(AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y2, (AX)
+	VMOVUPS      Y3, 32(AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y4, (AX)
+	VMOVUPS      Y5, 32(AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y6, (AX)
+	VMOVUPS      Y7, 32(AX)
+	VZEROUPPER
+	RET
+
+// func axpyTile4x3AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+// Requires: AVX, FMA3
+TEXT ·axpyTile4x3AVX2(SB), NOSPLIT, $0-57
+	MOVQ    dst+0(FP), AX
+	MOVQ    ldd+8(FP), CX
+	SHLQ    $0x02, CX
+	MOVB    add+56(FP), DL
+	TESTB   DL, DL
+	JZ      zero
+	MOVQ    AX, DX
+	VMOVUPS (DX), Y0
+	VMOVUPS 32(DX), Y1
+	VMOVUPS 64(DX), Y2
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y3
+	VMOVUPS 32(DX), Y4
+	VMOVUPS 64(DX), Y5
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y6
+	VMOVUPS 32(DX), Y7
+	VMOVUPS 64(DX), Y8
+	ADDQ    CX, DX
+	VMOVUPS (DX), Y9
+	VMOVUPS 32(DX), Y10
+	VMOVUPS 64(DX), Y11
+	JMP     body
+
+zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+
+body:
+	MOVQ lda+24(FP), DX
+	SHLQ $0x02, DX
+	MOVQ a+16(FP), BX
+	LEAQ (BX)(DX*1), SI
+	LEAQ (SI)(DX*1), DI
+	LEAQ (DI)(DX*1), DX
+	MOVQ b+32(FP), R8
+	MOVQ ldb+40(FP), R9
+	SHLQ $0x02, R9
+	MOVQ k+48(FP), R10
+	SHLQ $0x02, R10
+	XORQ R11, R11
+
+loop:
+	VMOVUPS      (R8), Y12
+	VMOVUPS      32(R8), Y13
+	VMOVUPS      64(R8), Y14
+	VBROADCASTSS (BX)(R11*1), Y15
+	VFMADD231PS  Y12, Y15, Y0
+	VFMADD231PS  Y13, Y15, Y1
+	VFMADD231PS  Y14, Y15, Y2
+	VBROADCASTSS (SI)(R11*1), Y15
+	VFMADD231PS  Y12, Y15, Y3
+	VFMADD231PS  Y13, Y15, Y4
+	VFMADD231PS  Y14, Y15, Y5
+	VBROADCASTSS (DI)(R11*1), Y15
+	VFMADD231PS  Y12, Y15, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VFMADD231PS  Y14, Y15, Y8
+	VBROADCASTSS (DX)(R11*1), Y15
+	VFMADD231PS  Y12, Y15, Y9
+	VFMADD231PS  Y13, Y15, Y10
+	VFMADD231PS  Y14, Y15, Y11
+	ADDQ         R9, R8
+	ADDQ         $0x04, R11
+	CMPQ         R11, R10
+	JB           loop
+	VMOVUPS      Y0, (AX)
+	VMOVUPS      Y1, 32(AX)
+	VMOVUPS      Y2, 64(AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y3, (AX)
+	VMOVUPS      Y4, 32(AX)
+	VMOVUPS      Y5, 64(AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y6, (AX)
+	VMOVUPS      Y7, 32(AX)
+	VMOVUPS      Y8, 64(AX)
+	ADDQ         CX, AX
+	VMOVUPS      Y9, (AX)
+	VMOVUPS      Y10, 32(AX)
+	VMOVUPS      Y11, 64(AX)
+	VZEROUPPER
+	RET
+
 // func fmaPeakAVX2(iters int)
 // Requires: AVX, FMA3
 TEXT ·fmaPeakAVX2(SB), NOSPLIT, $0-8

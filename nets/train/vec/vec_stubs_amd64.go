@@ -44,6 +44,126 @@ func maskScaleAVX2(dst *float32, w *float32, x *float32, lo float32, hi float32,
 //go:noescape
 func adamAVX2(p *float32, m *float32, v *float32, grad *float32, h *Adam, n int)
 
+// dotTile1x1AVX2 sets dst[i*ldd+j] to the dot product of rows i of a and j of b (k floats, a multiple of 8) for i < 1, j < 1.
+//
+//go:noescape
+func dotTile1x1AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+
+// dotTile1x2AVX2 sets dst[i*ldd+j] to the dot product of rows i of a and j of b (k floats, a multiple of 8) for i < 1, j < 2.
+//
+//go:noescape
+func dotTile1x2AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+
+// dotTile1x3AVX2 sets dst[i*ldd+j] to the dot product of rows i of a and j of b (k floats, a multiple of 8) for i < 1, j < 3.
+//
+//go:noescape
+func dotTile1x3AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+
+// dotTile1x4AVX2 sets dst[i*ldd+j] to the dot product of rows i of a and j of b (k floats, a multiple of 8) for i < 1, j < 4.
+//
+//go:noescape
+func dotTile1x4AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+
+// dotTile2x1AVX2 sets dst[i*ldd+j] to the dot product of rows i of a and j of b (k floats, a multiple of 8) for i < 2, j < 1.
+//
+//go:noescape
+func dotTile2x1AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+
+// dotTile2x2AVX2 sets dst[i*ldd+j] to the dot product of rows i of a and j of b (k floats, a multiple of 8) for i < 2, j < 2.
+//
+//go:noescape
+func dotTile2x2AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+
+// dotTile2x3AVX2 sets dst[i*ldd+j] to the dot product of rows i of a and j of b (k floats, a multiple of 8) for i < 2, j < 3.
+//
+//go:noescape
+func dotTile2x3AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+
+// dotTile2x4AVX2 sets dst[i*ldd+j] to the dot product of rows i of a and j of b (k floats, a multiple of 8) for i < 2, j < 4.
+//
+//go:noescape
+func dotTile2x4AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+
+// dotTile3x1AVX2 sets dst[i*ldd+j] to the dot product of rows i of a and j of b (k floats, a multiple of 8) for i < 3, j < 1.
+//
+//go:noescape
+func dotTile3x1AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+
+// dotTile3x2AVX2 sets dst[i*ldd+j] to the dot product of rows i of a and j of b (k floats, a multiple of 8) for i < 3, j < 2.
+//
+//go:noescape
+func dotTile3x2AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+
+// dotTile3x3AVX2 sets dst[i*ldd+j] to the dot product of rows i of a and j of b (k floats, a multiple of 8) for i < 3, j < 3.
+//
+//go:noescape
+func dotTile3x3AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+
+// dotTile3x4AVX2 sets dst[i*ldd+j] to the dot product of rows i of a and j of b (k floats, a multiple of 8) for i < 3, j < 4.
+//
+//go:noescape
+func dotTile3x4AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int)
+
+// axpyTile1x1AVX2 sets (add false) or adds to (add true) dst[i*ldd:][:8] the sum over k of a[i*lda+k] times b[k*ldb:][:8], for i < 1.
+//
+//go:noescape
+func axpyTile1x1AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+
+// axpyTile1x2AVX2 sets (add false) or adds to (add true) dst[i*ldd:][:16] the sum over k of a[i*lda+k] times b[k*ldb:][:16], for i < 1.
+//
+//go:noescape
+func axpyTile1x2AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+
+// axpyTile1x3AVX2 sets (add false) or adds to (add true) dst[i*ldd:][:24] the sum over k of a[i*lda+k] times b[k*ldb:][:24], for i < 1.
+//
+//go:noescape
+func axpyTile1x3AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+
+// axpyTile2x1AVX2 sets (add false) or adds to (add true) dst[i*ldd:][:8] the sum over k of a[i*lda+k] times b[k*ldb:][:8], for i < 2.
+//
+//go:noescape
+func axpyTile2x1AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+
+// axpyTile2x2AVX2 sets (add false) or adds to (add true) dst[i*ldd:][:16] the sum over k of a[i*lda+k] times b[k*ldb:][:16], for i < 2.
+//
+//go:noescape
+func axpyTile2x2AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+
+// axpyTile2x3AVX2 sets (add false) or adds to (add true) dst[i*ldd:][:24] the sum over k of a[i*lda+k] times b[k*ldb:][:24], for i < 2.
+//
+//go:noescape
+func axpyTile2x3AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+
+// axpyTile3x1AVX2 sets (add false) or adds to (add true) dst[i*ldd:][:8] the sum over k of a[i*lda+k] times b[k*ldb:][:8], for i < 3.
+//
+//go:noescape
+func axpyTile3x1AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+
+// axpyTile3x2AVX2 sets (add false) or adds to (add true) dst[i*ldd:][:16] the sum over k of a[i*lda+k] times b[k*ldb:][:16], for i < 3.
+//
+//go:noescape
+func axpyTile3x2AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+
+// axpyTile3x3AVX2 sets (add false) or adds to (add true) dst[i*ldd:][:24] the sum over k of a[i*lda+k] times b[k*ldb:][:24], for i < 3.
+//
+//go:noescape
+func axpyTile3x3AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+
+// axpyTile4x1AVX2 sets (add false) or adds to (add true) dst[i*ldd:][:8] the sum over k of a[i*lda+k] times b[k*ldb:][:8], for i < 4.
+//
+//go:noescape
+func axpyTile4x1AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+
+// axpyTile4x2AVX2 sets (add false) or adds to (add true) dst[i*ldd:][:16] the sum over k of a[i*lda+k] times b[k*ldb:][:16], for i < 4.
+//
+//go:noescape
+func axpyTile4x2AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+
+// axpyTile4x3AVX2 sets (add false) or adds to (add true) dst[i*ldd:][:24] the sum over k of a[i*lda+k] times b[k*ldb:][:24], for i < 4.
+//
+//go:noescape
+func axpyTile4x3AVX2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k int, add bool)
+
 // fmaPeakAVX2 runs iters iterations of independent vector FMA chains (the peak-rate measurement).
 //
 //go:noescape

@@ -1,0 +1,83 @@
+package train
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/nnuelab/nnuelab/archs"
+)
+
+// TestBatchHeadMatchesPerPosition checks the batched sf12 head against its
+// per-position forward and backward: the same outputs, parameter gradients
+// and accumulator gradients, bit for bit, for chunks of every kind of size
+// (one position, a partial chunk, a full one) and accumulators that cross
+// both clamp bounds.
+func TestBatchHeadMatchesPerPosition(t *testing.T) {
+	for _, tc := range []struct {
+		arch string
+		n    int
+	}{
+		{"halfkp", 1}, {"halfkp", 7}, {"halfkp", chunkSize}, {"halfkp-128", 3}, {"halfkp-128", chunkSize},
+	} {
+		spec, err := archs.Load(tc.arch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := NewModel(spec, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(tc.n), 9))
+		perturb(m, rng, 0.05)
+		h, ok := m.head.(batchHead)
+		if !ok {
+			t.Fatalf("%s: the sf12 head is not a batchHead", tc.arch)
+		}
+		W := m.width
+		acc := randFloats(rng, tc.n*2*W, -0.5, 1.5)
+		dout := randFloats(rng, tc.n, -1, 1)
+		newGrads := func() [][]float32 {
+			var g [][]float32
+			for _, p := range m.head.params() {
+				g = append(g, make([]float32, len(p.Data)))
+			}
+			return g
+		}
+
+		bs := m.head.newScratch()
+		out := make([]float32, tc.n)
+		h.forwardBatch(bs, acc, tc.n, out)
+		gb, daccB := newGrads(), make([]float32, tc.n*2*W)
+		h.backwardBatch(bs, acc, tc.n, dout, gb, daccB)
+
+		s := m.head.newScratch()
+		gp, daccP := newGrads(), make([]float32, tc.n*2*W)
+		for p := 0; p < tc.n; p++ {
+			us, them := acc[p*2*W:][:W], acc[p*2*W+W:][:W]
+			if o := m.head.forward(s, us, them, 0); o != out[p] {
+				t.Fatalf("%s n=%d: position %d: batched output %g, per position %g", tc.arch, tc.n, p, out[p], o)
+			}
+			m.head.backward(s, us, them, 0, dout[p], gp, daccP[p*2*W:][:W], daccP[p*2*W+W:][:W])
+		}
+		for k, p := range m.head.params() {
+			for i := range gp[k] {
+				if gb[k][i] != gp[k][i] {
+					t.Fatalf("%s n=%d: %s[%d]: batched gradient %g, per position %g", tc.arch, tc.n, p.Name, i, gb[k][i], gp[k][i])
+				}
+			}
+		}
+		for i := range daccP {
+			if daccB[i] != daccP[i] {
+				t.Fatalf("%s n=%d: accumulator gradient [%d]: batched %g, per position %g", tc.arch, tc.n, i, daccB[i], daccP[i])
+			}
+		}
+	}
+}
+
+func randFloats(rng *rand.Rand, n int, lo, hi float32) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = lo + (hi-lo)*rng.Float32()
+	}
+	return v
+}
