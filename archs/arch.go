@@ -400,8 +400,13 @@ func (s *Spec) validate() *specError {
 	switch f.Threats {
 	case "":
 	case "full":
-		if s.Net.Format != "sf18" {
-			return &specError{"features.threats", fmt.Sprintf("threat features are read only from Stockfish 18 nets so far (net.format \"sf18\"), not %q", s.Net.Format)}
+		switch s.Net.Format {
+		case "sf18", "nnuelab", "float":
+		default:
+			return &specError{"features.threats", fmt.Sprintf("threat features are held by Stockfish 18's nets (net.format \"sf18\") and nnuelab's own (\"nnuelab\", \"float\"), not by %q", s.Net.Format)}
+		}
+		if s.Head.Type == "rengar" {
+			return &specError{"features.threats", "Rengar's head folds its own 768 features; it takes no threat features"}
 		}
 	default:
 		return &specError{"features.threats", fmt.Sprintf("must be \"full\" (Stockfish 18's Full_Threats) or left out, got %q", f.Threats)}
@@ -516,6 +521,11 @@ func (f *FeatureSpec) Size() int { return f.NumKingBuckets() * f.Stride() }
 // FullThreatsSize is the number of Stockfish 18's Full_Threats features
 // per perspective.
 const FullThreatsSize = 79856
+
+// Inputs returns the number of input features per perspective, threat
+// features included: the rows of the feature transformer, piece-square
+// features first.
+func (f *FeatureSpec) Inputs() int { return f.Size() + f.ThreatSize() }
 
 // ThreatSize returns the number of threat features per perspective (0
 // without threats).

@@ -144,12 +144,20 @@ func TestThreatsKey(t *testing.T) {
 	if s.Features.Threats != "full" || s.Features.ThreatSize() != 79856 || s.Net.Format != "sf18" || s.Head.Type != "sf18" || s.Net.Small != "sf17.1-small" {
 		t.Errorf("sf18: %+v %+v", s.Features, s.Net)
 	}
-	if c, _ := Load("chess768"); c.Features.ThreatSize() != 0 {
-		t.Errorf("chess768 has %d threat features", c.Features.ThreatSize())
+	c, _ := Load("chess768")
+	if c.Features.ThreatSize() != 0 || c.Features.Inputs() != 768 {
+		t.Errorf("chess768 has %d threat features, %d inputs", c.Features.ThreatSize(), c.Features.Inputs())
+	}
+	ct, err := c.Override(`features.threats="full"`)
+	if err != nil || ct.Features.Inputs() != 768+79856 {
+		t.Errorf("chess768 + threats: %v, %d inputs", err, ct.Features.Inputs())
+	}
+	if _, err := c.Override(`features.threats="full"`, `features.set="rengar736"`, `head.type="rengar"`); err == nil {
+		t.Errorf("rengar + threats accepted")
 	}
 	for _, tc := range []struct{ override, key, reason string }{
 		{`features.threats="some"`, "features.threats", "must be \"full\""},
-		{`net.format="sf17.1"`, "features.threats", "net.format \"sf18\""},
+		{`net.format="sf17.1"`, "features.threats", "not by \"sf17.1\""},
 	} {
 		_, err := s.Override(tc.override)
 		var ae *Error

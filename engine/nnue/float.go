@@ -22,7 +22,8 @@ type Tensor struct {
 // the wrong shape, a missing tensor or a weight that overflows after
 // quantization is an error.
 //
-// Tensor names: "ft.weight" [features][width], "ft.bias" [width], and
+// Tensor names: "ft.weight" [features][width] (with features.threats, the
+// threat features' rows follow the piece-square ones), "ft.bias" [width], and
 //
 //   - linear head: "out.weight" [buckets][inputs*width], "out.bias"
 //     [buckets]. The float head computes
@@ -63,7 +64,7 @@ func FromFloat(spec *archs.Spec, tensors []Tensor) (*Network, error) {
 	}
 	n := newNetwork(spec)
 	qa, qb := spec.Quant.QA, spec.Quant.QB
-	ftw, err := get("ft.weight", n.Features.Size(), n.Width)
+	ftw, err := get("ft.weight", spec.Features.Inputs(), n.Width)
 	if err != nil {
 		return nil, err
 	}

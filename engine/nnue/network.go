@@ -32,12 +32,14 @@ type Network struct {
 	PSQT []int32
 	// PSQTBuckets is the number of PSQT columns (0 if none).
 	PSQTBuckets int
-	// ThreatWeights holds the threat features' rows (Stockfish 18's int8
-	// weights), feature-major like FTWeights, or nil without threats
-	// (spec features.threats; threats.go).
+	// ThreatWeights holds the threat features' rows of a Stockfish 18 net
+	// (int8 weights), feature-major like FTWeights (spec features.threats;
+	// threats.go). Nil otherwise: nnuelab's own nets with threats keep them
+	// in FTWeights after the piece-square rows (row Size() + threat index),
+	// as int16.
 	ThreatWeights []int8
-	// ThreatPSQT holds the threat features' PSQT weights, feature-major,
-	// or nil.
+	// ThreatPSQT holds the threat features' PSQT weights of a Stockfish 18
+	// net, feature-major, or nil.
 	ThreatPSQT []int32
 	// psqtAll backs ThreatPSQT and PSQT, in that order (the file's one
 	// block), when the net has threats.
@@ -132,6 +134,14 @@ func newNetwork(spec *archs.Spec) *Network {
 	fs := NewFeatureSet(&spec.Features)
 	n := &Network{Spec: spec, Features: fs, Width: spec.Accumulator.Width, PSQTBuckets: spec.Head.PSQTBuckets}
 	n.FTBias = make([]int16, n.Width)
+	if t := spec.Features.ThreatSize(); t > 0 && spec.Net.Format != "sf18" {
+		// nnuelab's own nets: the threat rows follow the piece-square ones.
+		n.FTWeights = make([]int16, (fs.Size()+t)*n.Width)
+		if n.PSQTBuckets > 0 {
+			n.PSQT = make([]int32, (fs.Size()+t)*n.PSQTBuckets)
+		}
+		return n
+	}
 	n.FTWeights = make([]int16, fs.Size()*n.Width)
 	if t := spec.Features.ThreatSize(); t > 0 {
 		n.ThreatWeights = make([]int8, t*n.Width)

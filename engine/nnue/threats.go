@@ -294,6 +294,43 @@ func (m *mailbox) leapersTo(dst []threat, to, skip board.Bitboard) []threat {
 	return dst
 }
 
+// ThreatBoard lists threat features of a board outside a Position (a
+// trainer's records): Clear it, Put every piece, then ask a FeatureSet's
+// AppendThreats.
+type ThreatBoard struct {
+	m   mailbox
+	ths []threat
+}
+
+// Clear empties the board.
+func (b *ThreatBoard) Clear() {
+	b.m = mailbox{}
+	for i := range b.m.sq {
+		b.m.sq[i] = board.NoPiece
+	}
+}
+
+// Put places pc on the empty square s.
+func (b *ThreatBoard) Put(pc board.Piece, s board.Square) { b.m.put(pc, s) }
+
+// AppendThreats appends perspective persp's active threat features (its
+// king on ksq) on b to dst as feature-transformer rows: Size() + the threat
+// index, the rows that follow the piece-square ones in nnuelab's own nets.
+// A set without threats appends nothing.
+func (fs *FeatureSet) AppendThreats(b *ThreatBoard, persp board.Color, ksq board.Square, dst []int32) []int32 {
+	if !fs.threats {
+		return dst
+	}
+	tv := threatViewOf(persp, ksq)
+	b.ths = b.m.threats(b.ths[:0])
+	for _, th := range b.ths {
+		if f := threatIndex(tv, th); f >= 0 {
+			dst = append(dst, int32(fs.size+f))
+		}
+	}
+	return dst
+}
+
 // threatDiff appends to removed the threats of before that after lacks,
 // and to added those of after that before lacks. changed holds every
 // square whose piece differs. A threat can only change if its attacker's
@@ -349,6 +386,27 @@ func changedSquares(d *board.Delta) board.Bitboard {
 // perspective's accumulator (and PSQT accumulator, if psqt is not nil),
 // and subtracts those of subs.
 func (n *Network) addThreats(acc []int16, psqt []int32, tv threatView, ths, subs []threat) {
+	if n.ThreatWeights == nil {
+		// int16 rows after the piece-square ones (nnuelab's own nets).
+		base := n.Features.size
+		for _, th := range ths {
+			if f := threatIndex(tv, th); f >= 0 {
+				addRow(acc, n.row(base+f))
+				if psqt != nil {
+					addRow32(psqt, n.psqtRow(base+f))
+				}
+			}
+		}
+		for _, th := range subs {
+			if f := threatIndex(tv, th); f >= 0 {
+				subRow(acc, n.row(base+f))
+				if psqt != nil {
+					subRow32(psqt, n.psqtRow(base+f))
+				}
+			}
+		}
+		return
+	}
 	for _, th := range ths {
 		if f := threatIndex(tv, th); f >= 0 {
 			addRow8(acc, n.threatRow(f))

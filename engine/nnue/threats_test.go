@@ -1,10 +1,13 @@
 package nnue
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/board/boardtest"
 )
@@ -230,4 +233,89 @@ func TestThreatActive(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestThreatsAnyDesign gives chess768 threat features from TOML (an
+// override: features.threats = "full") and builds it from float tensors as
+// nnuelab's own nets are stored: ft.weight must hold the 79,856 threat rows
+// after the 768 piece-square rows; the rows a record's threats select
+// (FeatureSet.AppendThreats, the trainer's view) are the brute-force
+// features; and the incremental evaluator equals a from-scratch
+// evaluation at every node of random games.
+func TestThreatsAnyDesign(t *testing.T) {
+	base, err := archs.Load("chess768")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := base.Override(`features.threats="full"`, `name="chess768-threats"`, `accumulator.width=64`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(768, 18))
+	w, rows := spec.Accumulator.Width, spec.Features.Inputs()
+	u := func(n int, lim float32) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(math.Round(float64((2*rng.Float32()-1)*lim)*255) / 255)
+		}
+		return v
+	}
+	tensors := func(rows int) []Tensor {
+		return []Tensor{
+			{"ft.weight", []int{rows, w}, u(rows*w, 0.05)},
+			{"ft.bias", []int{w}, u(w, 0.2)},
+			{"out.weight", []int{1, 2 * w}, u(2*w, 0.5)},
+			{"out.bias", []int{1}, u(1, 0.1)},
+		}
+	}
+	if _, err := FromFloat(spec, tensors(768)); err == nil || !strings.Contains(err.Error(), "[80624 64]") {
+		t.Fatalf("768 rows for chess768 + threats: %v, want a shape error naming [80624 64]", err)
+	}
+	n, err := FromFloat(spec, tensors(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.ThreatWeights != nil || len(n.FTWeights) != rows*w {
+		t.Fatalf("threat rows not after the piece-square rows: %d int8 threat weights, %d int16 weights", len(n.ThreatWeights), len(n.FTWeights))
+	}
+	var tb ThreatBoard
+	for _, fen := range boardtest.Positions()[:100] {
+		p, _ := board.ParseFEN(fen)
+		tb.Clear()
+		for occ := p.Occupied(); occ != 0; {
+			s := occ.PopLSB()
+			tb.Put(p.PieceOn(s), s)
+		}
+		for c := board.White; c <= board.Black; c++ {
+			got := n.Features.AppendThreats(&tb, c, p.King(c), nil)
+			var want []int32
+			for _, f := range bruteThreatFeatures(p, c) {
+				want = append(want, int32(768+f))
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s %v: AppendThreats %d rows, brute force %d", fen, c, len(got), len(want))
+			}
+		}
+	}
+	ev := NewEvaluator(n)
+	checks := 0
+	for g := 0; g < 10; g++ {
+		p, _ := board.ParseFEN(board.StartFEN)
+		ev.Reset(p)
+		for ply := 0; ply < 80; ply++ {
+			if inc, full := ev.Raw(p, nil), n.Evaluate(p, nil); inc != full {
+				t.Fatalf("%s: incremental %d, from scratch %d", p.FEN(), inc, full)
+			}
+			checks++
+			var ml board.MoveList
+			p.GenerateLegal(&ml)
+			if ml.N == 0 {
+				break
+			}
+			p.MakeMove(ml.Moves[rng.IntN(ml.N)])
+			ev.Push(p.LastDelta())
+		}
+	}
+	t.Logf("%d positions: incremental = from scratch", checks)
 }
