@@ -98,6 +98,7 @@ import (
 	"os"
 
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // binpackMagic opens every block of a Stockfish binpack.
@@ -1118,7 +1119,7 @@ func (r *binpackReader) Next() (Record, error) {
 // binpackWriter writes a binpack the way Stockfish's writer does.
 type binpackWriter struct {
 	w     io.Writer
-	af    *atomicFile
+	af    *fsutil.File
 	block []byte // the current block: finished chains, then the open stem
 	n     int64
 	err   error
@@ -1137,13 +1138,13 @@ type binpackWriter struct {
 	result Result
 }
 
-func newBinpackWriter(f *os.File, af *atomicFile) (Writer, error) {
+func newBinpackWriter(f *os.File, af *fsutil.File) (Writer, error) {
 	return newBinpackWriterTo(f, af), nil
 }
 
 // newBinpackWriterTo writes to w; af (may be nil) is committed or aborted
 // by Close and Abort.
-func newBinpackWriterTo(w io.Writer, af *atomicFile) *binpackWriter {
+func newBinpackWriterTo(w io.Writer, af *fsutil.File) *binpackWriter {
 	return &binpackWriter{w: w, af: af}
 }
 
@@ -1274,11 +1275,11 @@ func (w *binpackWriter) Close() error {
 		w.endChain()
 		err = w.flush()
 	}
-	return w.af.finish(err)
+	return finishFile(w.af, err)
 }
 
 func (w *binpackWriter) Abort() error {
-	return w.af.abort()
+	return w.af.Abort()
 }
 
 // moveText writes a move as from-to squares with a promotion letter, for

@@ -44,6 +44,7 @@ import (
 	"os"
 
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // Offsets of the ChessBoard fields.
@@ -252,12 +253,12 @@ func (b *bulletReader) Next() (Record, error) {
 // bulletWriter writes bulletformat records to an atomic file.
 type bulletWriter struct {
 	bw  *bufio.Writer
-	af  *atomicFile
+	af  *fsutil.File
 	n   int64
 	err error
 }
 
-func newBulletWriter(f *os.File, af *atomicFile) (Writer, error) {
+func newBulletWriter(f *os.File, af *fsutil.File) (Writer, error) {
 	return &bulletWriter{bw: bufio.NewWriterSize(f, 1<<16), af: af}, nil
 }
 
@@ -289,7 +290,7 @@ func (w *bulletWriter) Close() error {
 	if err == nil {
 		err = w.bw.Flush()
 	}
-	return w.af.finish(err)
+	return finishFile(w.af, err)
 }
 
-func (w *bulletWriter) Abort() error { return w.af.abort() }
+func (w *bulletWriter) Abort() error { return w.af.Abort() }

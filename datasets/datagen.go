@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +20,7 @@ import (
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/eval"
 	"github.com/nnuelab/nnuelab/engine/search"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/version"
 )
 
@@ -210,7 +209,7 @@ func (pl *player) opening(r *rng) (*board.Position, error) {
 			line := pl.book[r.intn(len(pl.book))]
 			var err error
 			if p, err = board.ParseFEN(line); err != nil {
-				return nil, fmt.Errorf("book: %v", err)
+				return nil, fmt.Errorf("book: %w", err)
 			}
 		}
 		ok := true
@@ -432,19 +431,8 @@ func ManifestPath(out string) string { return out + ".manifest.toml" }
 // PartsDir returns the directory Generate keeps its chunks in while running.
 func PartsDir(out string) string { return out + ".parts" }
 
-func sha256File(path string) (string, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", 0, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return "", 0, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
-}
+// sha256File returns the SHA-256 (hex) and size of the file at path.
+func sha256File(path string) (string, int64, error) { return fsutil.FileSHA256(path) }
 
 func readBook(path string) ([]string, error) {
 	f, err := os.Open(path)
@@ -460,12 +448,12 @@ func readBook(path string) ([]string, error) {
 			continue
 		}
 		if _, err := board.ParseFEN(l); err != nil {
-			return nil, fmt.Errorf("%s: line %d: %v", path, n, err)
+			return nil, fmt.Errorf("%s: line %d: %w", path, n, err)
 		}
 		lines = append(lines, l)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(lines) == 0 {
 		return nil, fmt.Errorf("%s: no positions", path)
@@ -480,20 +468,6 @@ func settingsText(cfg GenConfig) (string, error) {
 		return "", err
 	}
 	return b.String(), nil
-}
-
-// writeFileAtomic writes data to path through a temp file and a rename.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := createTemp(path)
-	if err != nil {
-		return err
-	}
-	af := &atomicFile{f: tmp, path: path}
-	if _, err := tmp.Write(data); err != nil {
-		af.abort()
-		return err
-	}
-	return af.commit()
 }
 
 // Generate plays self-play games and writes their positions to out (format
@@ -556,7 +530,7 @@ func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*
 			return nil, fmt.Errorf("%s holds a run with other settings (%s); use another output name or remove it", parts, settingsFile)
 		}
 	} else if os.IsNotExist(err) {
-		if err := writeFileAtomic(settingsFile, []byte(settings)); err != nil {
+		if err := fsutil.WriteFileAtomic(settingsFile, []byte(settings), 0o644); err != nil {
 			return nil, err
 		}
 	} else {
@@ -608,7 +582,7 @@ func outputComplete(out string) bool {
 func finishedRun(out, settings string) (*GenManifest, error) {
 	var m GenManifest
 	if _, err := toml.DecodeFile(ManifestPath(out), &m); err != nil {
-		return nil, fmt.Errorf("%s exists but its manifest cannot be read (%v); remove it to regenerate", out, err)
+		return nil, fmt.Errorf("%s exists but its manifest cannot be read (%w); remove it to regenerate", out, err)
 	}
 	old, err := settingsText(m.Settings)
 	if err != nil {
@@ -955,7 +929,7 @@ func (r *genRun) play(parent context.Context) (int64, error) {
 			for j := range jobs {
 				g, err := pl.play(ctx, r.global(j))
 				if err == nil {
-					err = writeFileAtomic(r.gameFile(j), gameText(g))
+					err = fsutil.WriteFileAtomic(r.gameFile(j), gameText(g), 0o644)
 				}
 				if err != nil {
 					results <- gameDone{j: j, err: err}
@@ -1065,14 +1039,13 @@ func (r *genRun) play(parent context.Context) (int64, error) {
 func (r *genRun) mergeChunk(c int64) error {
 	lo, hi := r.chunkRange(c)
 	path := r.chunkFile(c)
-	tmp, err := createTemp(path)
+	af, err := fsutil.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
-	af := &atomicFile{f: tmp, path: path}
-	zw, err := zstd.NewWriter(tmp)
+	zw, err := zstd.NewWriter(af)
 	if err != nil {
-		af.abort()
+		af.Abort()
 		return err
 	}
 	var pos int64
@@ -1085,20 +1058,20 @@ func (r *genRun) mergeChunk(c int64) error {
 		}
 		if err != nil {
 			zw.Close()
-			af.abort()
+			af.Abort()
 			return err
 		}
 		if _, err := zw.Write(b); err != nil {
 			zw.Close()
-			af.abort()
+			af.Abort()
 			return err
 		}
 	}
 	if err := zw.Close(); err != nil {
-		af.abort()
+		af.Abort()
 		return err
 	}
-	if err := af.commit(); err != nil {
+	if err := af.Commit(); err != nil {
 		return err
 	}
 	r.chunkPos[c] = pos
@@ -1196,7 +1169,7 @@ func finishRun(out, parts string, m any, sha *string, size *int64) error {
 	if err := toml.NewEncoder(&b).Encode(m); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(ManifestPath(out), b.Bytes()); err != nil {
+	if err := fsutil.WriteFileAtomic(ManifestPath(out), b.Bytes(), 0o644); err != nil {
 		return err
 	}
 	return os.RemoveAll(parts)

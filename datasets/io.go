@@ -12,9 +12,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // Format is a dataset file format.
@@ -515,11 +516,11 @@ func CreateFormat(path string, format Format) (Writer, error) {
 	// What a killed earlier write of path left (best effort: a folder we
 	// cannot clean still takes the new write).
 	RemoveStaleTemps(path)
-	tmp, err := createTemp(path)
+	aw, err := fsutil.Create(path, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	aw := &atomicFile{f: tmp, path: path}
+	tmp := aw.File
 	var w Writer
 	switch format {
 	case FormatText:
@@ -527,7 +528,7 @@ func CreateFormat(path string, format Format) (Writer, error) {
 	case FormatTextZstd:
 		zw, err := zstd.NewWriter(tmp, zstd.WithEncoderLevel(zstd.SpeedDefault))
 		if err != nil {
-			aw.abort()
+			aw.Abort()
 			return nil, err
 		}
 		w = newTextWriter(zw, zw, aw)
@@ -540,102 +541,40 @@ func CreateFormat(path string, format Format) (Writer, error) {
 	case FormatBullet:
 		w, err = newBulletWriter(tmp, aw)
 	default:
-		aw.abort()
+		aw.Abort()
 		return nil, fmt.Errorf("unknown format %v", format)
 	}
 	if err != nil {
-		aw.abort()
+		aw.Abort()
 		return nil, err
 	}
 	return w, nil
 }
 
-// createTemp makes the temp file an atomic write of path goes through,
-// beside path, with the mode a plain new file gets (0644 less the umask).
-func createTemp(path string) (*os.File, error) {
-	dir, base := filepath.Dir(path), filepath.Base(path)
-	for try := 0; ; try++ {
-		name := filepath.Join(dir, tempName(base, os.Getpid(), tempSeq.Add(1)))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-		if os.IsExist(err) && try < 100 {
-			continue
-		}
-		return f, err
-	}
-}
-
-var tempSeq atomic.Uint64
-
-// atomicFile is a temp file renamed into place when finished.
-type atomicFile struct {
-	f    *os.File
-	path string
-	done bool
-}
-
-func (a *atomicFile) commit() error {
-	if a.done {
-		return errors.New("writer already closed")
-	}
-	a.done = true
-	if err := a.f.Sync(); err != nil {
-		a.f.Close()
-		os.Remove(a.f.Name())
-		return err
-	}
-	if err := a.f.Close(); err != nil {
-		os.Remove(a.f.Name())
-		return err
-	}
-	if err := os.Rename(a.f.Name(), a.path); err != nil {
-		os.Remove(a.f.Name())
-		return err
-	}
-	syncDir(filepath.Dir(a.path))
-	return nil
-}
-
-// finish ends a writer whose output is a (nil: the writer has no file of
-// its own, then err is returned as is): the file appears under its name when
-// err is nil and is removed otherwise.
-func (a *atomicFile) finish(err error) error {
-	if a == nil {
+// finishFile ends a writer whose output is af (nil: the writer has no
+// file of its own, then err is returned as is): the file appears under its
+// name when err is nil and is removed otherwise.
+func finishFile(af *fsutil.File, err error) error {
+	if af == nil {
 		return err
 	}
 	if err != nil {
-		a.abort()
+		af.Abort()
 		return err
 	}
-	return a.commit()
-}
-
-func (a *atomicFile) abort() error {
-	if a == nil || a.done {
-		return nil
-	}
-	a.done = true
-	a.f.Close()
-	return os.Remove(a.f.Name())
-}
-
-// syncDir makes a rename durable (best effort).
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
+	return af.Commit()
 }
 
 // textWriter writes text lines, optionally through zstd.
 type textWriter struct {
 	bw  *bufio.Writer
 	zw  *zstd.Encoder
-	af  *atomicFile
+	af  *fsutil.File
 	n   int64
 	err error
 }
 
-func newTextWriter(w io.Writer, zw *zstd.Encoder, af *atomicFile) *textWriter {
+func newTextWriter(w io.Writer, zw *zstd.Encoder, af *fsutil.File) *textWriter {
 	return &textWriter{bw: bufio.NewWriterSize(w, 1<<16), zw: zw, af: af}
 }
 
@@ -668,21 +607,21 @@ func (t *textWriter) Close() error {
 			err = e
 		}
 	}
-	return t.af.finish(err)
+	return finishFile(t.af, err)
 }
 
 func (t *textWriter) Abort() error {
 	if t.zw != nil {
 		t.zw.Close()
 	}
-	return t.af.abort()
+	return t.af.Abort()
 }
 
 // packWriter writes a binary pack; the header's count and checksum are
 // filled in by Close.
 type packWriter struct {
 	f     *os.File
-	af    *atomicFile
+	af    *fsutil.File
 	zw    *zstd.Encoder
 	block []byte
 	n     uint64
@@ -690,7 +629,7 @@ type packWriter struct {
 	err   error
 }
 
-func newPackWriter(f *os.File, af *atomicFile) (*packWriter, error) {
+func newPackWriter(f *os.File, af *fsutil.File) (*packWriter, error) {
 	var h [packHeaderSize]byte // filled in by Close
 	if _, err := f.Write(h[:]); err != nil {
 		return nil, err
@@ -755,15 +694,15 @@ func (p *packWriter) Close() error {
 		_, err = p.f.WriteAt(h[:], 0)
 	}
 	if err != nil {
-		p.af.abort()
+		p.af.Abort()
 		return err
 	}
-	return p.af.commit()
+	return p.af.Commit()
 }
 
 func (p *packWriter) Abort() error {
 	p.zw.Close()
-	return p.af.abort()
+	return p.af.Abort()
 }
 
 // Copy writes every record of r to w and returns how many it wrote.

@@ -16,6 +16,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/version"
 )
 
@@ -151,7 +152,7 @@ func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*
 		first.Close()
 		var m LabelManifest
 		if _, err := toml.DecodeFile(ManifestPath(out), &m); err != nil {
-			return nil, fmt.Errorf("%s exists but its manifest cannot be read (%v); remove it to relabel", out, err)
+			return nil, fmt.Errorf("%s exists but its manifest cannot be read (%w); remove it to relabel", out, err)
 		}
 		if old, _ := labelSettingsText(m.Settings); old != settings {
 			return nil, fmt.Errorf("%s was labelled with other settings (see %s)", out, ManifestPath(out))
@@ -173,7 +174,7 @@ func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*
 			first.Close()
 			return nil, fmt.Errorf("%s holds a run with other settings (%s); use another output name or remove it", parts, settingsFile)
 		}
-	} else if err := writeFileAtomic(settingsFile, []byte(settings)); err != nil {
+	} else if err := fsutil.WriteFileAtomic(settingsFile, []byte(settings), 0o644); err != nil {
 		first.Close()
 		return nil, err
 	}
@@ -296,7 +297,7 @@ func (lr *labelRun) run(parent context.Context, inputs []string, done map[int64]
 					}
 				}
 				if err == nil {
-					err = writeFileAtomic(lr.chunkFile(ch.index), text)
+					err = fsutil.WriteFileAtomic(lr.chunkFile(ch.index), text, 0o644)
 				}
 				if err != nil {
 					if ctx.Err() == nil {

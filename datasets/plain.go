@@ -38,6 +38,7 @@ import (
 	"strings"
 
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // plainMaxPly is the largest ply .plain carries (Stockfish reads it into a
@@ -284,7 +285,7 @@ func (p *bpos) uci(m board.Move) string {
 // plainWriter writes .plain entries.
 type plainWriter struct {
 	bw    *bufio.Writer
-	af    *atomicFile
+	af    *fsutil.File
 	n     int64
 	err   error
 	pos   bpos
@@ -292,13 +293,13 @@ type plainWriter struct {
 	buf   []byte
 }
 
-func newPlainWriter(f *os.File, af *atomicFile) (Writer, error) {
+func newPlainWriter(f *os.File, af *fsutil.File) (Writer, error) {
 	return newPlainWriterTo(f, af), nil
 }
 
 // newPlainWriterTo writes to w; af (may be nil) is committed or aborted by
 // Close and Abort.
-func newPlainWriterTo(w io.Writer, af *atomicFile) *plainWriter {
+func newPlainWriterTo(w io.Writer, af *fsutil.File) *plainWriter {
 	return &plainWriter{bw: bufio.NewWriterSize(w, 1<<16), af: af}
 }
 
@@ -353,9 +354,9 @@ func (w *plainWriter) Close() error {
 	if err == nil {
 		err = w.bw.Flush()
 	}
-	return w.af.finish(err)
+	return finishFile(w.af, err)
 }
 
 func (w *plainWriter) Abort() error {
-	return w.af.abort()
+	return w.af.Abort()
 }

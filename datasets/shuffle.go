@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/version"
 
 	"github.com/nnuelab/nnuelab/engine/board"
@@ -440,5 +441,5 @@ func (m *ShuffleManifest) Write(path string) error {
 	if err := toml.NewEncoder(&b).Encode(m); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, b.Bytes())
+	return fsutil.WriteFileAtomic(path, b.Bytes(), 0o644)
 }

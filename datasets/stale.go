@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // Temporary files and folders name the process that made them, so that a
@@ -43,10 +45,9 @@ func ownerGone(pid int, written time.Time) bool {
 	return ok && start.After(written.Add(staleGrace))
 }
 
-// tempName is the name createTemp gives the n-th temporary of base.
-func tempName(base string, pid int, n uint64) string {
-	return fmt.Sprintf(".%s.tmp%d-%d", base, pid, n)
-}
+// tempName is the name of this process's n-th temporary of base
+// (internal/fsutil's atomic writes).
+func tempName(base string, pid int, n uint64) string { return fsutil.TempName(base, pid, n) }
 
 // RemoveStaleTemps removes the temporary files atomic writes of path left
 // when their process died (".NAME.tmpPID-N" beside path, NAME path's base
@@ -54,23 +55,20 @@ func tempName(base string, pid int, n uint64) string {
 // Shuffle call it for their outputs; the commands call it first to say
 // what they removed.
 func RemoveStaleTemps(path string) ([]string, error) {
-	dir, base := filepath.Dir(path), filepath.Base(path)
-	return removeStaleTemps(dir, regexp.MustCompile(`^\.`+regexp.QuoteMeta(base)+`\.tmp(\d+)-\d+$`))
+	dir, want := filepath.Dir(path), filepath.Base(path)
+	return removeStaleTemps(dir, func(base string) bool { return base == want })
 }
-
-// anyTempRE matches the temporary file of an atomic write of any name.
-var anyTempRE = regexp.MustCompile(`^\..+\.tmp(\d+)-\d+$`)
 
 // removeStaleTempsIn removes the temporary files of atomic writes of any
 // name in dir whose process is gone (a datagen's or label's parts folder:
 // game, chunk and settings files), and returns their paths.
 func removeStaleTempsIn(dir string) ([]string, error) {
-	return removeStaleTemps(dir, anyTempRE)
+	return removeStaleTemps(dir, func(string) bool { return true })
 }
 
-// removeStaleTemps removes the files in dir whose name re matches (its
-// first group the owner's PID) and whose owner is gone.
-func removeStaleTemps(dir string, re *regexp.Regexp) ([]string, error) {
+// removeStaleTemps removes the temporary files in dir (fsutil.TempOwner)
+// of the base names of accepts whose owner is gone.
+func removeStaleTemps(dir string, accept func(base string) bool) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -80,11 +78,10 @@ func removeStaleTemps(dir string, re *regexp.Regexp) ([]string, error) {
 	}
 	var removed []string
 	for _, e := range ents {
-		m := re.FindStringSubmatch(e.Name())
-		if m == nil || e.IsDir() {
+		base, pid, ok := fsutil.TempOwner(e.Name())
+		if !ok || e.IsDir() || !accept(base) {
 			continue
 		}
-		pid, _ := strconv.Atoi(m[1])
 		info, err := e.Info()
 		if err != nil || !ownerGone(pid, info.ModTime()) {
 			continue

@@ -11,13 +11,13 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 
 	"github.com/BurntSushi/toml"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // Magic starts every nnuelab float network file (*.nnue.zst).
@@ -92,11 +92,10 @@ func WriteFloatLevel(path string, h Header, tensors []nnue.Tensor, level zstd.En
 	if err := toml.NewEncoder(&hb).Encode(h); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	tmp, err := fsutil.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
 	// bufio's error is sticky, so a failed write anywhere shows at Flush.
 	bw := bufio.NewWriterSize(tmp, 1<<20)
 	bw.WriteString(Magic)
@@ -111,16 +110,14 @@ func WriteFloatLevel(path string, h Header, tensors []nnue.Tensor, level zstd.En
 	if err == nil {
 		err = bw.Flush()
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+	if err == nil {
+		err = tmp.Chmod(0o644) // whatever the umask
 	}
 	if err != nil {
+		tmp.Abort()
 		return err
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp makes it 0600
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return tmp.Commit()
 }
 
 // ReadFloat reads a float network file: its header and tensors, with the

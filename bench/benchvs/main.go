@@ -58,7 +58,7 @@ func nps(cmd *exec.Cmd, input string) (float64, error) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.Stdin = strings.NewReader(input)
 	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("%s: %v\n%s", cmd.Path, err, out.String())
+		return 0, fmt.Errorf("%s: %w\n%s", cmd.Path, err, out.String())
 	}
 	var last string
 	sc := bufio.NewScanner(&out)

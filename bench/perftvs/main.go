@@ -78,14 +78,14 @@ func main() {
 func runOurs(bin string, j job) (uint64, float64, error) {
 	out, err := exec.Command(bin, "perft", "--json", "--fen", j.fen, fmt.Sprint(j.depth)).Output()
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s perft: %v", bin, err)
+		return 0, 0, fmt.Errorf("%s perft: %w", bin, err)
 	}
 	var res struct {
 		Nodes   uint64  `json:"nodes"`
 		Seconds float64 `json:"seconds"`
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
-		return 0, 0, fmt.Errorf("%s perft --json: %v", bin, err)
+		return 0, 0, fmt.Errorf("%s perft --json: %w", bin, err)
 	}
 	return res.Nodes, res.Seconds, nil
 }
@@ -107,7 +107,7 @@ func startStockfish(path string) (*stockfish, error) {
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %v (install it with apt-get install -y stockfish)", path, err)
+		return nil, fmt.Errorf("start %s: %w (install it with apt-get install -y stockfish)", path, err)
 	}
 	s := &stockfish{cmd: cmd, in: in, out: bufio.NewScanner(outPipe)}
 	fmt.Fprintln(in, "uci")

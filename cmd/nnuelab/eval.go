@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/eval"
 	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets"
 )
 
@@ -65,8 +64,8 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		}
 		if *netFile != "" {
 			// The plugin reads the file itself; say which bytes it was given.
-			if netInfo.SHA256, err = fileSHA256(*netFile); err != nil {
-				return err
+			if netInfo.SHA256, _, err = fsutil.FileSHA256(*netFile); err != nil {
+				return fmt.Errorf("net %s: %w", *netFile, err)
 			}
 			netInfo.File = *netFile
 		}
@@ -179,18 +178,4 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return lines.Err()
-}
-
-// fileSHA256 returns the SHA-256 (hex) of a file's contents.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("net %s: %w", path, err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("net %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

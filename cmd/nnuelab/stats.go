@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 func init() {
@@ -188,9 +188,5 @@ func plotStats(s datasets.Stats, title, path string) error {
 	if _, err := c.WriteTo(&buf); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return fsutil.WriteFileAtomic(path, buf.Bytes(), 0o644)
 }

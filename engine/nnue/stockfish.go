@@ -3,8 +3,6 @@ package nnue
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue/simd"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // What the Stockfish readers share: the file versions, the hash scheme by
@@ -285,17 +284,11 @@ func ExportStockfishNet(stockfishPath, dst string) error {
 
 // verifySF151Net checks that path is Stockfish 15.1's default net.
 func verifySF151Net(path string) error {
-	f, err := os.Open(path)
+	sum, n, err := fsutil.FileSHA256(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return err
-	}
-	if sum := hex.EncodeToString(h.Sum(nil)); n != SF151NetSize || sum != SF151NetSHA256 {
+	if n != SF151NetSize || sum != SF151NetSHA256 {
 		return fmt.Errorf("%s is %d bytes with SHA-256 %s; Stockfish 15.1's %s is %d bytes with SHA-256 %s (is the binary Stockfish 15.1?)",
 			path, n, sum, SF151NetName, SF151NetSize, SF151NetSHA256)
 	}

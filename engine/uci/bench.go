@@ -113,7 +113,7 @@ func BenchThreads(w io.Writer, depth, threads int, arch, evalFile string) (nodes
 	for i, fen := range benchFENs {
 		p, err := board.ParseFEN(fen)
 		if err != nil {
-			return 0, fmt.Errorf("bench position %d: %v", i+1, err)
+			return 0, fmt.Errorf("bench position %d: %w", i+1, err)
 		}
 		tt.Clear()
 		s.Clear()

@@ -1,11 +1,8 @@
 package sfnet
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -94,17 +91,10 @@ func Cached(name string) (string, error) {
 
 // checkFile checks that the file at p has the SHA-256 its name says.
 func checkFile(p, name string) error {
-	f, err := os.Open(p)
+	sum, n, err := fsutil.FileSHA256(p)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return fmt.Errorf("%s: %w", p, err)
-	}
-	sum := hex.EncodeToString(h.Sum(nil))
 	if want := name[3:15]; sum[:12] != want {
 		return fmt.Errorf("net %s is not %s: its %d bytes have SHA-256 %s, which names nn-%s.nnue (%w)", p, name, n, sum, sum[:12], errNameMismatch)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/internal/cputime"
 )
 
 // BenchmarkStep times one optimizer step of 16384 positions (the default
@@ -32,7 +33,7 @@ func BenchmarkStep(b *testing.B) {
 			e := newEngine(m, DefaultConfig().Loss, bc.threads)
 			o := DefaultConfig().Optim
 			var flops float64
-			cpu0 := cpuSeconds()
+			cpu0 := cputime.Process().Seconds()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				e.step(recs, &hyper{o: &o, lr: 1e-4, step: i + 1})
@@ -41,7 +42,7 @@ func BenchmarkStep(b *testing.B) {
 			s := b.Elapsed().Seconds()
 			b.ReportMetric(float64(len(recs))*float64(b.N)/s, "pos/s")
 			b.ReportMetric(flops/s/1e9, "GFLOP/s")
-			if cpu := cpuSeconds() - cpu0; cpu > 0 {
+			if cpu := cputime.Process().Seconds() - cpu0; cpu > 0 {
 				b.ReportMetric(float64(len(recs))*float64(b.N)/cpu, "pos/cpu-s")
 				b.ReportMetric(flops/cpu/1e9, "GFLOP/cpu-s")
 			}

@@ -49,7 +49,7 @@ var historyHeader = []string{"epoch", "step", "positions", "lr", "train_loss", "
 
 // WriteHistory writes the loss history as CSV to path atomically.
 func WriteHistory(path string, h []EpochStats) error {
-	return writeAtomic(path, historyCSV(h))
+	return fsutil.WriteFileAtomic(path, historyCSV(h), 0o644)
 }
 
 // historyCSV encodes the history as CSV (a missing validation loss is NaN).
@@ -109,12 +109,6 @@ func parseHistory(path string, data []byte) ([]EpochStats, error) {
 		out = append(out, e)
 	}
 	return out, nil
-}
-
-// writeAtomic writes data to path atomically, readable by all
-// (internal/fsutil).
-func writeAtomic(path string, data []byte) error {
-	return fsutil.WriteFileAtomic(path, data, 0o644)
 }
 
 // ArchSHA256 identifies an architecture: the SHA-256 of the validated spec

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // Data is a training set in memory: records (datasets.Record, 40 bytes),
@@ -44,9 +44,9 @@ const maxLoad = 400_000_000
 // naming the file and line (datasets' readers do that), or, with skip,
 // skipped and counted in *skipped.
 func readRecords(path string, dst []datasets.Record, limit int, skip bool, skipped *int64, filter *datasets.Filter, filtered *int64) ([]datasets.Record, string, error) {
-	sum, err := fileSHA256(path)
+	sum, _, err := fsutil.FileSHA256(path)
 	if err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("data: %w", err)
 	}
 	file, err := datasets.OpenWith(path, datasets.Options{SkipBad: skip})
 	if err != nil {
@@ -83,19 +83,6 @@ func readRecords(path string, dst []datasets.Record, limit int, skip bool, skipp
 		*skipped += file.Skipped()
 	}
 	return dst, sum, nil
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("data: %w", err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("data %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // LoadData reads the training files (at most limit positions, 0 = all) and

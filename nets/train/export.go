@@ -13,6 +13,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets"
 )
 
@@ -68,7 +69,7 @@ func ExportFile(spec *archs.Spec, tensors []nnue.Tensor, path string) error {
 		data = enc.EncodeAll(data, nil)
 		enc.Close()
 	}
-	return writeAtomic(path, data)
+	return fsutil.WriteFileAtomic(path, data, 0o644)
 }
 
 // Export returns the bytes of ExportFile.

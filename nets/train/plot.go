@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // Curve is one loss history to plot, with its legend label.
@@ -127,5 +129,5 @@ func PlotLossFile(path string, curves []Curve, o PlotOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, svg)
+	return fsutil.WriteFileAtomic(path, svg, 0o644)
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/internal/cputime"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets"
 )
 
@@ -236,7 +238,7 @@ func compareResume(saved, now *Config) error {
 
 // warmStart loads the float net at path into m and returns its SHA-256.
 func warmStart(m *Model, path string) (string, error) {
-	sum, err := fileSHA256(path)
+	sum, _, err := fsutil.FileSHA256(path)
 	if err != nil {
 		return "", fmt.Errorf("init: %w", err)
 	}
@@ -350,17 +352,17 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	prog := &progress{w: opt.Log, terminal: opt.Terminal, every: opt.LogEvery}
 	// A measurement (StopAfter) times the steps from the start of the run
 	// and writes nothing.
-	runStart, runCPU, runPos, runFlops := time.Now(), cpuSeconds(), st.Positions, 0.0
+	runStart, runCPU, runPos, runFlops := time.Now(), cputime.Process().Seconds(), st.Positions, 0.0
 	measured := func(epoch int, loss float64) *Result {
 		prog.clear()
 		secs := time.Since(runStart).Seconds()
 		res.History = append(st.History, EpochStats{Epoch: epoch + 1, Step: st.Step, Positions: st.Positions,
-			TrainLoss: loss, ValLoss: math.NaN(), Seconds: secs, CPUSeconds: cpuSeconds() - runCPU,
+			TrainLoss: loss, ValLoss: math.NaN(), Seconds: secs, CPUSeconds: cputime.Process().Seconds() - runCPU,
 			PosPerSec: float64(st.Positions-runPos) / secs, GFLOPs: runFlops / secs / 1e9})
 		return res
 	}
 	for epoch := st.Epoch; epoch < epochs; epoch++ {
-		start, cpu0 := time.Now(), cpuSeconds()
+		start, cpu0 := time.Now(), cputime.Process().Seconds()
 		var lossSum float64
 		var lossN int
 		var flops float64
@@ -406,7 +408,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 			}
 			continue
 		}
-		secs, cpu := time.Since(start).Seconds(), cpuSeconds()-cpu0
+		secs, cpu := time.Since(start).Seconds(), cputime.Process().Seconds()-cpu0
 		e.loss.Lambda = cfg.Loss.Lambda
 		val := e.evalLoss(data.Val)
 		qnet, err := nnue.FromFloat(spec, m.Tensors())

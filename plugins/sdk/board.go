@@ -150,7 +150,7 @@ func ParseFEN(fen string) (Board, error) {
 	if f[3] != "-" {
 		s, err := parseSquare(f[3])
 		if err != nil {
-			return b, fmt.Errorf("fen %q: en passant: %v", fen, err)
+			return b, fmt.Errorf("fen %q: en passant: %w", fen, err)
 		}
 		b.EnPassant = s
 	}

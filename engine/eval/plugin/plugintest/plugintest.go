@@ -57,7 +57,7 @@ func Build(dir string) error {
 			cmd := exec.Command("go", "build", "-o", out, pkg)
 			cmd.Dir = root
 			if b, err := cmd.CombinedOutput(); err != nil {
-				errs <- fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+				errs <- fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
 				return
 			}
 			errs <- nil
@@ -89,7 +89,7 @@ func buildNode(root, dir string) error {
 		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
 		cmd.Dir = src
 		if b, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("npm ci in %s: %v\n%s", src, err, b)
+			return fmt.Errorf("npm ci in %s: %w\n%s", src, err, b)
 		}
 	}
 	return WriteNodeLauncher(filepath.Join(dir, "nodepst"), filepath.Join(src, "index.js"))
