@@ -22,6 +22,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/nnuelab/nnuelab/internal/configerr"
 )
 
 //go:embed *.toml
@@ -166,19 +168,9 @@ type OutputSpec struct {
 	CPDen int `toml:"cp_den"`
 }
 
-// Error is a problem in an architecture file.
-type Error struct {
-	File   string
-	Key    string
-	Reason string
-}
-
-func (e *Error) Error() string {
-	if e.Key == "" {
-		return fmt.Sprintf("%s: %s", e.File, e.Reason)
-	}
-	return fmt.Sprintf("%s: key %q: %s", e.File, e.Key, e.Reason)
-}
+// Error is a problem in an architecture file: the file, the key and the
+// reason (internal/configerr, the error of every strict config reader).
+type Error = configerr.Error
 
 // Builtin returns the names of the embedded architectures, sorted.
 func Builtin() []string {
