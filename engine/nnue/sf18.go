@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/nnue/simd"
 )
 
 // Stockfish 18 (spec: docs/reference/sf18-nnue.md). The big net adds the
@@ -66,18 +67,9 @@ func (k *sfEvalParams) toCP(v int32, p *board.Position) int {
 // sf18Transform writes the pairwise products of one perspective's
 // accumulator (piece-square and threat sums together) as Stockfish 18
 // computes them for its threat net: clamp(a, 0, 255) * clamp(b, 0, 255) /
-// 512 of the two halves.
-func sf18Transform(dst []uint8, acc []int16) {
-	half := len(acc) / 2
-	a, b := acc[:half], acc[half:]
-	b = b[:len(a)]
-	dst = dst[:len(a)]
-	for j := range dst {
-		x := uint32(min(max(a[j], 0), 255))
-		y := uint32(min(max(b[j], 0), 255))
-		dst[j] = uint8(x * y >> 9)
-	}
-}
+// 512 of the two halves (the simd kernel; TestSF18Transform checks it
+// against the engine's arithmetic).
+func sf18Transform(dst []uint8, acc []int16) { simd.PairwiseClippedReLU255(dst, acc) }
 
 // int8sDirect fills dst straight from the stream (a large array: no
 // intermediate copy).

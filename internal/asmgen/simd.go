@@ -28,7 +28,8 @@ func simdKernels(g *gen) {
 
 	// Activations to uint8.
 	g.clippedReLU()
-	g.pairwiseClippedReLU()
+	g.pairwiseClippedReLU("pairwiseClippedReLUAVX2", 127)
+	g.pairwiseClippedReLU("pairwiseClippedReLU255AVX2", 255)
 	g.clipShift()
 
 	// Dot products and dense layers.
@@ -139,20 +140,24 @@ func (g *gen) clippedReLU() {
 	g.ret()
 }
 
-// pairwiseClippedReLU emits Stockfish 15.1's pairwise product:
-// dst[j] = clamp(src[j],0,127) * clamp(src[j+n],0,127) >> 7. The product is
-// at most 127*127 = 16129, so VPMULLW is exact and the shifted result (at
-// most 126) packs without saturation. One output vector per iteration.
-func (g *gen) pairwiseClippedReLU() {
-	g.kernel("pairwiseClippedReLUAVX2", "func(dst *uint8, src *int16, n int)",
-		"pairwiseClippedReLUAVX2 sets dst[j] = clamp(src[j],0,127) * clamp(src[j+n],0,127) >> 7 for j < n.")
+// pairwiseClippedReLU emits a pairwise product with clip ceil (127 or
+// 255): dst[j] = clamp(src[j],0,ceil) * clamp(src[j+n],0,ceil) >> s, s = 7
+// for 127 (Stockfish 15.1), 9 for 255 (Stockfish 18's threat net, whose
+// product is divided by 512). The product is at most 127*127 = 16129 or
+// 255*255 = 65025, below 2^16, so VPMULLW's low word is exact as an
+// unsigned number, VPSRLW shifts it as one, and the result (at most 126 or
+// 127) packs without saturation. One output vector per iteration.
+func (g *gen) pairwiseClippedReLU(name string, ceil int) {
+	shift := map[int]uint8{127: 7, 255: 9}[ceil]
+	g.kernel(name, "func(dst *uint8, src *int16, n int)",
+		fmt.Sprintf("%s sets dst[j] = clamp(src[j],0,%d) * clamp(src[j+n],0,%d) >> %d for j < n.", name, ceil, ceil, shift))
 	dst, src, n := g.arg("dst"), g.arg("src"), g.arg("n")
 	second := g.GP64()
 	g.LEAQ(at(src, n, 2, 0), second) // src[n:]
 	zero, c127 := g.YMM(), g.YMM()
 	g.VPXOR(zero, zero, zero)
 	g.VPCMPEQW(c127, c127, c127)
-	g.VPSRLW(U8(9), c127, c127) // 0x007f in every word
+	g.VPSRLW(U8(16-bitsOf(ceil)), c127, c127) // ceil in every word
 	g.loop(n, 32, 1, func(i reg.GPVirtual, _ int) {
 		v := g.ymms(4) // first half: v[0], v[1]; second half: v[2], v[3]
 		g.VMOVDQU(at(src, i, 2, 0), v[0])
@@ -164,12 +169,21 @@ func (g *gen) pairwiseClippedReLU() {
 			func(j int) { g.VPMINSW(c127, v[j], v[j]) })
 		stages(2,
 			func(j int) { g.VPMULLW(v[j+2], v[j], v[j]) },
-			func(j int) { g.VPSRLW(U8(7), v[j], v[j]) })
+			func(j int) { g.VPSRLW(U8(shift), v[j], v[j]) })
 		g.VPACKUSWB(v[1], v[0], v[0])
 		g.VPERMQ(U8(packOrder), v[0], v[0])
 		g.VMOVDQU(v[0], at(dst, i, 1, 0))
 	})
 	g.ret()
+}
+
+// bitsOf returns the number of bits of 2^k - 1.
+func bitsOf(v int) int {
+	b := 0
+	for ; v > 0; v >>= 1 {
+		b++
+	}
+	return b
 }
 
 // clipShift emits the clipped ReLU between dense layers, int32 sums to

@@ -489,6 +489,44 @@ loop1:
 	VZEROUPPER
 	RET
 
+// func pairwiseClippedReLU255AVX2(dst *uint8, src *int16, n int)
+// Requires: AVX, AVX2
+TEXT ·pairwiseClippedReLU255AVX2(SB), NOSPLIT, $0-24
+	MOVQ     dst+0(FP), AX
+	MOVQ     src+8(FP), CX
+	MOVQ     n+16(FP), DX
+	LEAQ     (CX)(DX*2), BX
+	VPXOR    Y0, Y0, Y0
+	VPCMPEQW Y1, Y1, Y1
+	VPSRLW   $0x08, Y1, Y1
+	XORQ     SI, SI
+
+loop1:
+	VMOVDQU   (CX)(SI*2), Y2
+	VMOVDQU   32(CX)(SI*2), Y3
+	VMOVDQU   (BX)(SI*2), Y4
+	VMOVDQU   32(BX)(SI*2), Y5
+	VPMAXSW   Y0, Y2, Y2
+	VPMAXSW   Y0, Y3, Y3
+	VPMAXSW   Y0, Y4, Y4
+	VPMAXSW   Y0, Y5, Y5
+	VPMINSW   Y1, Y2, Y2
+	VPMINSW   Y1, Y3, Y3
+	VPMINSW   Y1, Y4, Y4
+	VPMINSW   Y1, Y5, Y5
+	VPMULLW   Y4, Y2, Y2
+	VPMULLW   Y5, Y3, Y3
+	VPSRLW    $0x09, Y2, Y2
+	VPSRLW    $0x09, Y3, Y3
+	VPACKUSWB Y3, Y2, Y2
+	VPERMQ    $0xd8, Y2, Y2
+	VMOVDQU   Y2, (AX)(SI*1)
+	ADDQ      $0x20, SI
+	CMPQ      SI, DX
+	JB        loop1
+	VZEROUPPER
+	RET
+
 DATA clipShiftOrder<>+0(SB)/4, $0x00000000
 DATA clipShiftOrder<>+4(SB)/4, $0x00000004
 DATA clipShiftOrder<>+8(SB)/4, $0x00000001

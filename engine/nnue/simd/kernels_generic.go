@@ -85,6 +85,16 @@ func pairwiseClippedReLUGeneric(dst []uint8, src []int16) {
 	}
 }
 
+func pairwiseClippedReLU255Generic(dst []uint8, src []int16) {
+	n := len(dst)
+	lo, hi := src[:n], src[n:2*n]
+	for j := range dst {
+		a := uint32(max0(min(lo[j], 255)))
+		b := uint32(max0(min(hi[j], 255)))
+		dst[j] = uint8((a * b) >> 9)
+	}
+}
+
 func clipShiftGeneric(dst []uint8, src []int32, shift uint, ceil int32) {
 	src = src[:len(dst)]
 	for i, v := range src {

@@ -18,6 +18,7 @@ func addInt8AVX2(dst *int16, a *int8, n int)                                  { 
 func subInt8AVX2(dst *int16, a *int8, n int)                                  { unreachable() }
 func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16)                { unreachable() }
 func pairwiseClippedReLUAVX2(dst *uint8, src *int16, n int)                   { unreachable() }
+func pairwiseClippedReLU255AVX2(dst *uint8, src *int16, n int)                { unreachable() }
 func clipShiftAVX2(dst *uint8, src *int32, n int, shift uint, ceil uint8)     { unreachable() }
 func affineAVX2(out *int32, in *uint8, w *int8, bias *int32, rows, cols int)  { unreachable() }
 func affine7AVX2(out *int32, in *uint8, w *int8, bias *int32, rows, cols int) { unreachable() }

@@ -54,6 +54,11 @@ func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16)
 //go:noescape
 func pairwiseClippedReLUAVX2(dst *uint8, src *int16, n int)
 
+// pairwiseClippedReLU255AVX2 sets dst[j] = clamp(src[j],0,255) * clamp(src[j+n],0,255) >> 9 for j < n.
+//
+//go:noescape
+func pairwiseClippedReLU255AVX2(dst *uint8, src *int16, n int)
+
 // clipShiftAVX2 sets dst[i] = clamp(src[i] >> shift, 0, ceil) for n elements.
 //
 //go:noescape

@@ -228,6 +228,25 @@ func PairwiseClippedReLU(dst []uint8, src []int16) {
 	pairwiseClippedReLUGeneric(dst, src)
 }
 
+// PairwiseClippedReLU255 is Stockfish 18's feature-transformer activation
+// for its threat net: with n = len(dst),
+// dst[j] = clamp(src[j], 0, 255) * clamp(src[j+n], 0, 255) >> 9 (at most
+// 127). len(src) == 2*len(dst), len(dst) a multiple of 32.
+func PairwiseClippedReLU255(dst []uint8, src []int16) {
+	n := len(dst)
+	if len(src) != 2*n || n%32 != 0 {
+		panicPrecondition("PairwiseClippedReLU255: len(src) must be 2*len(dst), len(dst) a multiple of 32")
+	}
+	if n == 0 {
+		return
+	}
+	if useAVX2 {
+		pairwiseClippedReLU255AVX2(&dst[0], &src[0], n)
+		return
+	}
+	pairwiseClippedReLU255Generic(dst, src)
+}
+
 // ClipShift is the clipped ReLU between Stockfish's dense layers, int32 sums
 // to uint8 activations: dst[i] = clamp(src[i] >> shift, 0, ceil) with an
 // arithmetic shift (a shift of 32 or more leaves the sign, as in Go).

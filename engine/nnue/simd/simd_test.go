@@ -160,13 +160,16 @@ func refClipped(src []int16, max int16) []uint8 {
 	return out
 }
 
-func refPairwise(src []int16) []uint8 {
+// refPairwise is the pairwise product with clip ceil: 127 (divided by
+// 128, Stockfish 15.1) or 255 (divided by 512, Stockfish 18's threat net).
+func refPairwise(src []int16, ceil int64) []uint8 {
+	div := map[int64]int64{127: 128, 255: 512}[ceil]
 	n := len(src) / 2
 	out := make([]uint8, n)
 	for j := range n {
-		a := clampRef(int64(src[j]), 0, 127)
-		b := clampRef(int64(src[j+n]), 0, 127)
-		out[j] = uint8(a * b / 128)
+		a := clampRef(int64(src[j]), 0, ceil)
+		b := clampRef(int64(src[j+n]), 0, ceil)
+		out[j] = uint8(a * b / div)
 	}
 	return out
 }
@@ -456,26 +459,38 @@ func TestClipShift(t *testing.T) {
 }
 
 func TestPairwiseClippedReLU(t *testing.T) {
-	forEachImpl(t, func(t *testing.T) {
-		each16(t, func(t *testing.T, r *rand.Rand, n int, g gen16) {
-			if n%64 != 0 {
-				return
-			}
-			src := fill16(r, g, n)
-			want := refPairwise(src)
-			twin := make([]uint8, n/2)
-			pairwiseClippedReLUGeneric(twin, src)
-			if !slices.Equal(twin, want) {
-				t.Fatalf("pure-Go twin differs from the reference at %d", firstDiff(twin, want))
-			}
-			dst, check := guarded[uint8](n/2, 0xa5)
-			PairwiseClippedReLU(dst, src)
-			check(t)
-			if !slices.Equal(dst, want) {
-				t.Fatalf("differs at %d", firstDiff(dst, want))
-			}
+	for _, k := range []struct {
+		name string
+		ceil int64
+		run  func(dst []uint8, src []int16)
+		twin func(dst []uint8, src []int16)
+	}{
+		{"127", 127, PairwiseClippedReLU, pairwiseClippedReLUGeneric},
+		{"255", 255, PairwiseClippedReLU255, pairwiseClippedReLU255Generic},
+	} {
+		t.Run(k.name, func(t *testing.T) {
+			forEachImpl(t, func(t *testing.T) {
+				each16(t, func(t *testing.T, r *rand.Rand, n int, g gen16) {
+					if n%64 != 0 {
+						return
+					}
+					src := fill16(r, g, n)
+					want := refPairwise(src, k.ceil)
+					twin := make([]uint8, n/2)
+					k.twin(twin, src)
+					if !slices.Equal(twin, want) {
+						t.Fatalf("pure-Go twin differs from the reference at %d", firstDiff(twin, want))
+					}
+					dst, check := guarded[uint8](n/2, 0xa5)
+					k.run(dst, src)
+					check(t)
+					if !slices.Equal(dst, want) {
+						t.Fatalf("differs at %d", firstDiff(dst, want))
+					}
+				})
+			})
 		})
-	})
+	}
 }
 
 func TestDotUint8Int8(t *testing.T) {
