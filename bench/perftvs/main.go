@@ -10,16 +10,17 @@
 package main
 
 import (
-	"bufio"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/nnuelab/nnuelab/bench/stats"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/nnuelab/nnuelab/bench/stats"
+	"github.com/nnuelab/nnuelab/engine/uciclient"
 )
 
 type job struct {
@@ -90,64 +91,51 @@ func runOurs(bin string, j job) (uint64, float64, error) {
 	return res.Nodes, res.Seconds, nil
 }
 
+// stockfish is Stockfish kept running between perft runs.
 type stockfish struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Scanner
+	e *uciclient.Engine
 }
+
+// answerTimeout bounds every wait for Stockfish (a perft included).
+const answerTimeout = 10 * time.Minute
 
 func startStockfish(path string) (*stockfish, error) {
-	cmd := exec.Command(path)
-	in, err := cmd.StdinPipe()
+	e, err := uciclient.Start(uciclient.Config{Path: path})
 	if err != nil {
-		return nil, err
-	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w (install it with apt-get install -y stockfish)", path, err)
 	}
-	s := &stockfish{cmd: cmd, in: in, out: bufio.NewScanner(outPipe)}
-	fmt.Fprintln(in, "uci")
-	if err := s.waitFor("uciok"); err != nil {
-		return nil, err
+	if err := e.Handshake(context.Background(), time.Now().Add(uciclient.MinStartTimeout)); err != nil {
+		e.Kill()
+		return nil, fmt.Errorf("stockfish: waiting for uciok: %s", e.Describe(err))
 	}
-	fmt.Fprintln(in, "setoption name Threads value 1")
-	return s, nil
+	if err := e.Send("setoption name Threads value 1"); err != nil {
+		e.Kill()
+		return nil, fmt.Errorf("stockfish: %s", e.Describe(err))
+	}
+	return &stockfish{e}, nil
 }
 
-func (s *stockfish) waitFor(prefix string) error {
-	for s.out.Scan() {
-		if strings.HasPrefix(s.out.Text(), prefix) {
-			return nil
-		}
-	}
-	return fmt.Errorf("stockfish exited before %q", prefix)
-}
-
+// perft runs go perft on j, timed from the command to the "Nodes searched"
+// line (as the reader read it).
 func (s *stockfish) perft(j job) (uint64, float64, error) {
-	fmt.Fprintf(s.in, "position fen %s\nisready\n", j.fen)
-	if err := s.waitFor("readyok"); err != nil {
-		return 0, 0, err
+	ctx := context.Background()
+	if err := s.e.Send("position fen " + j.fen); err != nil {
+		return 0, 0, fmt.Errorf("stockfish: %s", s.e.Describe(err))
+	}
+	if err := s.e.Sync(ctx, time.Now().Add(answerTimeout)); err != nil {
+		return 0, 0, fmt.Errorf("stockfish: waiting for readyok: %s", s.e.Describe(err))
 	}
 	start := time.Now()
-	fmt.Fprintf(s.in, "go perft %d\n", j.depth)
-	for s.out.Scan() {
-		line := s.out.Text()
-		if strings.HasPrefix(line, "Nodes searched:") {
-			secs := time.Since(start).Seconds()
-			var n uint64
-			fmt.Sscanf(strings.TrimPrefix(line, "Nodes searched:"), "%d", &n)
-			return n, secs, nil
-		}
+	if err := s.e.Send(fmt.Sprintf("go perft %d", j.depth)); err != nil {
+		return 0, 0, fmt.Errorf("stockfish: %s", s.e.Describe(err))
 	}
-	return 0, 0, fmt.Errorf("stockfish exited during go perft")
+	l, err := s.e.ReadUntil(ctx, start.Add(answerTimeout), func(l string) bool { return strings.HasPrefix(l, "Nodes searched:") }, nil)
+	if err != nil {
+		return 0, 0, fmt.Errorf("stockfish during go perft: %s", s.e.Describe(err))
+	}
+	var n uint64
+	fmt.Sscanf(strings.TrimPrefix(l.Text, "Nodes searched:"), "%d", &n)
+	return n, l.At.Sub(start).Seconds(), nil
 }
 
-func (s *stockfish) close() {
-	fmt.Fprintln(s.in, "quit")
-	s.in.Close()
-	s.cmd.Wait()
-}
+func (s *stockfish) close() { s.e.Quit(time.Second) }

@@ -1,7 +1,6 @@
 package nnue
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue/simd"
+	"github.com/nnuelab/nnuelab/engine/uciclient"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
@@ -215,62 +215,40 @@ func ExportStockfishNet(stockfishPath, dst string) error {
 	defer os.RemoveAll(tmpDir)
 	const tmpName = "export.nnue"
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, stockfishPath)
-	cmd.Dir = tmpDir
-	stdin, err := cmd.StdinPipe()
+	ue, err := uciclient.Start(uciclient.Config{Path: stockfishPath, Dir: tmpDir})
 	if err != nil {
-		return err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("export Stockfish net: cannot run %s (install Stockfish 15.1: `make deps` or `apt-get install stockfish`): %w", stockfishPath, err)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-
-	sc := bufio.NewScanner(stdout)
-	var name, exportMsg string
-	// until reads lines up to one equal to token, noting the engine's name
-	// and export_net's report on the way.
-	until := func(token string) error {
-		for sc.Scan() {
-			line := strings.TrimSpace(sc.Text())
-			switch {
-			case line == token:
-				return nil
-			case strings.HasPrefix(line, "id name "):
-				name = strings.TrimPrefix(line, "id name ")
-			case strings.Contains(strings.ToLower(line), "network saved"), strings.HasPrefix(strings.ToLower(line), "failed"):
-				exportMsg = line
-			}
+	defer ue.Kill()
+	ctx, deadline := context.Background(), time.Now().Add(2*time.Minute)
+	fail := func(token string, err error) error {
+		switch {
+		case errors.Is(err, uciclient.ErrExited):
+			err = fmt.Errorf("%s exited before answering %q (stderr: %q)", stockfishPath, token, ue.Stderr())
+		case errors.Is(err, uciclient.ErrTimeout):
+			err = fmt.Errorf("%s did not answer %q within 2 minutes", stockfishPath, token)
 		}
-		if err := sc.Err(); err != nil {
-			return err
-		}
-		return fmt.Errorf("%s exited before answering %q (stderr: %q)", stockfishPath, token, strings.TrimSpace(stderr.String()))
-	}
-	if _, err := io.WriteString(stdin, "uci\n"); err != nil {
 		return fmt.Errorf("export Stockfish net: %w", err)
 	}
-	if err := until("uciok"); err != nil {
-		return fmt.Errorf("export Stockfish net: %w", err)
+	if err := ue.Handshake(ctx, deadline); err != nil {
+		return fail("uciok", err)
 	}
 	// export_net runs in the UCI thread, so readyok comes after the file is
-	// complete.
-	if _, err := io.WriteString(stdin, "export_net "+tmpName+"\nisready\n"); err != nil {
-		return fmt.Errorf("export Stockfish net: %w", err)
+	// complete; the line before it says how the export went.
+	var exportMsg string
+	if err := ue.Send("export_net "+tmpName, "isready"); err != nil {
+		return fail("readyok", err)
 	}
-	if err := until("readyok"); err != nil {
-		return fmt.Errorf("export Stockfish net: %w", err)
+	_, err = ue.ReadUntil(ctx, deadline, func(l string) bool { return l == "readyok" }, func(l string) {
+		if low := strings.ToLower(l); strings.Contains(low, "network saved") || strings.HasPrefix(low, "failed") {
+			exportMsg = l
+		}
+	})
+	if err != nil {
+		return fail("readyok", err)
 	}
-	_, _ = io.WriteString(stdin, "quit\n")
-	_ = stdin.Close()
+	ue.Quit(time.Second)
+	name := ue.Name
 
 	tmp := filepath.Join(tmpDir, tmpName)
 	if err := verifySF151Net(tmp); err != nil {
