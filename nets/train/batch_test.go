@@ -7,8 +7,8 @@ import (
 	"github.com/nnuelab/nnuelab/archs"
 )
 
-// TestBatchHeadMatchesPerPosition checks the batched sf12 head against its
-// per-position forward and backward: the same outputs, parameter gradients
+// TestBatchHeadMatchesPerPosition checks the batched heads (sf12, Rengar)
+// against their per-position forward and backward: the same outputs, parameter gradients
 // and accumulator gradients, bit for bit, for chunks of every kind of size
 // (one position, a partial chunk, a full one) and accumulators that cross
 // both clamp bounds.
@@ -18,6 +18,7 @@ func TestBatchHeadMatchesPerPosition(t *testing.T) {
 		n    int
 	}{
 		{"halfkp", 1}, {"halfkp", 7}, {"halfkp", chunkSize}, {"halfkp-128", 3}, {"halfkp-128", chunkSize},
+		{"rengar", 1}, {"rengar", 5}, {"rengar", chunkSize},
 	} {
 		spec, err := archs.Load(tc.arch)
 		if err != nil {
@@ -31,7 +32,7 @@ func TestBatchHeadMatchesPerPosition(t *testing.T) {
 		perturb(m, rng, 0.05)
 		h, ok := m.head.(batchHead)
 		if !ok {
-			t.Fatalf("%s: the sf12 head is not a batchHead", tc.arch)
+			t.Fatalf("%s: the head is not a batchHead", tc.arch)
 		}
 		W := m.width
 		acc := randFloats(rng, tc.n*2*W, -0.5, 1.5)

@@ -229,7 +229,7 @@ func (e *engine) forwardBackward(w, c int, batch []*datasets.Record, base int) {
 	g.loss = 0
 	inv := 1 / float64(len(batch))
 	hi := min((c+1)*chunkSize, len(batch))
-	if bh, ok := m.head.(batchHead); ok && m.both {
+	if bh, ok := m.head.(batchHead); ok {
 		e.forwardBackwardBatch(bh, w, c, batch, base)
 		return
 	}
@@ -266,10 +266,12 @@ func (e *engine) forwardBackward(w, c int, batch []*datasets.Record, base int) {
 	}
 }
 
-// forwardBackwardBatch is forwardBackward for a batchHead (both
-// perspectives): the chunk's accumulators into the worker's rows, then the
-// head on the whole chunk. Position i's accumulator gradients [dus | dthem]
-// are slots 2(i-base) and 2(i-base)+1, one row of the chunk's dacc.
+// forwardBackwardBatch is forwardBackward for a batchHead: the chunk's
+// accumulators into the worker's rows, then the head on the whole chunk.
+// Position i's accumulator gradients [dus | dthem] are slots 2(i-base) and
+// 2(i-base)+1, one row of the chunk's dacc (a head that reads the side to
+// move's accumulator only leaves the second half alone; its slot has no
+// features).
 func (e *engine) forwardBackwardBatch(bh batchHead, w, c int, batch []*datasets.Record, base int) {
 	m, s, W := e.m, e.scratch[w], e.m.width
 	b := e.batch[w]
@@ -277,12 +279,20 @@ func (e *engine) forwardBackwardBatch(bh batchHead, w, c int, batch []*datasets.
 	lo, hi := c*chunkSize, min((c+1)*chunkSize, len(batch))
 	n := hi - lo
 	mf := m.slotFeatures()
+	sides := 1
+	if m.both {
+		sides = 2
+	}
 	for i := lo; i < hi; i++ {
 		r := batch[i]
 		stm := r.SideToMove()
 		acc := b.acc[(i-lo)*2*W:][:2*W]
-		for k, side := range [2]board.Color{stm, stm.Other()} {
-			slot := 2*(i-base) + k
+		e.nfeat[2*(i-base)+1] = 0
+		for k := 0; k < sides; k++ {
+			side, slot := stm, 2*(i-base)+k
+			if k == 1 {
+				side = stm.Other()
+			}
 			f := m.features(r, side, e.feats[slot*mf:slot*mf:(slot+1)*mf])
 			e.nfeat[slot] = int32(len(f))
 			vec.SumRows(acc[k*W:][:W], m.bias(), m.matrix(), W, f)
@@ -300,7 +310,9 @@ func (e *engine) forwardBackwardBatch(bh batchHead, w, c int, batch []*datasets.
 	bh.backwardBatch(s.head, b.acc, n, b.dout, g.head, dacc)
 	if g.bias != nil {
 		for p := 0; p < 2*n; p++ {
-			vec.Add(g.bias, dacc[p*W:][:W])
+			if p%2 == 0 || m.both {
+				vec.Add(g.bias, dacc[p*W:][:W])
+			}
 		}
 	}
 }

@@ -128,17 +128,30 @@ func (h *rengarHead) params() []*Param {
 	return []*Param{h.tempo, h.bias, h.fs, h.absva, h.absha, h.absra, h.va, h.fsxva, h.hr, h.outVA, h.outFxV}
 }
 
+// rengarScratch holds a chunk of positions (at most chunkSize), one row
+// per position: pre = the accumulator with the tempo added, act = its
+// clamp; x1 = [F | |V| | |H| | |R|] and x2 = [V | F*V | H*R], the inputs of
+// the l2fs and l2va rows, which wfs = [fs | absva | absha | absra] and wva
+// = [va | fsxva | haxra] (4 rows each) hold side by side, so that each
+// layer is one product over the chunk.
 type rengarScratch struct {
-	pre                [4][32]float32 // fs, va+tempo, ha, ra before the clamp
-	act                [4][32]float32 // F, V, H, R
-	abs                [4][32]float32 // |V|, |H|, |R| at 1..3
-	fv, hr             [32]float32
-	l2pre, l2fs, l2va  [4]float32
-	dAct               [4][32]float32
-	dl2fs, dl2va, prod [4]float32
+	pre, act, x1, x2             []float32
+	l2pre, l2fs, l2va, prod      []float32
+	dl2fs, dl2va, dl2fsT, dl2vaT []float32
+	dx1, dx2                     []float32
+	wfs, wva                     []float32
+	out                          [1]float32
+	dout                         [1]float32
 }
 
-func (h *rengarHead) newScratch() any { return &rengarScratch{} }
+func (h *rengarHead) newScratch() any {
+	n := chunkSize
+	f := func(k int) []float32 { return make([]float32, k) }
+	return &rengarScratch{pre: f(n * 128), act: f(n * 128), x1: f(n * 128), x2: f(n * 96),
+		l2pre: f(n * 4), l2fs: f(n * 4), l2va: f(n * 4), prod: f(n * 4),
+		dl2fs: f(n * 4), dl2va: f(n * 4), dl2fsT: f(n * 4), dl2vaT: f(n * 4),
+		dx1: f(n * 128), dx2: f(n * 96), wfs: f(4 * 128), wva: f(4 * 96)}
+}
 
 func clampR(x float32) float32 { return min(max(x, -rengarClip), rengarClip) }
 
@@ -161,97 +174,122 @@ func sign32(x float32) float32 {
 
 func row32(p *Param, i int) []float32 { return p.Data[i*32:][:32] }
 
+// forward is forwardBatch on one position (us is its accumulator): the
+// same sums as in training.
 func (h *rengarHead) forward(sc any, us, _ []float32, _ int) float32 {
 	s := sc.(*rengarScratch)
-	for k := 0; k < 4; k++ {
-		copy(s.pre[k][:], us[32*k:32*k+32])
-	}
-	vec.Add(s.pre[1][:], h.tempo.Data)
-	for k := 0; k < 4; k++ {
-		for j := 0; j < 32; j++ {
-			s.act[k][j] = clampR(s.pre[k][j])
-			s.abs[k][j] = abs32(s.act[k][j])
-		}
-	}
-	vec.Mul(s.fv[:], s.act[0][:], s.act[1][:])
-	vec.Mul(s.hr[:], s.act[2][:], s.act[3][:])
-	var y float32
-	for i := 0; i < 4; i++ {
-		s.l2pre[i] = h.bias.Data[i] + vec.Dot(row32(h.fs, i), s.act[0][:]) + vec.Dot(row32(h.absva, i), s.abs[1][:]) +
-			vec.Dot(row32(h.absha, i), s.abs[2][:]) + vec.Dot(row32(h.absra, i), s.abs[3][:])
-		s.l2fs[i] = clampR(s.l2pre[i])
-		s.l2va[i] = vec.Dot(row32(h.va, i), s.act[1][:]) + vec.Dot(row32(h.fsxva, i), s.fv[:]) + vec.Dot(row32(h.hr, i), s.hr[:])
-		s.prod[i] = s.l2fs[i] * s.l2va[i]
-		y += h.outVA.Data[i]*s.l2va[i] + h.outFxV.Data[i]*s.prod[i]
-	}
-	return h.scale * y
+	h.forwardBatch(sc, us, 1, s.out[:])
+	return s.out[0]
 }
 
-func (h *rengarHead) backward(sc any, _, _ []float32, _ int, dout float32, g [][]float32, dus, _ []float32) {
+// backward is backwardBatch on one position.
+func (h *rengarHead) backward(sc any, us, _ []float32, _ int, dout float32, g [][]float32, dus, _ []float32) {
 	s := sc.(*rengarScratch)
-	gTempo, gBias, gFS, gAbsVA, gAbsHA, gAbsRA, gVA, gFSxVA, gHR, gOutVA, gOutFxV := g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10]
-	dy := dout * h.scale
+	s.dout[0] = dout
+	h.backwardBatch(sc, us, 1, s.dout[:], g, dus)
+}
+
+// forwardBatch computes the outputs of n positions whose accumulators
+// start every 256 floats in acc (the engine's rows of [us | them]; Rengar
+// reads us, 128 floats).
+func (h *rengarHead) forwardBatch(sc any, acc []float32, n int, out []float32) {
+	s := sc.(*rengarScratch)
 	for i := 0; i < 4; i++ {
-		gOutVA[i] += dy * s.l2va[i]
-		gOutFxV[i] += dy * s.prod[i]
-		s.dl2va[i] = dy * (h.outVA.Data[i] + h.outFxV.Data[i]*s.l2fs[i])
-		s.dl2fs[i] = 0
-		if s.l2pre[i] > -rengarClip && s.l2pre[i] < rengarClip {
-			s.dl2fs[i] = dy * h.outFxV.Data[i] * s.l2va[i]
+		copy(s.wfs[i*128:], row32(h.fs, i))
+		copy(s.wfs[i*128+32:], row32(h.absva, i))
+		copy(s.wfs[i*128+64:], row32(h.absha, i))
+		copy(s.wfs[i*128+96:], row32(h.absra, i))
+		copy(s.wva[i*96:], row32(h.va, i))
+		copy(s.wva[i*96+32:], row32(h.fsxva, i))
+		copy(s.wva[i*96+64:], row32(h.hr, i))
+	}
+	for p := 0; p < n; p++ {
+		pre := s.pre[p*128:][:128]
+		copy(pre, acc[p*256:][:128])
+		vec.Add(pre[32:64], h.tempo.Data)
+	}
+	vec.Clamp(s.act[:n*128], s.pre[:n*128], -rengarClip, rengarClip)
+	for p := 0; p < n; p++ {
+		a, x1, x2 := s.act[p*128:][:128], s.x1[p*128:][:128], s.x2[p*96:][:96]
+		copy(x1[:32], a[:32])
+		for j, v := range a[32:] {
+			x1[32+j] = abs32(v)
 		}
+		copy(x2[:32], a[32:64])
+		vec.Mul(x2[32:64], a[:32], a[32:64])
+		vec.Mul(x2[64:96], a[64:96], a[96:128])
 	}
-	// dAct[k] = d loss / d activated subspace k; d|x|/dx = sign(x).
-	for k := range s.dAct {
-		clear(s.dAct[k][:])
-	}
-	var dFV, dHR [32]float32
-	for i := 0; i < 4; i++ {
-		a, b := s.dl2fs[i], s.dl2va[i]
-		gBias[i] += a
-		if a != 0 {
-			vec.Axpy(row32p(gFS, i), s.act[0][:], a)
-			vec.Axpy(row32p(gAbsVA, i), s.abs[1][:], a)
-			vec.Axpy(row32p(gAbsHA, i), s.abs[2][:], a)
-			vec.Axpy(row32p(gAbsRA, i), s.abs[3][:], a)
-			vec.Axpy(s.dAct[0][:], row32(h.fs, i), a)
-			vec.Axpy(s.dAct[1][:], row32(h.absva, i), a) // times sign(V) below
-			vec.Axpy(s.dAct[2][:], row32(h.absha, i), a)
-			vec.Axpy(s.dAct[3][:], row32(h.absra, i), a)
+	vec.MatMulNT(s.l2pre, 4, s.x1, 128, s.wfs, 128, n, 4, 128)
+	vec.MatMulNT(s.l2va, 4, s.x2, 96, s.wva, 96, n, 4, 96)
+	for p := 0; p < n; p++ {
+		var y float32
+		for i := 0; i < 4; i++ {
+			k := p*4 + i
+			s.l2pre[k] = h.bias.Data[i] + s.l2pre[k]
+			s.l2fs[k] = clampR(s.l2pre[k])
+			s.prod[k] = s.l2fs[k] * s.l2va[k]
+			y += h.outVA.Data[i]*s.l2va[k] + h.outFxV.Data[i]*s.prod[k]
 		}
-		if b != 0 {
-			vec.Axpy(row32p(gVA, i), s.act[1][:], b)
-			vec.Axpy(row32p(gFSxVA, i), s.fv[:], b)
-			vec.Axpy(row32p(gHR, i), s.hr[:], b)
-		}
+		out[p] = h.scale * y
 	}
-	for k := 1; k < 4; k++ {
-		for j := 0; j < 32; j++ {
-			s.dAct[k][j] *= sign32(s.act[k][j])
-		}
-	}
-	for i := 0; i < 4; i++ {
-		if b := s.dl2va[i]; b != 0 {
-			vec.Axpy(s.dAct[1][:], row32(h.va, i), b)
-			vec.Axpy(dFV[:], row32(h.fsxva, i), b)
-			vec.Axpy(dHR[:], row32(h.hr, i), b)
-		}
-	}
-	for j := 0; j < 32; j++ {
-		s.dAct[0][j] += dFV[j] * s.act[1][j]
-		s.dAct[1][j] += dFV[j] * s.act[0][j]
-		s.dAct[2][j] += dHR[j] * s.act[3][j]
-		s.dAct[3][j] += dHR[j] * s.act[2][j]
-	}
-	for k := 0; k < 4; k++ {
-		for j := 0; j < 32; j++ {
-			d := float32(0)
-			if x := s.pre[k][j]; x > -rengarClip && x < rengarClip {
-				d = s.dAct[k][j]
+}
+
+// backwardBatch follows forwardBatch: dout[p] is dL/dout of position p;
+// the parameter gradients are added into g (summed over the positions in
+// order) and the accumulator gradients written to dacc, every 256 floats
+// like acc.
+func (h *rengarHead) backwardBatch(sc any, _ []float32, n int, dout []float32, g [][]float32, dacc []float32) {
+	s := sc.(*rengarScratch)
+	gTempo, gBias, gOutVA, gOutFxV := g[0], g[1], g[9], g[10]
+	for p := 0; p < n; p++ {
+		dy := dout[p] * h.scale
+		for i := 0; i < 4; i++ {
+			k := p*4 + i
+			gOutVA[i] += dy * s.l2va[k]
+			gOutFxV[i] += dy * s.prod[k]
+			s.dl2va[k] = dy * (h.outVA.Data[i] + h.outFxV.Data[i]*s.l2fs[k])
+			s.dl2fs[k] = 0
+			if s.l2pre[k] > -rengarClip && s.l2pre[k] < rengarClip {
+				s.dl2fs[k] = dy * h.outFxV.Data[i] * s.l2va[k]
 			}
-			dus[32*k+j] = d
+			gBias[i] += s.dl2fs[k]
 		}
 	}
-	vec.Add(gTempo, dus[32:64])
+	// Weight gradients: dl2^T x, one product per tensor (its 32 columns of
+	// x1 or x2).
+	transpose(s.dl2fsT, s.dl2fs, n, 4)
+	transpose(s.dl2vaT, s.dl2va, n, 4)
+	for t, gi := range []int{2, 3, 4, 5} { // fs, absva, absha, absra
+		vec.MatMulNN(g[gi], 32, s.dl2fsT, n, s.x1[32*t:], 128, 4, 32, n, true)
+	}
+	for t, gi := range []int{6, 7, 8} { // va, fsxva, haxra
+		vec.MatMulNN(g[gi], 32, s.dl2vaT, n, s.x2[32*t:], 96, 4, 32, n, true)
+	}
+	// Input gradients: dl2 W, then through the products, |.| and clamps.
+	vec.MatMulNN(s.dx1, 128, s.dl2fs, 4, s.wfs, 128, n, 128, 4, false)
+	vec.MatMulNN(s.dx2, 96, s.dl2va, 4, s.wva, 96, n, 96, 4, false)
+	for p := 0; p < n; p++ {
+		a, pre, dx1, dx2 := s.act[p*128:][:128], s.pre[p*128:][:128], s.dx1[p*128:][:128], s.dx2[p*96:][:96]
+		dus := dacc[p*256:][:128]
+		for j := 0; j < 32; j++ {
+			F, V, H, R := a[j], a[32+j], a[64+j], a[96+j]
+			dFV, dHR := dx2[32+j], dx2[64+j]
+			d := [4]float32{
+				dx1[j] + dFV*V,
+				dx1[32+j]*sign32(V) + dx2[j] + dFV*F,
+				dx1[64+j]*sign32(H) + dHR*R,
+				dx1[96+j]*sign32(R) + dHR*H,
+			}
+			for k, v := range d {
+				if x := pre[32*k+j]; x > -rengarClip && x < rengarClip {
+					dus[32*k+j] = v
+				} else {
+					dus[32*k+j] = 0
+				}
+			}
+		}
+		vec.Add(gTempo, dus[32:64])
+	}
 }
 
 func row32p(g []float32, i int) []float32 { return g[i*32:][:32] }
