@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -183,18 +182,7 @@ const (
 // if set, else Debian's /usr/games/stockfish if present, else "stockfish"
 // from $PATH (or that bare name when it is not found, so that the error
 // comes from running it).
-func DefaultStockfishPath() string {
-	if p := os.Getenv("NNUELAB_STOCKFISH"); p != "" {
-		return p
-	}
-	if _, err := os.Stat("/usr/games/stockfish"); err == nil {
-		return "/usr/games/stockfish"
-	}
-	if p, err := exec.LookPath("stockfish"); err == nil {
-		return p
-	}
-	return "stockfish"
-}
+func DefaultStockfishPath() string { return uciclient.StockfishPath() }
 
 // ExportStockfishNet runs the Stockfish 15.1 binary at stockfishPath, has
 // its export_net command write the embedded default net, checks the size

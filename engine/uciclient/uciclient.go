@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -436,4 +437,21 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return strings.Join(strings.Fields(string(t.b)), " ")
+}
+
+// StockfishPath returns the Stockfish binary to run: $NNUELAB_STOCKFISH if
+// set, else Debian's /usr/games/stockfish if present, else "stockfish"
+// from $PATH (or that bare name when it is not found, so that the error
+// comes from running it).
+func StockfishPath() string {
+	if p := os.Getenv("NNUELAB_STOCKFISH"); p != "" {
+		return p
+	}
+	if _, err := os.Stat("/usr/games/stockfish"); err == nil {
+		return "/usr/games/stockfish"
+	}
+	if p, err := exec.LookPath("stockfish"); err == nil {
+		return p
+	}
+	return "stockfish"
 }

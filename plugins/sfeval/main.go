@@ -12,10 +12,9 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"sync"
 
+	"github.com/nnuelab/nnuelab/engine/uciclient"
 	"github.com/nnuelab/nnuelab/plugins/sdk"
 	"github.com/nnuelab/nnuelab/plugins/sdk/pluginpb"
 )
@@ -36,18 +35,7 @@ func main() {
 }
 
 // enginePath returns the Stockfish executable to run.
-func enginePath() string {
-	if p := os.Getenv("NNUELAB_STOCKFISH"); p != "" {
-		return p
-	}
-	if _, err := os.Stat("/usr/games/stockfish"); err == nil {
-		return "/usr/games/stockfish"
-	}
-	if p, err := exec.LookPath("stockfish"); err == nil {
-		return p
-	}
-	return "stockfish"
-}
+func enginePath() string { return uciclient.StockfishPath() }
 
 var (
 	mu     sync.Mutex
