@@ -68,7 +68,7 @@ func adoptElo(p *Plan, done map[string]bool, idx eloIndex, log io.Writer) ([]str
 			continue
 		}
 		src, ok := idx[t.Key]
-		if !ok || filepath.Dir(filepath.Dir(src)) == filepath.Clean(p.Out) {
+		if !ok || inFolder(p.Out, src) {
 			continue
 		}
 		data, err := os.ReadFile(src)
@@ -85,10 +85,7 @@ func adoptElo(p *Plan, done map[string]bool, idx eloIndex, log io.Writer) ([]str
 			// A chunk without its games is not adopted: the games are the evidence.
 			continue
 		}
-		from := filepath.ToSlash(src)
-		if rel, err := filepath.Rel(p.Out, src); err == nil {
-			from = filepath.ToSlash(rel)
-		}
+		from := relTo(p.Out, src)
 		r.ID, r.Variant, r.AdoptedFrom = t.ID, t.Variant, from
 		if err := writeAtomic(gamesPath(p.Out, t.ID), pgn); err != nil {
 			return ids, err
@@ -111,11 +108,28 @@ func adoptElo(p *Plan, done map[string]bool, idx eloIndex, log io.Writer) ([]str
 // run would adopt for t ("" when none).
 func (p *Plan) adoptableFrom(t *Task) string {
 	src, ok := p.adoptable[t.Key]
-	if !ok || t.Kind != KindElo || filepath.Dir(filepath.Dir(src)) == filepath.Clean(p.Out) {
+	if !ok || t.Kind != KindElo || inFolder(p.Out, src) {
 		return ""
 	}
-	if rel, err := filepath.Rel(p.Out, src); err == nil {
-		return filepath.ToSlash(rel)
+	return relTo(p.Out, src)
+}
+
+// inFolder reports whether the task file src belongs to the results folder
+// out (OUT/tasks/ID.json): a chunk is never adopted from its own folder.
+func inFolder(out, src string) bool {
+	return relTo(out, filepath.Dir(filepath.Dir(src))) == "."
+}
+
+// relTo names path relative to dir (both made absolute first: the index
+// walks a root given relative to the working directory, a plan's folder
+// is absolute), in slash form.
+func relTo(dir, path string) string {
+	ad, err1 := filepath.Abs(dir)
+	ap, err2 := filepath.Abs(path)
+	if err1 == nil && err2 == nil {
+		if rel, err := filepath.Rel(ad, ap); err == nil {
+			return filepath.ToSlash(rel)
+		}
 	}
-	return filepath.ToSlash(src)
+	return filepath.ToSlash(path)
 }

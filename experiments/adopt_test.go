@@ -35,6 +35,9 @@ func TestAdoptElo(t *testing.T) {
 	write(filepath.Join(other, "tasks", "elo-gen1-c001.json"), chunk("elo-gen1-c001", "k1")) // no games
 	write(filepath.Join(other, "tasks", "train-x.json"), `{"id":"train-x","kind":"train","key":"k2"}`)
 
+	// The index's root is relative to the working directory, as the
+	// command line gives it; the plan's folder is absolute.
+	t.Chdir(root)
 	out := filepath.Join(root, "scaling")
 	p := &Plan{Out: out, Tasks: []*Task{
 		{ID: "elo-own-c000", Kind: KindElo, Key: "k0", Variant: "own"},
@@ -42,7 +45,7 @@ func TestAdoptElo(t *testing.T) {
 		{ID: "elo-own-c002", Kind: KindElo, Key: "k2", Variant: "own"},
 		{ID: "elo-own-c003", Kind: KindElo, Key: "k9", Variant: "own"},
 	}}
-	idx := indexElo(root)
+	idx := indexElo(".")
 	p.adoptable = idx
 	if got := p.adoptableFrom(p.Tasks[0]); got != "../gens/gen-1/vs-reference/tasks/elo-gen1-c000.json" {
 		t.Errorf("dry run shows %q for the chunk played elsewhere", got)
@@ -74,12 +77,12 @@ func TestAdoptElo(t *testing.T) {
 	}
 	// A second pass finds nothing new, and a chunk of this folder is never
 	// adopted from itself.
-	if ids, err := adoptElo(p, done, indexElo(root), &log); err != nil || len(ids) != 0 {
+	if ids, err := adoptElo(p, done, indexElo("."), &log); err != nil || len(ids) != 0 {
 		t.Errorf("second pass adopted %v, %v", ids, err)
 	}
 	delete(done, "elo-own-c000")
 	os.Remove(filepath.Join(other, "tasks", "elo-gen1-c000.json"))
-	if ids, err := adoptElo(p, done, indexElo(root), &log); err != nil || len(ids) != 0 {
+	if ids, err := adoptElo(p, done, indexElo("."), &log); err != nil || len(ids) != 0 {
 		t.Errorf("adopted %v from its own folder, %v", ids, err)
 	}
 }
