@@ -318,62 +318,55 @@ func (e *engine) forwardBackwardBatch(bh batchHead, w, c int, batch []*datasets.
 }
 
 // buildLists is the counting sort of the active (feature, slot) pairs by
-// feature, slots ascending within a feature. It runs in parallel over the
-// chunks of phase 1 (whose slots are consecutive): per-chunk counts, per
-// feature totals and chunk offsets, then each chunk writes its slots at its
-// offsets. The lists are exactly those of a serial sort.
+// feature, slots ascending within a feature. It runs in parallel over parts
+// of consecutive slots (one per worker): per-part counts, per feature
+// totals and part offsets, then each part writes its slots at its offsets.
+// The lists are exactly those of a serial sort, whatever the parts; one
+// part per worker (not per chunk) keeps the passes over every feature few.
 func (e *engine) buildLists(slots int) {
 	rows := e.m.rows
 	per := 2 * chunkSize
 	nChunks := (slots + per - 1) / per
-	if len(e.ccount) < nChunks*rows {
-		e.ccount = make([]int32, nChunks*rows)
+	parts := min(e.threads, nChunks)
+	if len(e.ccount) < parts*rows {
+		e.ccount = make([]int32, parts*rows)
 	}
-	cnt := func(c int) []int32 { return e.ccount[c*rows:][:rows] }
-	e.parallel(nChunks, func(_, c int) {
-		k := cnt(c)
+	cnt := func(p int) []int32 { return e.ccount[p*rows:][:rows] }
+	// part p holds the slots of chunks [p*nChunks/parts, (p+1)*nChunks/parts).
+	span := func(p int) (int, int) {
+		return p * nChunks / parts * per, min((p+1)*nChunks/parts*per, slots)
+	}
+	mf := e.m.slotFeatures()
+	e.parallel(parts, func(_, p int) {
+		k := cnt(p)
 		clear(k)
-		for s := c * per; s < min((c+1)*per, slots); s++ {
-			for _, f := range e.feats[s*e.m.slotFeatures():][:e.nfeat[s]] {
+		lo, hi := span(p)
+		for s := lo; s < hi; s++ {
+			for _, f := range e.feats[s*mf:][:e.nfeat[s]] {
 				k[f]++
 			}
-		}
-	})
-	blocks := (rows + rowBlock - 1) / rowBlock
-	e.parallel(blocks, func(_, b int) {
-		for f := b * rowBlock; f < min((b+1)*rowBlock, rows); f++ {
-			var t int32
-			for c := 0; c < nChunks; c++ {
-				t += e.ccount[c*rows+f]
-			}
-			e.end[f] = t
 		}
 	})
 	var total int32
 	for f := 0; f < rows; f++ {
 		e.start[f] = total
-		total += e.end[f]
+		// Each part's count becomes its write cursor for the feature.
+		for p := 0; p < parts; p++ {
+			n := e.ccount[p*rows+f]
+			e.ccount[p*rows+f] = total
+			total += n
+		}
 		e.end[f] = total
 	}
 	if cap(e.list) < int(total) {
 		e.list = make([]int32, total)
 	}
 	e.list = e.list[:total]
-	// Each chunk's count becomes its write cursor for the feature.
-	e.parallel(blocks, func(_, b int) {
-		for f := b * rowBlock; f < min((b+1)*rowBlock, rows); f++ {
-			off := e.start[f]
-			for c := 0; c < nChunks; c++ {
-				n := e.ccount[c*rows+f]
-				e.ccount[c*rows+f] = off
-				off += n
-			}
-		}
-	})
-	e.parallel(nChunks, func(_, c int) {
-		cur := cnt(c)
-		for s := c * per; s < min((c+1)*per, slots); s++ {
-			for _, f := range e.feats[s*e.m.slotFeatures():][:e.nfeat[s]] {
+	e.parallel(parts, func(_, p int) {
+		cur := cnt(p)
+		lo, hi := span(p)
+		for s := lo; s < hi; s++ {
+			for _, f := range e.feats[s*mf:][:e.nfeat[s]] {
 				e.list[cur[f]] = int32(s)
 				cur[f]++
 			}
