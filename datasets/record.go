@@ -357,7 +357,8 @@ func ParseText(line string) (Record, error) {
 		return Record{}, fmt.Errorf("bad score %q: expected an integer from %d to %d", f[n-1], MinScore, MaxScore)
 	}
 	var r Record
-	if err := r.parseFEN(f[:n-2]); err != nil {
+	// The result field starts with '[', which no FEN field holds.
+	if err := r.parseFEN(line[:strings.IndexByte(line, '[')], f[:n-2]); err != nil {
 		return Record{}, err
 	}
 	r.Score = int16(score)
@@ -369,7 +370,7 @@ func ParseText(line string) (Record, error) {
 // same checks and limits as ParseText.
 func ParseFEN(fen string) (Record, error) {
 	var r Record
-	if err := r.parseFEN(strings.Fields(fen)); err != nil {
+	if err := r.parseFEN(fen, strings.Fields(fen)); err != nil {
 		return Record{}, err
 	}
 	r.Result = Draw
@@ -379,17 +380,17 @@ func ParseFEN(fen string) (Record, error) {
 // positions are the scratch boards parseFEN reads FENs into.
 var positions = sync.Pool{New: func() any { return new(board.Position) }}
 
-// parseFEN fills the board part of r from FEN fields: board.Position reads
-// and checks the FEN (its errors name the field and what is wrong), the
-// record keeps the en-passant square as written and checks that the clocks
-// fit.
-func (r *Record) parseFEN(f []string) error {
+// parseFEN fills the board part of r from a FEN (fen, split into its
+// fields f): board.Position reads and checks the FEN (its errors name the
+// field and what is wrong), the record keeps the en-passant square as
+// written and checks that the clocks fit.
+func (r *Record) parseFEN(fen string, f []string) error {
 	if len(f) != 4 && len(f) != 6 {
 		return fmt.Errorf("bad FEN: expected 4 or 6 fields, found %d", len(f))
 	}
 	p := positions.Get().(*board.Position)
 	defer positions.Put(p)
-	if err := p.SetFEN(strings.Join(f, " ")); err != nil {
+	if err := p.SetFEN(fen); err != nil {
 		return err
 	}
 	h, m := "0", "1"
