@@ -39,7 +39,7 @@ func startEngine(cfg *EngineConfig, label string, chess960 bool, initTimeout tim
 	e := &engine{Engine: ue, cfg: cfg, label: label}
 	fail := func(what string, err error) (*engine, error) {
 		e.Kill()
-		return nil, fmt.Errorf("engine %s (%s): %s: %s", label, cfg.Cmd, what, e.Describe(err))
+		return nil, fmt.Errorf("engine %s (%s): %s: %w", label, cfg.Cmd, what, e.Explain(err))
 	}
 	ctx := context.Background()
 	if err := e.Handshake(ctx, time.Now().Add(initTimeout)); err != nil {

@@ -106,11 +106,11 @@ func startStockfish(path string) (*stockfish, error) {
 	}
 	if err := e.Handshake(context.Background(), time.Now().Add(uciclient.MinStartTimeout)); err != nil {
 		e.Kill()
-		return nil, fmt.Errorf("stockfish: waiting for uciok: %s", e.Describe(err))
+		return nil, fmt.Errorf("stockfish: waiting for uciok: %w", e.Explain(err))
 	}
 	if err := e.Send("setoption name Threads value 1"); err != nil {
 		e.Kill()
-		return nil, fmt.Errorf("stockfish: %s", e.Describe(err))
+		return nil, fmt.Errorf("stockfish: %w", e.Explain(err))
 	}
 	return &stockfish{e}, nil
 }
@@ -120,18 +120,18 @@ func startStockfish(path string) (*stockfish, error) {
 func (s *stockfish) perft(j job) (uint64, float64, error) {
 	ctx := context.Background()
 	if err := s.e.Send("position fen " + j.fen); err != nil {
-		return 0, 0, fmt.Errorf("stockfish: %s", s.e.Describe(err))
+		return 0, 0, fmt.Errorf("stockfish: %w", s.e.Explain(err))
 	}
 	if err := s.e.Sync(ctx, time.Now().Add(answerTimeout)); err != nil {
-		return 0, 0, fmt.Errorf("stockfish: waiting for readyok: %s", s.e.Describe(err))
+		return 0, 0, fmt.Errorf("stockfish: waiting for readyok: %w", s.e.Explain(err))
 	}
 	start := time.Now()
 	if err := s.e.Send(fmt.Sprintf("go perft %d", j.depth)); err != nil {
-		return 0, 0, fmt.Errorf("stockfish: %s", s.e.Describe(err))
+		return 0, 0, fmt.Errorf("stockfish: %w", s.e.Explain(err))
 	}
 	l, err := s.e.ReadUntil(ctx, start.Add(answerTimeout), func(l string) bool { return strings.HasPrefix(l, "Nodes searched:") }, nil)
 	if err != nil {
-		return 0, 0, fmt.Errorf("stockfish during go perft: %s", s.e.Describe(err))
+		return 0, 0, fmt.Errorf("stockfish during go perft: %w", s.e.Explain(err))
 	}
 	var n uint64
 	fmt.Sscanf(strings.TrimPrefix(l.Text, "Nodes searched:"), "%d", &n)

@@ -416,6 +416,23 @@ func (e *Engine) Describe(err error) string {
 	return err.Error()
 }
 
+// Explain is Describe as an error that wraps err, so that errors.Is still
+// finds ErrTimeout, ErrExited or ErrCancelled behind the words.
+func (e *Engine) Explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &explained{msg: e.Describe(err), err: err}
+}
+
+type explained struct {
+	msg string
+	err error
+}
+
+func (x *explained) Error() string { return x.msg }
+func (x *explained) Unwrap() error { return x.err }
+
 // tailBuffer keeps the last max bytes written to it (an engine's stderr).
 type tailBuffer struct {
 	mu  sync.Mutex

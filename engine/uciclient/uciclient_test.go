@@ -119,6 +119,9 @@ func TestDeath(t *testing.T) {
 	if d := e.Describe(err); !strings.Contains(d, "exit status 3") || !strings.Contains(d, "dying as asked") {
 		t.Fatalf("Describe = %q", d)
 	}
+	if x := e.Explain(err); !errors.Is(x, ErrExited) || x.Error() != e.Describe(err) {
+		t.Fatalf("Explain = %v, not the description wrapping ErrExited", x)
+	}
 	if err := e.Send("isready"); !errors.Is(err, ErrExited) {
 		t.Fatalf("Send to a dead engine: %v", err)
 	}
