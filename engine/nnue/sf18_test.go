@@ -184,3 +184,28 @@ func TestSF18Corrupt(t *testing.T) {
 		{"sf17 net with an sf18 arch", writeSynthSF17(sf17, 1, 30), spec, []string{"network hash", "Full_Threats 79856"}},
 	})
 }
+
+// TestSF18NoAlloc checks that evaluating an sf18 net (threat updates
+// included) without a trace does not allocate once the evaluator's
+// buffers have grown.
+func TestSF18NoAlloc(t *testing.T) {
+	n := sf18Pair(t, 4)
+	p, _ := board.ParseFEN("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+	ev := NewEvaluator(n)
+	var ml board.MoveList
+	p.GenerateLegal(&ml)
+	step := func() {
+		for _, m := range ml.Moves[:ml.N] {
+			p.MakeMove(m)
+			ev.Push(p.LastDelta())
+			ev.Raw(p, nil)
+			p.UnmakeMove()
+			ev.Pop()
+		}
+	}
+	ev.Reset(p)
+	step()
+	if a := testing.AllocsPerRun(20, step); a != 0 {
+		t.Errorf("%v allocations per %d moves evaluated", a, ml.N)
+	}
+}

@@ -407,22 +407,35 @@ func (n *Network) addThreats(acc []int16, psqt []int32, tv threatView, ths, subs
 		}
 		return
 	}
+	// Stockfish 18's int8 rows: gathered and folded in by one pass of the
+	// fused kernel per 64 rows.
+	var adds, rems [64]int32
+	na, nr := 0, 0
 	for _, th := range ths {
 		if f := threatIndex(tv, th); f >= 0 {
-			addRow8(acc, n.threatRow(f))
 			if psqt != nil {
 				addRow32(psqt, n.threatPSQTRow(f))
+			}
+			adds[na] = int32(f)
+			if na++; na == len(adds) {
+				simd.AddSubInt8Rows(acc, n.ThreatWeights, adds[:na], nil)
+				na = 0
 			}
 		}
 	}
 	for _, th := range subs {
 		if f := threatIndex(tv, th); f >= 0 {
-			subRow8(acc, n.threatRow(f))
 			if psqt != nil {
 				subRow32(psqt, n.threatPSQTRow(f))
 			}
+			rems[nr] = int32(f)
+			if nr++; nr == len(rems) {
+				simd.AddSubInt8Rows(acc, n.ThreatWeights, adds[:na], rems[:nr])
+				na, nr = 0, 0
+			}
 		}
 	}
+	simd.AddSubInt8Rows(acc, n.ThreatWeights, adds[:na], rems[:nr])
 }
 
 // threatRow returns threat feature f's accumulator row.

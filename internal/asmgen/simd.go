@@ -25,6 +25,7 @@ func simdKernels(g *gen) {
 	g.accUpdate("addAddSubSubAVX2", "src", []string{"add1", "add2"}, []string{"sub1", "sub2"})
 	g.int8Update("addInt8AVX2", false)
 	g.int8Update("subInt8AVX2", true)
+	g.int8Rows()
 
 	// Activations to uint8.
 	g.clippedReLU()
@@ -98,6 +99,57 @@ func (g *gen) int8Update(name string, sub bool) {
 			},
 			func(j int) { g.VMOVDQU(v[j], at(dst, i, 2, 32*j)) },
 		)
+	})
+	g.ret()
+}
+
+// int8Rows emits the fused update of an int16 accumulator by rows of an
+// int8 matrix (a ply's or a refresh's threat features): dst += w[adds[0]]
+// + ... - w[subs[0]] - ..., each row n elements, sign-extended. The
+// accumulator is held in registers four vectors (64 elements) at a time
+// while every row is folded in, so it is loaded and stored once, not once
+// per row. Row r starts at w + r*n.
+func (g *gen) int8Rows() {
+	const name = "int8RowsAVX2"
+	g.kernel(name, "func(dst *int16, w *int8, adds *int32, nadd int, subs *int32, nsub int, n int)",
+		name+" sets dst += the rows adds[0..nadd) of w - the rows subs[0..nsub) (int8, sign-extended, rows of n elements) over n int16 elements.")
+	dst, w := g.arg("dst"), g.arg("w")
+	adds, nadd, subs, nsub := g.arg("adds"), g.arg("nadd"), g.arg("subs"), g.arg("nsub")
+	n := g.arg("n")
+	g.loop(n, 16, 4, func(i reg.GPVirtual, k int) {
+		v, x := g.ymms(k), g.ymms(k)
+		for j := 0; j < k; j++ {
+			g.VMOVDQU(at(dst, i, 2, 32*j), v[j])
+		}
+		r, p := g.GP64(), g.GP64()
+		fold := func(label string, idx, count reg.Register, sub bool) {
+			g.XORQ(r, r)
+			g.CMPQ(r, count)
+			g.JAE(LabelRef(label + "done"))
+			g.Label(label)
+			g.MOVLQSX(at(idx, r, 4, 0), p)
+			g.IMULQ(n, p)
+			g.ADDQ(w, p)
+			for j := 0; j < k; j++ {
+				g.VPMOVSXBW(at(p, i, 1, 16*j), x[j])
+			}
+			for j := 0; j < k; j++ {
+				if sub {
+					g.VPSUBW(x[j], v[j], v[j])
+				} else {
+					g.VPADDW(x[j], v[j], v[j])
+				}
+			}
+			g.INCQ(r)
+			g.CMPQ(r, count)
+			g.JB(LabelRef(label))
+			g.Label(label + "done")
+		}
+		fold(fmt.Sprintf("adds%d", k), adds, nadd, false)
+		fold(fmt.Sprintf("subs%d", k), subs, nsub, true)
+		for j := 0; j < k; j++ {
+			g.VMOVDQU(v[j], at(dst, i, 2, 32*j))
+		}
 	})
 	g.ret()
 }

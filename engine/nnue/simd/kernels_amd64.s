@@ -406,6 +406,121 @@ done:
 	VZEROUPPER
 	RET
 
+// func int8RowsAVX2(dst *int16, w *int8, adds *int32, nadd int, subs *int32, nsub int, n int)
+// Requires: AVX, AVX2
+TEXT ·int8RowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), AX
+	MOVQ w+8(FP), CX
+	MOVQ adds+16(FP), DX
+	MOVQ nadd+24(FP), BX
+	MOVQ subs+32(FP), SI
+	MOVQ nsub+40(FP), DI
+	MOVQ n+48(FP), R8
+	XORQ R9, R9
+	MOVQ R8, R10
+	ANDQ $-64, R10
+	JZ   tail
+
+loop4:
+	VMOVDQU (AX)(R9*2), Y0
+	VMOVDQU 32(AX)(R9*2), Y1
+	VMOVDQU 64(AX)(R9*2), Y2
+	VMOVDQU 96(AX)(R9*2), Y3
+	XORQ    R11, R11
+	CMPQ    R11, BX
+	JAE     adds4done
+
+adds4:
+	MOVLQSX   (DX)(R11*4), R12
+	IMULQ     R8, R12
+	ADDQ      CX, R12
+	VPMOVSXBW (R12)(R9*1), Y4
+	VPMOVSXBW 16(R12)(R9*1), Y5
+	VPMOVSXBW 32(R12)(R9*1), Y6
+	VPMOVSXBW 48(R12)(R9*1), Y7
+	VPADDW    Y4, Y0, Y0
+	VPADDW    Y5, Y1, Y1
+	VPADDW    Y6, Y2, Y2
+	VPADDW    Y7, Y3, Y3
+	INCQ      R11
+	CMPQ      R11, BX
+	JB        adds4
+
+adds4done:
+	XORQ R11, R11
+	CMPQ R11, DI
+	JAE  subs4done
+
+subs4:
+	MOVLQSX   (SI)(R11*4), R12
+	IMULQ     R8, R12
+	ADDQ      CX, R12
+	VPMOVSXBW (R12)(R9*1), Y4
+	VPMOVSXBW 16(R12)(R9*1), Y5
+	VPMOVSXBW 32(R12)(R9*1), Y6
+	VPMOVSXBW 48(R12)(R9*1), Y7
+	VPSUBW    Y4, Y0, Y0
+	VPSUBW    Y5, Y1, Y1
+	VPSUBW    Y6, Y2, Y2
+	VPSUBW    Y7, Y3, Y3
+	INCQ      R11
+	CMPQ      R11, DI
+	JB        subs4
+
+subs4done:
+	VMOVDQU Y0, (AX)(R9*2)
+	VMOVDQU Y1, 32(AX)(R9*2)
+	VMOVDQU Y2, 64(AX)(R9*2)
+	VMOVDQU Y3, 96(AX)(R9*2)
+	ADDQ    $0x40, R9
+	CMPQ    R9, R10
+	JB      loop4
+
+tail:
+	CMPQ R9, R8
+	JAE  done
+
+loop1:
+	VMOVDQU (AX)(R9*2), Y0
+	XORQ    R10, R10
+	CMPQ    R10, BX
+	JAE     adds1done
+
+adds1:
+	MOVLQSX   (DX)(R10*4), R11
+	IMULQ     R8, R11
+	ADDQ      CX, R11
+	VPMOVSXBW (R11)(R9*1), Y1
+	VPADDW    Y1, Y0, Y0
+	INCQ      R10
+	CMPQ      R10, BX
+	JB        adds1
+
+adds1done:
+	XORQ R10, R10
+	CMPQ R10, DI
+	JAE  subs1done
+
+subs1:
+	MOVLQSX   (SI)(R10*4), R11
+	IMULQ     R8, R11
+	ADDQ      CX, R11
+	VPMOVSXBW (R11)(R9*1), Y1
+	VPSUBW    Y1, Y0, Y0
+	INCQ      R10
+	CMPQ      R10, DI
+	JB        subs1
+
+subs1done:
+	VMOVDQU Y0, (AX)(R9*2)
+	ADDQ    $0x10, R9
+	CMPQ    R9, R8
+	JB      loop1
+
+done:
+	VZEROUPPER
+	RET
+
 // func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16)
 // Requires: AVX, AVX2
 TEXT ·clippedReLUAVX2(SB), NOSPLIT, $0-26

@@ -34,6 +34,16 @@ func subInt8Generic(dst []int16, a []int8) {
 	}
 }
 
+func addSubInt8RowsGeneric(dst []int16, w []int8, adds, subs []int32) {
+	n := len(dst)
+	for _, r := range adds {
+		addInt8Generic(dst, w[int(r)*n:int(r+1)*n])
+	}
+	for _, r := range subs {
+		subInt8Generic(dst, w[int(r)*n:int(r+1)*n])
+	}
+}
+
 func addSubGeneric(dst, src, add, sub []int16) {
 	n := len(dst)
 	src, add, sub = src[:n], add[:n], sub[:n]

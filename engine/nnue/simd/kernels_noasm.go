@@ -8,14 +8,17 @@ const hasAVX2 = false
 // Stubs for the assembly kernels so that the shared wrappers compile; they
 // are unreachable because useAVX2 is never true in this build.
 
-func copyAVX2(dst, src *int16, n int)                                         { unreachable() }
-func addAVX2(dst, a *int16, n int)                                            { unreachable() }
-func subAVX2(dst, a *int16, n int)                                            { unreachable() }
-func addSubAVX2(dst, src, add, sub *int16, n int)                             { unreachable() }
-func addSubSubAVX2(dst, src, add, sub1, sub2 *int16, n int)                   { unreachable() }
-func addAddSubSubAVX2(dst, src, add1, add2, sub1, sub2 *int16, n int)         { unreachable() }
-func addInt8AVX2(dst *int16, a *int8, n int)                                  { unreachable() }
-func subInt8AVX2(dst *int16, a *int8, n int)                                  { unreachable() }
+func copyAVX2(dst, src *int16, n int)                                 { unreachable() }
+func addAVX2(dst, a *int16, n int)                                    { unreachable() }
+func subAVX2(dst, a *int16, n int)                                    { unreachable() }
+func addSubAVX2(dst, src, add, sub *int16, n int)                     { unreachable() }
+func addSubSubAVX2(dst, src, add, sub1, sub2 *int16, n int)           { unreachable() }
+func addAddSubSubAVX2(dst, src, add1, add2, sub1, sub2 *int16, n int) { unreachable() }
+func addInt8AVX2(dst *int16, a *int8, n int)                          { unreachable() }
+func subInt8AVX2(dst *int16, a *int8, n int)                          { unreachable() }
+func int8RowsAVX2(dst *int16, w *int8, adds *int32, nadd int, subs *int32, nsub int, n int) {
+	unreachable()
+}
 func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16)                { unreachable() }
 func pairwiseClippedReLUAVX2(dst *uint8, src *int16, n int)                   { unreachable() }
 func pairwiseClippedReLU255AVX2(dst *uint8, src *int16, n int)                { unreachable() }

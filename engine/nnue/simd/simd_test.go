@@ -371,6 +371,54 @@ func TestInt8Updates(t *testing.T) {
 	}
 }
 
+// TestAddSubInt8Rows covers the fused row-list update against the
+// reference and the pure-Go twin: lists of 0 to 70 rows to add and to
+// subtract (repeats allowed), accumulators at the int16 limits.
+func TestAddSubInt8Rows(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		each16(t, func(t *testing.T, r *rand.Rand, n int, g gen16) {
+			if n == 0 {
+				return
+			}
+			const rows = 40
+			w := fillI8(r, gensBytes["uniform"], rows*n)
+			for _, counts := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {3, 2}, {70, 5}, {9, 33}} {
+				adds, subs := make([]int32, counts[0]), make([]int32, counts[1])
+				for i := range adds {
+					adds[i] = int32(r.IntN(rows))
+				}
+				for i := range subs {
+					subs[i] = int32(r.IntN(rows))
+				}
+				src := fill16(r, g, n)
+				want := make([]int16, n)
+				for i := range want {
+					v := int64(src[i])
+					for _, a := range adds {
+						v += int64(w[int(a)*n+i])
+					}
+					for _, s := range subs {
+						v -= int64(w[int(s)*n+i])
+					}
+					want[i] = int16(v)
+				}
+				twin := slices.Clone(src)
+				addSubInt8RowsGeneric(twin, w, adds, subs)
+				if !slices.Equal(twin, want) {
+					t.Fatalf("%v rows: pure-Go twin differs from the reference at %d", counts, firstDiff(twin, want))
+				}
+				dst, check := guarded[int16](n, 0x7777)
+				copy(dst, src)
+				AddSubInt8Rows(dst, w, adds, subs)
+				check(t)
+				if !slices.Equal(dst, want) {
+					t.Fatalf("%v rows: differs from the reference at %d", counts, firstDiff(dst, want))
+				}
+			}
+		})
+	})
+}
+
 var reluMaxes = []int16{0, 1, 126, 127, 128, 181, 254, 255}
 
 func TestClippedReLU(t *testing.T) {
@@ -702,6 +750,8 @@ func TestPreconditions(t *testing.T) {
 		"Add/unequal":            func() { Add(s32, s16) },
 		"AddInt8/unequal":        func() { AddInt8(s32, make([]int8, 16)) },
 		"SubInt8/not16":          func() { SubInt8(make([]int16, 8), make([]int8, 8)) },
+		"AddSubInt8Rows/row":     func() { AddSubInt8Rows(s16, make([]int8, 32), []int32{2}, nil) },
+		"AddSubInt8Rows/neg":     func() { AddSubInt8Rows(s16, make([]int8, 32), nil, []int32{-1}) },
 		"Sub/not16":              func() { Sub(s15, s15) },
 		"AddSub/unequal":         func() { AddSub(s16, s16, s16, s32) },
 		"AddSubSub/unequal":      func() { AddSubSub(s16, s16, s16, s16, s32) },
