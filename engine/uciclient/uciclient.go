@@ -1,8 +1,10 @@
 // Package uciclient is the client side of UCI: it starts an external chess
 // engine, speaks to it line by line with deadlines, and reads what it says
 // (its name, its options, its info lines and bestmove). The match runner
-// (bench/match), relabelling (datasets) and the Stockfish plugin
-// (plugins/sfeval) drive their engines through it.
+// (bench/match), relabelling (datasets), the Stockfish plugin
+// (plugins/sfeval), the Stockfish net export (engine/nnue), bench/perftvs
+// and the tests' WebAssembly Stockfish (nets/sfnet/sfnettest) drive their
+// engines through it.
 //
 // Every wait has a deadline and a context; a wait that fails says how with
 // ErrTimeout, ErrExited or ErrCancelled, and Describe turns that into words
@@ -59,7 +61,8 @@ type Config struct {
 
 // Line is a line the engine printed and when it was read.
 type Line struct {
-	Text string
+	Text string // trimmed of white space
+	Raw  string // as printed, without the end of line (for output compared character by character)
 	At   time.Time
 }
 
@@ -168,11 +171,12 @@ func (e *Engine) readLoop(stdout io.Reader) {
 			continue
 		}
 		if len(buf) > 0 {
-			text := strings.TrimSpace(string(buf))
+			raw := strings.TrimRight(string(buf), "\r\n")
+			text := strings.TrimSpace(raw)
 			if e.debug != nil {
 				e.debug(e.label + " < " + text)
 			}
-			e.lines <- Line{text, time.Now()}
+			e.lines <- Line{Text: text, Raw: raw, At: time.Now()}
 			buf = buf[:0]
 		}
 		if err != nil {
@@ -337,13 +341,17 @@ func (e *Engine) Stop(grace time.Duration) bool {
 	return err == nil
 }
 
-// Quit asks the engine to exit and kills it if it has not within grace.
-// It may be called more than once, and after Kill.
+// Quit asks the engine to exit (quit, then the end of its input) and kills
+// it if it has not within grace. It may be called more than once, and after
+// Kill.
 func (e *Engine) Quit(grace time.Duration) {
 	if e.Exited() {
 		return
 	}
 	_ = e.Send("quit")
+	e.wmu.Lock()
+	_ = e.stdin.Close()
+	e.wmu.Unlock()
 	if !e.waitExit(grace) {
 		e.Kill()
 	}

@@ -12,10 +12,11 @@ package sfnettest
 
 import (
 	"archive/tar"
-	"bufio"
 	"compress/gzip"
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nnuelab/nnuelab/engine/uciclient"
 	"github.com/nnuelab/nnuelab/nets/sfnet"
 )
 
@@ -216,9 +218,7 @@ func CachedNets(t testing.TB, version string) map[string]string {
 
 // Engine is the package's single-threaded WebAssembly engine under node.
 type Engine struct {
-	cmd   *exec.Cmd
-	in    io.WriteCloser
-	lines chan string
+	e *uciclient.Engine
 	// Name is the engine's "id name".
 	Name string
 }
@@ -238,78 +238,40 @@ func StartEngine(t testing.TB, version string) *Engine {
 	if err != nil {
 		t.Fatalf("the reference engine of stockfish@%s runs under Node.js, which is not installed: %v", version, err)
 	}
-	cmd := exec.Command(node, filepath.Join(dir, scripts[version]))
-	cmd.Dir = filepath.Dir(filepath.Join(dir, scripts[version]))
-	in, err := cmd.StdinPipe()
+	script := filepath.Join(dir, scripts[version])
+	ue, err := uciclient.Start(uciclient.Config{Path: node, Args: []string{script}, Dir: filepath.Dir(script)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	t.Cleanup(func() { ue.Quit(10 * time.Second) })
+	if err := ue.Handshake(context.Background(), time.Now().Add(time.Minute)); err != nil {
+		t.Fatalf("stockfish@%s under node: waiting for uciok: %v", version, ue.Explain(err))
 	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	e := &Engine{cmd: cmd, in: in, lines: make(chan string, 1024)}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<16), 1<<20)
-		for sc.Scan() {
-			e.lines <- sc.Text()
-		}
-		close(e.lines)
-	}()
-	t.Cleanup(func() {
-		_, _ = io.WriteString(in, "quit\n")
-		_ = in.Close()
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	if err := e.send("uci"); err != nil {
-		t.Fatal(err)
-	}
-	lines, err := e.until("uciok", time.Minute)
-	if err != nil {
-		t.Fatalf("stockfish@%s under node: %v", version, err)
-	}
-	for _, l := range lines {
-		if strings.HasPrefix(l, "id name ") {
-			e.Name = strings.TrimPrefix(l, "id name ")
-		}
-	}
-	return e
+	return &Engine{e: ue, Name: ue.Name}
 }
 
-func (e *Engine) send(s string) error {
-	_, err := io.WriteString(e.in, s+"\n")
-	return err
-}
-
-// until returns the lines before the first line equal to token.
-func (e *Engine) until(token string, timeout time.Duration) ([]string, error) {
+// until sends the command lines and returns the lines the engine prints
+// (as printed) before the first one equal to token.
+func (e *Engine) until(cmds []string, token string, timeout time.Duration) ([]string, error) {
 	var lines []string
-	deadline := time.After(timeout)
+	if err := e.e.Send(cmds...); err != nil {
+		return nil, e.e.Explain(err)
+	}
+	deadline := time.Now().Add(timeout)
 	for {
-		select {
-		case l, ok := <-e.lines:
-			if !ok {
-				return lines, fmt.Errorf("the engine exited before %q (its last lines: %q)", token, tail(lines))
-			}
-			if strings.TrimSpace(l) == token {
-				return lines, nil
-			}
-			lines = append(lines, l)
-		case <-deadline:
+		l, err := e.e.ReadLine(context.Background(), deadline)
+		switch {
+		case errors.Is(err, uciclient.ErrExited):
+			return lines, fmt.Errorf("the engine exited before %q (its last lines: %q; %s)", token, tail(lines), e.e.Describe(err))
+		case errors.Is(err, uciclient.ErrTimeout):
 			return lines, fmt.Errorf("no %q after %v (last lines: %q)", token, timeout, tail(lines))
+		case err != nil:
+			return lines, err
 		}
+		if l.Text == token {
+			return lines, nil
+		}
+		lines = append(lines, l.Raw)
 	}
 }
 
@@ -325,10 +287,7 @@ func tail(l []string) []string {
 // evaluation" line (each line with its newline), or that one line when
 // the side to move is in check.
 func (e *Engine) Eval(fen string) (string, error) {
-	if err := e.send("position fen " + fen + "\neval\nisready"); err != nil {
-		return "", err
-	}
-	lines, err := e.until("readyok", 2*time.Minute)
+	lines, err := e.until([]string{"position fen " + fen, "eval", "isready"}, "readyok", 2*time.Minute)
 	if err != nil {
 		return "", fmt.Errorf("eval of %s: %w", fen, err)
 	}
