@@ -422,6 +422,10 @@ func (h *hyper) adam(p *Param, part int) vec.Adam {
 // rowBlock is the number of transformer rows per work item of phase 2.
 const rowBlock = 64
 
+// phase3Block is the number of floats of a head tensor per work item of
+// phase 3.
+const phase3Block = 4096
+
 // accumulate runs phases 1 and 2 of a batch in sub-batches of e.sub
 // positions: the accumulator gradients of a sub-batch stay in cache while
 // they are gathered into the transformer's dense gradient (e.ftGrad, or
@@ -514,27 +518,40 @@ func (e *engine) step(batch []*datasets.Record, h *hyper) float64 {
 	for c := 0; c < nChunks; c++ {
 		loss += e.chunks[c].loss
 	}
+	// Items are blocks of phase3Block floats of each tensor, so that a
+	// large head tensor (sf12's l1.weight: 16k floats in each of 256
+	// chunks) is shared by the workers; every element still sums its
+	// chunks in order.
 	heads := m.all[m.headStart:]
-	e.parallel(len(heads)+1, func(_, k int) {
-		var dst []float32
-		var get func(c *chunkGrads) []float32
-		var p *Param
-		if k < len(heads) {
-			p, dst = heads[k], e.headGrad[k]
-			get = func(c *chunkGrads) []float32 { return c.head[k] }
-		} else if m.ftBias != nil {
-			p, dst = m.ftBias, e.biasGrad
-			get = func(c *chunkGrads) []float32 { return c.bias }
-		} else {
-			return
+	type item struct {
+		p        *Param
+		dst      []float32
+		get      func(c *chunkGrads) []float32
+		from, to int
+	}
+	var items []item
+	add := func(p *Param, dst []float32, get func(c *chunkGrads) []float32) {
+		for from := 0; from < len(dst); from += phase3Block {
+			items = append(items, item{p, dst, get, from, min(from+phase3Block, len(dst))})
 		}
-		copy(dst, get(e.chunks[0]))
+	}
+	for k, p := range heads {
+		add(p, e.headGrad[k], func(c *chunkGrads) []float32 { return c.head[k] })
+	}
+	if m.ftBias != nil {
+		add(m.ftBias, e.biasGrad, func(c *chunkGrads) []float32 { return c.bias })
+	}
+	e.parallel(len(items), func(_, i int) {
+		it := items[i]
+		dst := it.dst[it.from:it.to]
+		copy(dst, it.get(e.chunks[0])[it.from:it.to])
 		for c := 1; c < nChunks; c++ {
-			vec.Add(dst, get(e.chunks[c]))
+			vec.Add(dst, it.get(e.chunks[c])[it.from:it.to])
 		}
-		a := h.adam(p, partHead)
-		vec.AdamUpdate(p.Data, p.M, p.V, dst, &a)
-		p.refresh()
+		a := h.adam(it.p, partHead)
+		p := it.p
+		vec.AdamUpdate(p.Data[it.from:it.to], p.M[it.from:it.to], p.V[it.from:it.to], dst, &a)
+		p.refreshRange(it.from, it.to)
 	})
 	return loss / float64(len(batch))
 }

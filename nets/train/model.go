@@ -42,12 +42,15 @@ type Param struct {
 
 // refresh recomputes Fwd when it is a rounded copy of Data: round half
 // away from zero, as nnue.FromFloat quantizes.
-func (p *Param) refresh() {
+func (p *Param) refresh() { p.refreshRange(0, len(p.Data)) }
+
+// refreshRange is refresh on the elements [from, to).
+func (p *Param) refreshRange(from, to int) {
 	if len(p.Fwd) == 0 || &p.Fwd[0] == &p.Data[0] {
 		return
 	}
-	for i, v := range p.Data {
-		p.Fwd[i] = float32(math.Round(float64(v)*p.Grid) / p.Grid)
+	for i := from; i < to; i++ {
+		p.Fwd[i] = float32(math.Round(float64(p.Data[i])*p.Grid) / p.Grid)
 	}
 }
 
