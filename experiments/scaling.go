@@ -245,10 +245,10 @@ func scalingPlot(p *Plan, recs []Record, reference string) ([]byte, error) {
 	}
 	pl := plot.New()
 	pl.Title.Text = "Elo against " + reference + " by self-play positions"
-	pl.X.Label.Text = "self-play positions (log2 of millions: 0 = 1M, 1 = 2M, ...)"
+	pl.X.Label.Text = "self-play positions (log scale)"
 	pl.Y.Label.Text = "Elo (95% interval)"
 	pl.Add(plotter.NewGrid())
-	pl.Legend.Top, pl.Legend.Left = true, true
+	pl.Legend.Top, pl.Legend.Left = false, false
 	points, err := plotter.NewScatter(xys)
 	if err != nil {
 		return nil, err
@@ -290,6 +290,23 @@ func scalingPlot(p *Plan, recs []Record, reference string) ([]byte, error) {
 		}
 		a.Min, a.Max = a.Min-pad, a.Max+pad
 	}
-	pl.X.Tick.Marker, pl.Y.Tick.Marker = plotaxis.Ticks, plotaxis.Ticks
+	pl.X.Tick.Marker, pl.Y.Tick.Marker = doublings, plotaxis.Ticks
 	return svgOf(pl, 17*vg.Centimeter, 11*vg.Centimeter)
 }
+
+// doublings ticks an axis in log2 of millions at every doubling, labelled
+// with the count it stands for (1M, 2M, 4M, ...).
+var doublings = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for k := math.Ceil(lo); k <= hi; k++ {
+		n := math.Exp2(k) * 1e6
+		label := fmt.Sprintf("%gM", n/1e6)
+		if n >= 1e9 {
+			label = fmt.Sprintf("%gB", n/1e9)
+		} else if n < 1e6 {
+			label = fmt.Sprintf("%gk", n/1e3)
+		}
+		ts = append(ts, plot.Tick{Value: k, Label: label})
+	}
+	return ts
+})
