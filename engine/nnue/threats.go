@@ -296,10 +296,9 @@ func (m *mailbox) leapersTo(dst []threat, to, skip board.Bitboard) []threat {
 
 // ThreatBoard lists threat features of a board outside a Position (a
 // trainer's records): Clear it, Put every piece, then ask a FeatureSet's
-// AppendThreats.
+// AppendThreats. It needs no allocation.
 type ThreatBoard struct {
-	m   mailbox
-	ths []threat
+	m mailbox
 }
 
 // Clear empties the board.
@@ -322,10 +321,14 @@ func (fs *FeatureSet) AppendThreats(b *ThreatBoard, persp board.Color, ksq board
 		return dst
 	}
 	tv := threatViewOf(persp, ksq)
-	b.ths = b.m.threats(b.ths[:0])
-	for _, th := range b.ths {
-		if f := threatIndex(tv, th); f >= 0 {
-			dst = append(dst, int32(fs.size+f))
+	m := &b.m
+	for from := m.occ; from != 0; {
+		s := from.PopLSB()
+		for att := m.attacksFrom(s); att != 0; {
+			t := att.PopLSB()
+			if f := threatIndex(tv, threat{m.sq[s], m.sq[t], s, t}); f >= 0 {
+				dst = append(dst, int32(fs.size+f))
+			}
 		}
 	}
 	return dst

@@ -37,13 +37,22 @@ const chunkSize = 64
 // maxFeatures bounds the active features per perspective (32 pieces).
 const maxFeatures = 32
 
+// maxThreatFeatures bounds the active threat features per perspective
+// (Stockfish 18 assumes 128; positions of the data sets have far fewer).
+const maxThreatFeatures = 256
+
 // slotFeatures is the room for one perspective's features: a factorized
-// model adds a virtual feature beside every real one.
+// model adds a virtual feature beside every real one; threat features come
+// on top.
 func (m *Model) slotFeatures() int {
+	n := maxFeatures
 	if m.factor > 0 {
-		return 2 * maxFeatures
+		n = 2 * maxFeatures
 	}
-	return maxFeatures
+	if m.fs.Threats() {
+		n += maxThreatFeatures
+	}
+	return n
 }
 
 type chunkGrads struct {

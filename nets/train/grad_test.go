@@ -17,6 +17,22 @@ import (
 // the three linear activations, both input modes, king buckets with
 // mirroring, output buckets, the sf12 dense head and Rengar.
 var tinySpecs = map[string]string{
+	"screlu-768-threats": `name = "t-screlu-threats"
+[net]
+format = "nnuelab"
+[features]
+set = "chess768"
+threats = "full"
+[accumulator]
+width = 32
+[head]
+type = "linear"
+activation = "screlu"
+[quant]
+qa = 255
+qb = 64
+scale = 400
+`,
 	"screlu-768": `name = "t-screlu"
 [net]
 format = "nnuelab"

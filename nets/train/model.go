@@ -168,7 +168,9 @@ func cpPerUnit(spec *archs.Spec) float64 {
 // types linear, sf12 and rengar are trainable; sf15 is not (yet).
 func NewModel(spec *archs.Spec, seed uint64, opts ...Option) (*Model, error) {
 	m := &Model{Spec: spec, fs: nnue.NewFeatureSet(&spec.Features), width: spec.Accumulator.Width, both: true}
-	m.rows = m.fs.Size()
+	// With threat features, their rows follow the piece-square rows
+	// (nnue.FromFloat's layout).
+	m.rows = spec.Features.Inputs()
 	m.realRows = m.rows
 	for _, o := range opts {
 		o(m)
@@ -377,6 +379,9 @@ func (m *Model) Tensors() []nnue.Tensor {
 // virtual returns the virtual row (counted from the first) of real feature
 // f, or -1 for the unused slots before a bucket's planes (HalfKP's first).
 func (m *Model) virtual(f int) int {
+	if f >= m.fs.Size() {
+		return -1 // a threat feature: no king bucket to factor out
+	}
 	j := f % m.fStride
 	if j < m.fOffset {
 		return -1
@@ -409,7 +414,8 @@ func (m *Model) bucket(pieces int) int {
 
 // features appends the active features of perspective c in r to dst: the
 // engine's own indices (nnue.FeatureSet.Index), so a trained row means the
-// same to the engine.
+// same to the engine; with threat features, also the rows of the threats
+// on the board (nnue.FeatureSet.AppendThreats: Size() + threat index).
 func (m *Model) features(r *datasets.Record, c board.Color, dst []int32) []int32 {
 	ksq := r.King(c)
 	r.Pieces(func(p board.Piece, s board.Square) {
@@ -420,6 +426,12 @@ func (m *Model) features(r *datasets.Record, c board.Color, dst []int32) []int32
 			}
 		}
 	})
+	if m.fs.Threats() {
+		var tb nnue.ThreatBoard
+		tb.Clear()
+		r.Pieces(func(p board.Piece, s board.Square) { tb.Put(p, s) })
+		dst = m.fs.AppendThreats(&tb, c, ksq, dst)
+	}
 	return dst
 }
 

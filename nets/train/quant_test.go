@@ -86,16 +86,17 @@ var (
 // (steps of 1/64 on weights of a few hundredths). With it, only the
 // transformer's rounding to 1/qa and the integer head's truncations remain.
 var quantBounds = map[string][2]float64{
-	"chess768":      {55, 13},
-	"koivisto-5.13": {5, 1.3},
-	"koivisto-7.4":  {5, 1.2},
-	"koivisto-16":   {6, 1.3},
-	"leorik-3.1":    {19, 4},
-	"leorik-3.2":    {25, 3.5},
-	"halfkp":        {10, 2},
-	"rengar":        {6, 1.4},
-	"chess768 qat":  {8, 1.5},
-	"halfkp plain":  {33, 11},
+	"chess768":           {55, 13},
+	"screlu-768-threats": {31, 6}, // chess768 + threat features, 32 wide
+	"koivisto-5.13":      {5, 1.3},
+	"koivisto-7.4":       {5, 1.2},
+	"koivisto-16":        {6, 1.3},
+	"leorik-3.1":         {19, 4},
+	"leorik-3.2":         {25, 3.5},
+	"halfkp":             {10, 2},
+	"rengar":             {6, 1.4},
+	"chess768 qat":       {8, 1.5},
+	"halfkp plain":       {33, 11},
 }
 
 // TestFloatMatchesQuantized trains every trainable architecture briefly and
@@ -109,7 +110,7 @@ var quantBounds = map[string][2]float64{
 func TestFloatMatchesQuantized(t *testing.T) {
 	data := testData(t, 20000)
 	val := data.Val[:1000]
-	for _, name := range []string{"chess768", "koivisto-5.13", "koivisto-7.4", "koivisto-16", "leorik-3.1", "leorik-3.2", "halfkp", "rengar", "chess768 qat", "halfkp plain"} {
+	for _, name := range []string{"chess768", "koivisto-5.13", "koivisto-7.4", "koivisto-16", "leorik-3.1", "leorik-3.2", "halfkp", "rengar", "chess768 qat", "halfkp plain", "screlu-768-threats"} {
 		t.Run(name, func(t *testing.T) {
 			res := trainShort(t, name, data)
 			spec, m := res.Spec, res.Model
