@@ -39,16 +39,22 @@ import (
 const ThreatFeatures = archs.FullThreatsSize
 
 // threat is one attacker-target pair on the board, independent of the
-// perspective.
-type threat struct {
-	attacker, target board.Piece
-	from, to         board.Square
+// perspective, packed as attacker<<24 | from<<16 | target<<8 | to (so that
+// lists of them sort as plain integers).
+type threat uint32
+
+// mkThreat packs attacker on from attacking target on to.
+func mkThreat(attacker, target board.Piece, from, to board.Square) threat {
+	return threat(uint32(attacker)<<24 | uint32(from)<<16 | uint32(target)<<8 | uint32(to))
 }
 
-// key orders threats (for the difference of two sorted lists).
-func (t threat) key() uint32 {
-	return uint32(t.attacker)<<24 | uint32(t.from)<<16 | uint32(t.target)<<8 | uint32(t.to)
-}
+func (t threat) attacker() board.Piece { return board.Piece(t >> 24) }
+func (t threat) from() board.Square    { return board.Square(t >> 16 & 0xff) }
+func (t threat) target() board.Piece   { return board.Piece(t >> 8 & 0xff) }
+func (t threat) to() board.Square      { return board.Square(t & 0xff) }
+
+// key is the threat's sort key.
+func (t threat) key() uint32 { return uint32(t) }
 
 // threatTables are Full_Threats' index tables, built from the board's
 // attack tables at start-up.
@@ -165,11 +171,11 @@ func swapColour(pc board.Piece) board.Piece {
 // threatIndex returns the feature of th in view v, or -1 where the pair is
 // not a feature.
 func threatIndex(v threatView, th threat) int {
-	x, y := th.attacker, th.target
+	x, y := th.attacker(), th.target()
 	if v.swap {
 		x, y = swapColour(x), swapColour(y)
 	}
-	a, b := th.from^v.xor, th.to^v.xor
+	a, b := th.from()^v.xor, th.to()^v.xor
 	lt := 0
 	if a < b {
 		lt = 1
@@ -185,7 +191,7 @@ func threatIndex(v threatView, th threat) int {
 // attacking target on to, for perspective persp with its king on ksq, or
 // -1 where the pair is not a feature.
 func ThreatIndex(persp board.Color, ksq board.Square, attacker board.Piece, from board.Square, target board.Piece, to board.Square) int {
-	return threatIndex(threatViewOf(persp, ksq), threat{attacker, target, from, to})
+	return threatIndex(threatViewOf(persp, ksq), mkThreat(attacker, target, from, to))
 }
 
 // mailbox is the board as the threat features see it: the piece on each
@@ -251,7 +257,7 @@ func (m *mailbox) appendFrom(dst []threat, from board.Bitboard) []threat {
 		pc := m.sq[s]
 		for att := m.attacksFrom(s); att != 0; {
 			t := att.PopLSB()
-			dst = append(dst, threat{pc, m.sq[t], s, t})
+			dst = append(dst, mkThreat(pc, m.sq[t], s, t))
 		}
 	}
 	return dst
@@ -288,7 +294,7 @@ func (m *mailbox) leapersTo(dst []threat, to, skip board.Bitboard) []threat {
 			board.KingAttacks(t)&(m.bb[wKing]|m.bb[bKing])) &^ skip
 		for from != 0 {
 			s := from.PopLSB()
-			dst = append(dst, threat{m.sq[s], m.sq[t], s, t})
+			dst = append(dst, mkThreat(m.sq[s], m.sq[t], s, t))
 		}
 	}
 	return dst
@@ -326,7 +332,7 @@ func (fs *FeatureSet) AppendThreats(b *ThreatBoard, persp board.Color, ksq board
 		s := from.PopLSB()
 		for att := m.attacksFrom(s); att != 0; {
 			t := att.PopLSB()
-			if f := threatIndex(tv, threat{m.sq[s], m.sq[t], s, t}); f >= 0 {
+			if f := threatIndex(tv, mkThreat(m.sq[s], m.sq[t], s, t)); f >= 0 {
 				dst = append(dst, int32(fs.size+f))
 			}
 		}
@@ -349,18 +355,17 @@ func threatDiff(before, after *mailbox, changed board.Bitboard, removed, added [
 	added = after.appendFrom(added, dirty&after.occ)
 	added = after.leapersTo(added, changed, dirty)
 	rs, as := removed[r0:], added[a0:]
-	cmp := func(a, b threat) int { return int(a.key()) - int(b.key()) }
-	slices.SortFunc(rs, cmp)
-	slices.SortFunc(as, cmp)
+	slices.Sort(rs)
+	slices.Sort(as)
 	// Drop the threats both lists hold.
 	i, j, ri, ai := 0, 0, r0, a0
 	for i < len(rs) || j < len(as) {
 		switch {
-		case j == len(as) || i < len(rs) && rs[i].key() < as[j].key():
+		case j == len(as) || i < len(rs) && rs[i] < as[j]:
 			removed[ri] = rs[i]
 			ri++
 			i++
-		case i == len(rs) || as[j].key() < rs[i].key():
+		case i == len(rs) || as[j] < rs[i]:
 			added[ai] = as[j]
 			ai++
 			j++
@@ -417,7 +422,11 @@ func (n *Network) addThreats(acc []int16, psqt []int32, tv threatView, ths, subs
 	for _, th := range ths {
 		if f := threatIndex(tv, th); f >= 0 {
 			if psqt != nil {
-				addRow32(psqt, n.threatPSQTRow(f))
+				r := n.threatPSQTRow(f)
+				r = r[:len(psqt)]
+				for i, v := range r {
+					psqt[i] += v
+				}
 			}
 			adds[na] = int32(f)
 			if na++; na == len(adds) {
@@ -429,7 +438,11 @@ func (n *Network) addThreats(acc []int16, psqt []int32, tv threatView, ths, subs
 	for _, th := range subs {
 		if f := threatIndex(tv, th); f >= 0 {
 			if psqt != nil {
-				subRow32(psqt, n.threatPSQTRow(f))
+				r := n.threatPSQTRow(f)
+				r = r[:len(psqt)]
+				for i, v := range r {
+					psqt[i] -= v
+				}
 			}
 			rems[nr] = int32(f)
 			if nr++; nr == len(rems) {

@@ -58,7 +58,7 @@ func TestThreatIndex(t *testing.T) {
 			for att := emptyAttacks(x, a); att != 0; {
 				b := att.PopLSB()
 				for y := board.Piece(0); y < 12; y++ {
-					f := threatIndex(v, threat{x, y, a, b})
+					f := threatIndex(v, mkThreat(x, y, a, b))
 					if f < 0 {
 						continue
 					}
