@@ -15,13 +15,15 @@ import (
 // The batch engine. One optimizer step runs in three phases:
 //
 //  1. Positions, in fixed chunks of chunkSize: features, forward, loss and
-//     backward through the head. Each chunk keeps its own head gradients,
-//     transformer-bias gradient and loss sum; the accumulator gradients go
-//     to one row per (position, perspective) slot.
-//  2. The transformer's weight gradient is gathered row by row: for each
-//     feature, the sum of the accumulator gradients of the slots where it
-//     is active, in slot order (a counting sort builds the lists). Only
-//     active rows are read; each row's Adam update follows at once.
+//     backward through the head (a batchHead on the whole chunk at once).
+//     Each chunk keeps its own head gradients, transformer-bias gradient
+//     and loss sum; the accumulator gradients go to one row per (position,
+//     perspective) slot.
+//  2. The transformer's weight gradient is gathered row by row, in
+//     sub-batches (see subBatch): for each feature, the sum of the
+//     accumulator gradients of the slots where it is active, in slot order
+//     (a counting sort builds the lists). Only active rows are read; the
+//     rows' Adam update follows over the whole matrix.
 //  3. The chunk gradients are summed in chunk order and the head (and
 //     bias) parameters take their Adam step.
 //

@@ -1,7 +1,8 @@
 // Package vec holds the float32 kernels that nnuelab's trainer spends its
 // time in: summing feature rows into accumulators (and gradient rows into
-// weight gradients), dot products and axpy for the heads, the activation
-// helpers and the Adam update.
+// weight gradients), dot products and axpy for the heads, the batched dense
+// products over a chunk of positions (MatMulNT, MatMulNN; gemm.go), the
+// activation helpers and the Adam update.
 //
 // Every kernel has an AVX2+FMA implementation in Go assembly (amd64, chosen
 // at run time with golang.org/x/sys/cpu) and a pure-Go twin used elsewhere,
