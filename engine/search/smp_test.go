@@ -76,7 +76,9 @@ func TestPoolThreads(t *testing.T) {
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
 	start := time.Now()
 	res := pool.Search(ctx, board.StartPosition(), Limits{}, nil)
-	if el := time.Since(start); el > 500*time.Millisecond || res.Best == board.NullMove {
+	// Unbounded unless cancelled; the bound leaves room for a loaded machine
+	// (and the race detector, which runs this test too).
+	if el := time.Since(start); el > 5*time.Second || res.Best == board.NullMove {
 		t.Errorf("stopped search: %v after %v", res, el)
 	}
 }
@@ -168,7 +170,9 @@ func TestPonder(t *testing.T) {
 		hit := time.Now()
 		pool.PonderHit()
 		wg.Wait()
-		if el := time.Since(hit); el > 400*time.Millisecond || el < 50*time.Millisecond {
+		// Unbounded without ponderhit; the upper bound leaves room for a
+		// loaded machine (1.2 s seen at load 13 with two threads).
+		if el := time.Since(hit); el > 5*time.Second || el < 50*time.Millisecond {
 			t.Errorf("%d threads: movetime 100 ms after ponderhit took %v", threads, el)
 		}
 		if !board.StartPosition().IsLegal(res.Best) {
