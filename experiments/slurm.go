@@ -260,7 +260,7 @@ func (s *Slurm) wait(ctx context.Context, env Env, jobs []slurmJob, ev func(Even
 		}
 		if live < prevLive {
 			// Elements ended: Env.Drop may now leave others unneeded.
-			s.cancelDropped(ctx, env, jobs, dropped)
+			s.cancelDropped(ctx, env, jobs, dropped, started)
 		}
 		prevLive = live
 		select {
@@ -272,24 +272,33 @@ func (s *Slurm) wait(ctx context.Context, env Env, jobs []slurmJob, ev func(Even
 }
 
 // cancelDropped scancels the elements env.Drop no longer needs (each once,
-// remembered in dropped).
-func (s *Slurm) cancelDropped(ctx context.Context, env Env, jobs []slurmJob, dropped map[string]bool) {
-	var drop []string
+// remembered in dropped): the pending ones first, then, in a second call,
+// those running (started), so that the cores a cancelled running element
+// frees cannot go to a pending element that is about to be cancelled too.
+func (s *Slurm) cancelDropped(ctx context.Context, env Env, jobs []slurmJob, dropped, started map[string]bool) {
+	var pending, running []string
 	for _, j := range jobs {
 		for i, t := range j.tasks {
 			if !dropped[t.ID] && env.dropped(t.ID) {
 				dropped[t.ID] = true
-				drop = append(drop, fmt.Sprintf("%s_%d", j.id, i))
+				id := fmt.Sprintf("%s_%d", j.id, i)
+				if started[t.ID] {
+					running = append(running, id)
+				} else {
+					pending = append(pending, id)
+				}
 			}
 		}
 	}
-	if len(drop) == 0 {
-		return
-	}
-	if _, err := s.command(ctx, "scancel", drop...); err != nil {
-		s.logf("slurm: %v\n", err)
-	} else {
-		s.logf("slurm: cancelled %s (no longer needed)\n", strings.Join(drop, ","))
+	for _, drop := range [][]string{pending, running} {
+		if len(drop) == 0 {
+			continue
+		}
+		if _, err := s.command(ctx, "scancel", drop...); err != nil {
+			s.logf("slurm: %v\n", err)
+		} else {
+			s.logf("slurm: cancelled %s (no longer needed)\n", strings.Join(drop, ","))
+		}
 	}
 }
 
