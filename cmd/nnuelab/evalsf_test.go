@@ -15,7 +15,10 @@ import (
 	"github.com/nnuelab/nnuelab/nets/sfnet/sfnettest"
 )
 
-var sf17All = flag.Bool("sf17.all", false, "TestEvalTraceSF17: compare every reference position (3,000) instead of the sample of 100")
+var (
+	sf17All = flag.Bool("sf17.all", false, "TestEvalTraceSF17: compare every reference position (3,000) instead of the sample of 100")
+	sf18All = flag.Bool("sf18.all", false, "TestEvalTraceSF18: compare every reference position (3,000) instead of the sample of 100")
+)
 
 // TestEvalTraceSF17 runs `nnuelab eval --arch sf17.1 --trace` on the
 // reference positions and Stockfish 17.1's eval command on the same
@@ -27,14 +30,26 @@ var sf17All = flag.Bool("sf17.all", false, "TestEvalTraceSF17: compare every ref
 // evaluation (with 17.1's choice of the small net). CI compares every 30th
 // position (100); `go test ./cmd/nnuelab -run TestEvalTraceSF17 -sf17.all`
 // compares all 3,000.
-func TestEvalTraceSF17(t *testing.T) {
-	sfnettest.CachedNets(t, sfnettest.V171)
-	eng := sfnettest.StartEngine(t, sfnettest.V171)
-	t.Logf("reference: %s, the WebAssembly build in npm's stockfish@%s under node", eng.Name, sfnettest.V171)
+func TestEvalTraceSF17(t *testing.T) { testEvalTrace(t, sfnettest.V171, "sf17.1", "17.1", *sf17All) }
+
+// TestEvalTraceSF18 is TestEvalTraceSF17 for Stockfish 18 (npm's
+// stockfish@18.0.8): its piece values (each from the position without the
+// piece, its threats recomputed), the PSQT and layers of every bucket, the
+// NNUE and the final evaluation with 18's choice of the small net and its
+// constants; `-sf18.all` compares all 3,000.
+func TestEvalTraceSF18(t *testing.T) { testEvalTrace(t, sfnettest.V18, "sf18", "18", *sf18All) }
+
+// testEvalTrace compares `nnuelab eval --arch ARCH --trace` with the eval
+// command of Stockfish RELEASE (the npm package VERSION under node) on every
+// 30th reference position (all with every), text and --json.
+func testEvalTrace(t *testing.T, version, arch, release string, every bool) {
+	sfnettest.CachedNets(t, version)
+	eng := sfnettest.StartEngine(t, version)
+	t.Logf("reference: %s, the WebAssembly build in npm's stockfish@%s under node", eng.Name, version)
 	all := boardtest.Positions()
 	var fens []string
 	for i, f := range all {
-		if *sf17All || i%30 == 0 {
+		if every || i%30 == 0 {
 			fens = append(fens, f)
 		}
 	}
@@ -44,7 +59,7 @@ func TestEvalTraceSF17(t *testing.T) {
 	}
 	start := time.Now()
 	var out, errOut bytes.Buffer
-	if code := run([]string{"eval", "--arch", "sf17.1", "--trace", "--epd", epd}, &out, &errOut); code != 0 {
+	if code := run([]string{"eval", "--arch", arch, "--trace", "--epd", epd}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	ours := time.Since(start)
@@ -65,12 +80,12 @@ func TestEvalTraceSF17(t *testing.T) {
 		}
 	}
 	theirs := time.Since(start)
-	t.Logf("%d of %d positions identical to Stockfish 17.1's eval, character for character (nnuelab %v, the WebAssembly engine %v)",
-		len(fens)-bad, len(fens), ours.Round(time.Millisecond), theirs.Round(time.Millisecond))
+	t.Logf("%d of %d positions identical to Stockfish %s's eval, character for character (nnuelab %v, the WebAssembly engine %v)",
+		len(fens)-bad, len(fens), release, ours.Round(time.Millisecond), theirs.Round(time.Millisecond))
 
 	// The same positions as JSON: the integers behind the text.
 	out.Reset()
-	if code := run([]string{"eval", "--arch", "sf17.1", "--trace", "--json", "--epd", epd}, &out, &errOut); code != 0 {
+	if code := run([]string{"eval", "--arch", arch, "--trace", "--json", "--epd", epd}, &out, &errOut); code != 0 {
 		t.Fatalf("--json: exit %d: %s", code, errOut.String())
 	}
 	dec := json.NewDecoder(&out)
