@@ -21,10 +21,12 @@ import (
 // cmd/nnuelab (TestEvalTraceSF17); here, that the incremental evaluator
 // equals a from-scratch evaluation with both nets, and the loading errors.
 
-func sf17Real(t *testing.T) *nnue.Network {
+// sfReal loads a Stockfish release's real nets (npm's stockfish@VERSION,
+// extracted into the net cache) with the arch that reproduces it.
+func sfReal(t testing.TB, version, arch string) *nnue.Network {
 	t.Helper()
-	sfnettest.CachedNets(t, sfnettest.V171)
-	spec, err := archs.Load("sf17.1")
+	sfnettest.CachedNets(t, version)
+	spec, err := archs.Load(arch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +35,7 @@ func sf17Real(t *testing.T) *nnue.Network {
 		t.Fatal(err)
 	}
 	if n.Small == nil {
-		t.Fatal("sf17.1 loaded without its small net")
+		t.Fatalf("%s loaded without its small net", arch)
 	}
 	return n
 }
@@ -44,19 +46,27 @@ func sf17Real(t *testing.T) *nnue.Network {
 // gives the from-scratch value with the same steps; with the refresh
 // cache (the arch's setting) and without, H unlimited and 2.
 func TestSF17RealIncremental(t *testing.T) {
-	n := sf17Real(t)
+	checkRealIncremental(t, sfReal(t, sfnettest.V171, "sf17.1"), boardtest.Positions()[100:104], 171)
+}
+
+// checkRealIncremental walks random search trees from four fixed positions
+// and extra, checking at every node that the incremental evaluator (H
+// unlimited with the refresh cache, and H=2 without) gives n's
+// from-scratch value and trace, and that both nets valued positions.
+func checkRealIncremental(t *testing.T, n *nnue.Network, extra []string, seed uint64) {
+	t.Helper()
 	fens := []string{board.StartFEN,
 		"8/kp4Q1/r4R2/p3p3/P2P4/3b2P1/1B1P3P/R1N3K1 b - - 0 31",
 		"4k3/8/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1",
 		"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
 	}
-	fens = append(fens, boardtest.Positions()[100:104]...)
+	fens = append(fens, extra...)
 	used := map[string]int{}
 	for _, cfg := range []struct {
 		h     int
 		cache bool
 	}{{0, true}, {2, false}} {
-		rng := rand.New(rand.NewPCG(uint64(cfg.h), 171))
+		rng := rand.New(rand.NewPCG(uint64(cfg.h), seed))
 		ev := nnue.NewEvaluatorWith(n, cfg.h, cfg.cache)
 		checks := 0
 		var visit func(p *board.Position, depth int)

@@ -1,17 +1,14 @@
 package nnue_test
 
 import (
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nnuelab/nnuelab/archs"
-	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/board/boardtest"
 	"github.com/nnuelab/nnuelab/engine/nnue"
-	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/sfnet/sfnettest"
 )
 
@@ -22,23 +19,6 @@ import (
 // (threat features included) equals a from-scratch evaluation, and the
 // loading errors.
 
-func sf18Real(t testing.TB) *nnue.Network {
-	t.Helper()
-	sfnettest.CachedNets(t, sfnettest.V18)
-	spec, err := archs.Load("sf18")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := nets.Load(spec, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n.Small == nil {
-		t.Fatal("sf18 loaded without its small net")
-	}
-	return n
-}
-
 // TestSF18RealIncremental walks random search trees (moves, null moves,
 // unmakes) from reference and lopsided positions and checks at every node
 // that the evaluator, which keeps the big net's accumulators (threats
@@ -46,66 +26,7 @@ func sf18Real(t testing.TB) *nnue.Network {
 // value with the same steps; with the refresh cache (the arch's setting)
 // and without, H unlimited and 2.
 func TestSF18RealIncremental(t *testing.T) {
-	n := sf18Real(t)
-	fens := []string{board.StartFEN,
-		"8/kp4Q1/r4R2/p3p3/P2P4/3b2P1/1B1P3P/R1N3K1 b - - 0 31",
-		"4k3/8/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1",
-		"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-	}
-	fens = append(fens, boardtest.Positions()[200:204]...)
-	used := map[string]int{}
-	for _, cfg := range []struct {
-		h     int
-		cache bool
-	}{{0, true}, {2, false}} {
-		rng := rand.New(rand.NewPCG(uint64(cfg.h), 18))
-		ev := nnue.NewEvaluatorWith(n, cfg.h, cfg.cache)
-		checks := 0
-		var visit func(p *board.Position, depth int)
-		visit = func(p *board.Position, depth int) {
-			var a, b nnue.Trace
-			if inc, full := ev.Raw(p, &a), n.Evaluate(p, &b); inc != full || *a.Stockfish != *b.Stockfish {
-				t.Fatalf("H=%d cache=%v %s: incremental %d %+v, from scratch %d %+v", cfg.h, cfg.cache, p.FEN(), inc, *a.Stockfish, full, *b.Stockfish)
-			}
-			used[b.Stockfish.Net]++
-			checks++
-			if depth == 0 {
-				return
-			}
-			var ml board.MoveList
-			p.GenerateLegal(&ml)
-			for k := 0; k < 2 && ml.N > 0; k++ {
-				if !p.InCheck() && rng.IntN(8) == 0 {
-					p.MakeNullMove()
-					ev.Push(&board.Delta{})
-					visit(p, depth-1)
-					p.UnmakeNullMove()
-					ev.Pop()
-					continue
-				}
-				p.MakeMove(ml.Moves[rng.IntN(ml.N)])
-				ev.Push(p.LastDelta())
-				visit(p, depth-1)
-				p.UnmakeMove()
-				ev.Pop()
-			}
-		}
-		for _, fen := range fens {
-			p, err := board.ParseFEN(fen)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ev.Reset(p)
-			visit(p, 5)
-		}
-		if checks < 400 {
-			t.Fatalf("only %d checks", checks)
-		}
-	}
-	t.Logf("nets whose value counted: %v", used)
-	if used["small"] == 0 || used["big"] == 0 {
-		t.Errorf("both nets should have counted: %v", used)
-	}
+	checkRealIncremental(t, sfReal(t, sfnettest.V18, "sf18"), boardtest.Positions()[200:204], 18)
 }
 
 // TestSF18RealLoadErrors loads Stockfish 18's big net with the wrong
@@ -159,7 +80,7 @@ func TestSF18RealLoadErrors(t *testing.T) {
 //
 //	go test ./engine/nnue -run X -bench SF18 -count 5
 func BenchmarkSF18(b *testing.B) {
-	n := sf18Real(b)
+	n := sfReal(b, sfnettest.V18, "sf18")
 	ev := nnue.NewEvaluator(n)
 	positions := nnue.BenchPositions(b)
 	evals := 0
