@@ -142,3 +142,28 @@ func TestCommittedFreshVal(t *testing.T) {
 		t.Fatalf("the labelled positions are not the self-play positions in order less the dropped ones (%d of %d matched)", j, len(got))
 	}
 }
+
+// The committed generations of own self-play (datasets/selfplay-gen*/, the
+// shards experiments/generations.toml adopts instead of replaying them):
+// every shard matches its manifest byte for byte and holds as many
+// positions as the manifest says, read back as Stockfish's binpack.
+func TestCommittedSelfplay(t *testing.T) {
+	manifests, err := filepath.Glob(filepath.Join("selfplay-gen*", "*.binpack.manifest.toml"))
+	if err != nil || len(manifests) == 0 {
+		t.Fatalf("no committed self-play shards (%v)", err)
+	}
+	for _, m := range manifests {
+		var gen GenManifest
+		if _, err := toml.DecodeFile(m, &gen); err != nil {
+			t.Fatal(err)
+		}
+		shard := filepath.Join(filepath.Dir(m), gen.Output)
+		if sum, n, err := sha256File(shard); err != nil || sum != gen.SHA256 || n != gen.Bytes {
+			t.Errorf("%s: sha256 %s, %d bytes (%v); the manifest says %s, %d", shard, sum, n, err, gen.SHA256, gen.Bytes)
+			continue
+		}
+		if n := len(readHashes(t, shard)); int64(n) != gen.Summary.Positions || gen.Settings.Keep != KeepAll {
+			t.Errorf("%s: %d positions, the manifest says %d (keep %q)", shard, n, gen.Summary.Positions, gen.Settings.Keep)
+		}
+	}
+}
