@@ -157,7 +157,7 @@ func TestCommittedSelfplay(t *testing.T) {
 		if _, err := toml.DecodeFile(m, &gen); err != nil {
 			t.Fatal(err)
 		}
-		shard := filepath.Join(filepath.Dir(m), gen.Output)
+		shard := filepath.Join(filepath.Dir(m), filepath.Base(gen.Output))
 		if sum, n, err := sha256File(shard); err != nil || sum != gen.SHA256 || n != gen.Bytes {
 			t.Errorf("%s: sha256 %s, %d bytes (%v); the manifest says %s, %d", shard, sum, n, err, gen.SHA256, gen.Bytes)
 			continue
