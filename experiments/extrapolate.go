@@ -14,10 +14,12 @@ type scalePoint struct {
 }
 
 // scalingFit is the line Elo = A + B·log2(positions) through scale points:
-// B is the Elo one doubling of the data buys. SEB is B's standard error.
+// B is the Elo one doubling of the data buys. SEB is B's standard error;
+// XMean is the points' mean log2(positions), weighted as the fit, about
+// which the line pivots when B moves within its interval.
 type scalingFit struct {
-	A, B, SEB float64
-	Points    int
+	A, B, SEB, XMean float64
+	Points           int
 }
 
 // fitScaling fits Elo against log2(positions) by least squares weighted by
@@ -44,7 +46,7 @@ func fitScaling(pts []scalePoint) (scalingFit, error) {
 	}
 	d := sw*sxx - sx*sx
 	b := (sw*sxy - sx*sy) / d
-	return scalingFit{A: (sy - b*sx) / sw, B: b, SEB: math.Sqrt(sw / d), Points: len(pts)}, nil
+	return scalingFit{A: (sy - b*sx) / sw, B: b, SEB: math.Sqrt(sw / d), XMean: sx / sw, Points: len(pts)}, nil
 }
 
 // positionsFor returns the positions at which the fitted line reaches elo;

@@ -194,8 +194,8 @@ func scalingSection(p *Plan, recs []Record, reference string) (string, error) {
 	fmt.Fprintf(&b, "- **At that rate the Elo against %s reaches %+.0f at about %s self-play positions**, %.0f× the %s of the largest point (%.1f doublings).",
 		reference, s.Goal, millions(n), n/most, millions(most), math.Log2(n/most))
 	if lo > 0 {
-		nLo, _ := scalingFit{A: f.A + (f.B-lo)*weightedMeanX(pts), B: lo}.positionsFor(s.Goal)
-		nHi, _ := scalingFit{A: f.A + (f.B-hi)*weightedMeanX(pts), B: hi}.positionsFor(s.Goal)
+		nLo, _ := scalingFit{A: f.A + (f.B-lo)*f.XMean, B: lo}.positionsFor(s.Goal)
+		nHi, _ := scalingFit{A: f.A + (f.B-hi)*f.XMean, B: hi}.positionsFor(s.Goal)
 		fmt.Fprintf(&b, " With the slope at either end of its interval (the line pivoting about the points' weighted centre): %s to %s positions.", millions(nHi), millions(nLo))
 	} else {
 		b.WriteString(" The slope's interval reaches zero, so the data cannot bound the size from above.")
@@ -208,17 +208,6 @@ func scalingSection(p *Plan, recs []Record, reference string) (string, error) {
 	}
 	b.WriteString("- A log-linear fit over one data size range says nothing certain about a range 10× larger: the curve of engine authors' nets flattens as the data grows, and larger nets (wider layers, king buckets) are what turn more data into Elo there. Read the numbers as the order of magnitude, not a forecast.\n\n")
 	return b.String(), nil
-}
-
-// weightedMeanX is the points' mean log2(positions), weighted as the fit.
-func weightedMeanX(pts []scalePoint) float64 {
-	var sw, sx float64
-	for _, p := range pts {
-		w := 1 / (p.SE * p.SE)
-		sw += w
-		sx += w * math.Log2(p.Positions)
-	}
-	return sx / sw
 }
 
 // scalingPlot draws the points with their intervals and the fitted line,
