@@ -85,7 +85,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	lossKind := fs.String("loss", d.Loss.Kind, "loss: mpe (|sigmoid(s*cp) - target|^power, CudAD), mse, or result (Rengar: ln(1+exp(-s*cp)) for a win, ...)")
 	power := fs.Float64("power", d.Loss.Power, "exponent of the mpe loss")
 	scale := fs.Float64("scale", d.Loss.Scale, "sigmoid scale s per centipawn (CudAD 2.5/400; Rengar's own logit is 1/128)")
-	lambda := fs.Float64("lambda", d.Loss.Lambda, "target = lambda*sigmoid(s*score) + (1-lambda)*wdl (0.5: CudAD's average)")
+	lambda := fs.Float64("lambda", d.Loss.Lambda, "target = lambda*sigmoid(s*score) + (1-lambda)*wdl (0.9: docs/reports/recipe.md; 0.5: CudAD's average)")
 	lambdaEnd := fs.Float64("lambda-end", -1, "if >= 0: lambda moves linearly from --lambda at the first step to this at the last (validation uses --lambda)")
 	optim := fs.String("optimizer", d.Optim.Kind, "adamw (decoupled weight decay) or adam (L2)")
 	lr := fs.Float64("lr", d.Optim.LR, "learning rate (per unit of each tensor's natural scale)")

@@ -47,6 +47,7 @@ func TestRetrainCommittedSlice(t *testing.T) {
 		cfg.Batch = 16384
 		cfg.Optim.LR, cfg.Optim.MinLR = 0.001, 0.00001
 		cfg.QAT = "off"
+		cfg.Loss.Lambda = 0.5 // first-nets-train.toml's [loss], not today's default
 		cfg.Export = "none"
 		cfg.Threads = threads
 		if _, err := Run(context.Background(), cfg, Options{}); err != nil {

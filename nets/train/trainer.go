@@ -102,14 +102,15 @@ func QATFor(spec *archs.Spec, mode string) bool {
 // DefaultConfig returns the defaults: AdamW (lr 0.01 per tensor unit,
 // betas 0.9/0.999, weight decay 0.01) on a cosine schedule down to 1% of
 // the rate, batch 16384, 20 epochs of the training set, MPE loss with power
-// 2.5, sigmoid scale 2.5/400 and lambda 0.5 (CudAD), 2% held out for
-// validation, quantization-aware training where it helps ("auto"). (On the
+// 2.5, sigmoid scale 2.5/400 and lambda 0.9 (the target mostly the
+// search's score: docs/reports/recipe.md measured it +242 Elo over
+// CudAD's 0.5 on own self-play), 2% held out for validation, quantization-aware training where it helps ("auto"). (On the
 // 1.1M-position Stockfish set, 3 epochs at lr 0.01 beat 0.003 and 0.001 for
 // every head: chess768, leorik-3.2, halfkp, rengar.)
 func DefaultConfig() Config {
 	return Config{
 		ValFraction: 0.02, Seed: 1, Batch: 16384, Epochs: 20, QAT: "auto", Factorize: "auto",
-		Loss:   Loss{Kind: "mpe", Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5},
+		Loss:   Loss{Kind: "mpe", Power: 2.5, Scale: 2.5 / 400, Lambda: 0.9},
 		Optim:  Optim{Kind: "adamw", LR: 0.01, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.01, Schedule: "cosine", MinLR: 1e-4, StepEpochs: 5, Gamma: 0.3},
 		Export: "auto",
 	}
