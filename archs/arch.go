@@ -17,6 +17,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -245,41 +246,133 @@ func Parse(file string, data []byte) (*Spec, error) {
 // Override applies "key=value" assignments (TOML syntax for the value, keys
 // dotted as in the file, e.g. "features.mirror=\"none\"" or "history=4") on
 // top of the spec and revalidates: the way experiment variants are made.
+// Each assignment is a typed value set on the parsed spec's field (see
+// ParseOverride), so a knob goes straight to the field it names.
 func (s *Spec) Override(assignments ...string) (*Spec, error) {
-	base, err := toml.Marshal(s)
-	if err != nil {
-		return nil, err
+	v := s.clone()
+	for _, a := range assignments {
+		o, err := parseOverride(a)
+		if err != nil {
+			return nil, &Error{File: s.Source, Key: err.key, Reason: err.reason}
+		}
+		if err := v.set(o); err != nil {
+			return nil, &Error{File: s.Source, Key: o.Key, Reason: err.reason}
+		}
+	}
+	v.Source = s.Source + " (overridden)"
+	if err := v.validate(); err != nil {
+		return nil, &Error{File: v.Source, Key: err.key, Reason: err.reason}
+	}
+	return v, nil
+}
+
+// assignment is one parsed override: a dotted key as in the file and a
+// TOML value (string, int64, float64, bool or []any of those).
+type assignment struct {
+	Key   string
+	Value any
+}
+
+// parseOverride splits "key=value" and decodes the value as TOML; it
+// does not check that the key exists (set does, on a spec).
+func parseOverride(a string) (assignment, *specError) {
+	key, val, ok := strings.Cut(a, "=")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" {
+		return assignment{}, &specError{a, "override must be key=value"}
 	}
 	var doc map[string]any
-	if _, err := toml.Decode(string(base), &doc); err != nil {
-		return nil, err
+	if _, err := toml.Decode("v = "+strings.TrimSpace(val), &doc); err != nil {
+		return assignment{}, &specError{key, "bad value: " + err.Error()}
 	}
-	for _, a := range assignments {
-		key, val, ok := strings.Cut(a, "=")
+	return assignment{Key: key, Value: doc["v"]}, nil
+}
+
+// clone copies the spec deeply enough that setting a field of the copy
+// leaves s alone (the slices are the only shared storage).
+func (s *Spec) clone() *Spec {
+	v := *s
+	v.Features.KingBuckets = append([]int(nil), s.Features.KingBuckets...)
+	v.Head.Layers = append([]int(nil), s.Head.Layers...)
+	return &v
+}
+
+// set stores o's value in the field its key names (by the fields' toml
+// tags), converting the TOML value to the field's type; a key that names
+// no field, or a value of the wrong type, is an error naming the key.
+func (s *Spec) set(o assignment) *specError {
+	f := reflect.ValueOf(s).Elem()
+	for _, part := range strings.Split(o.Key, ".") {
+		if f.Kind() != reflect.Struct {
+			return &specError{o.Key, "unknown key"}
+		}
+		next, ok := fieldByTag(f, part)
 		if !ok {
-			return nil, &Error{File: s.Source, Key: a, Reason: "override must be key=value"}
+			return &specError{o.Key, "unknown key"}
 		}
-		var v map[string]any
-		if _, err := toml.Decode("v = "+strings.TrimSpace(val), &v); err != nil {
-			return nil, &Error{File: s.Source, Key: key, Reason: "bad value: " + err.Error()}
+		f = next
+	}
+	if f.Kind() == reflect.Struct {
+		return &specError{o.Key, "is a table; assign its keys one by one"}
+	}
+	if isMultiplier(o.Key) {
+		if e := checkMultiplier(o.Key, o.Value); e != nil {
+			return e
 		}
-		path := strings.Split(strings.TrimSpace(key), ".")
-		m := doc
-		for _, p := range path[:len(path)-1] {
-			sub, ok := m[p].(map[string]any)
+	}
+	switch f.Kind() {
+	case reflect.String:
+		x, ok := o.Value.(string)
+		if !ok {
+			return typeError(o, "a string")
+		}
+		f.SetString(x)
+	case reflect.Bool:
+		x, ok := o.Value.(bool)
+		if !ok {
+			return typeError(o, "true or false")
+		}
+		f.SetBool(x)
+	case reflect.Int:
+		x, ok := o.Value.(int64)
+		if !ok {
+			return typeError(o, "an integer")
+		}
+		f.SetInt(x)
+	case reflect.Slice:
+		xs, ok := o.Value.([]any)
+		if !ok {
+			return typeError(o, "an array of integers")
+		}
+		ints := make([]int, len(xs))
+		for i, x := range xs {
+			n, ok := x.(int64)
 			if !ok {
-				sub = map[string]any{}
-				m[p] = sub
+				return typeError(o, "an array of integers")
 			}
-			m = sub
+			ints[i] = int(n)
 		}
-		m[path[len(path)-1]] = v["v"]
+		f.Set(reflect.ValueOf(ints))
+	default:
+		return &specError{o.Key, "cannot be overridden"}
 	}
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
-		return nil, err
+	return nil
+}
+
+// fieldByTag finds the field of struct v whose toml tag is name.
+func fieldByTag(v reflect.Value, name string) (reflect.Value, bool) {
+	t := v.Type()
+	for i := range t.NumField() {
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
+		if tag == name && tag != "-" {
+			return v.Field(i), true
+		}
 	}
-	return Parse(s.Source+" (overridden)", buf.Bytes())
+	return reflect.Value{}, false
+}
+
+func typeError(o assignment, want string) *specError {
+	return &specError{o.Key, fmt.Sprintf("must be %s, got %T %v", want, o.Value, o.Value)}
 }
 
 type specError struct{ key, reason string }
@@ -308,24 +401,39 @@ func checkMultipliers(raw map[string]any) *specError {
 		if !ok {
 			continue
 		}
-		v, ok := tbl[m.key]
-		if !ok {
-			continue
-		}
-		key := m.table + "." + m.key
-		switch x := v.(type) {
-		case int64:
-			if x == 0 {
-				return &specError{key, "must not be 0: it multiplies or divides every evaluation (leave the key out for the default)"}
+		if v, ok := tbl[m.key]; ok {
+			if e := checkMultiplier(m.table+"."+m.key, v); e != nil {
+				return e
 			}
-		case float64:
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return &specError{key, fmt.Sprintf("must be a finite non-zero integer, got %v", x)}
-			}
-			return &specError{key, fmt.Sprintf("must be an integer, got the float %v", x)}
-		default:
-			return &specError{key, fmt.Sprintf("must be an integer, got %T %v", v, v)}
 		}
+	}
+	return nil
+}
+
+// isMultiplier tells whether key is one of the multipliers.
+func isMultiplier(key string) bool {
+	for _, m := range multipliers {
+		if key == m.table+"."+m.key {
+			return true
+		}
+	}
+	return false
+}
+
+// checkMultiplier checks one multiplier's TOML value.
+func checkMultiplier(key string, v any) *specError {
+	switch x := v.(type) {
+	case int64:
+		if x == 0 {
+			return &specError{key, "must not be 0: it multiplies or divides every evaluation (leave the key out for the default)"}
+		}
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return &specError{key, fmt.Sprintf("must be a finite non-zero integer, got %v", x)}
+		}
+		return &specError{key, fmt.Sprintf("must be an integer, got the float %v", x)}
+	default:
+		return &specError{key, fmt.Sprintf("must be an integer, got %T %v", v, v)}
 	}
 	return nil
 }

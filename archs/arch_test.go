@@ -1,9 +1,13 @@
 package archs
 
 import (
+	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 func TestBuiltinArchitecturesLoad(t *testing.T) {
@@ -282,4 +286,138 @@ func TestMultipliersRejected(t *testing.T) {
 	if k.Quant.Scale != 1 || k.Quant.OutputDivisor != 1 || k.Output.CPNum != 1 || k.Output.CPDen != 1 {
 		t.Errorf("defaults: %+v %+v", k.Quant, k.Output)
 	}
+}
+
+// overrideByText is the route overrides took before they were typed: the
+// spec written as TOML, the key spliced into the document, the document
+// parsed again. It is the oracle for Override's typed route.
+func overrideByText(t *testing.T, s *Spec, assignments ...string) *Spec {
+	t.Helper()
+	base, err := toml.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if _, err := toml.Decode(string(base), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range assignments {
+		key, val, _ := strings.Cut(a, "=")
+		var v map[string]any
+		if _, err := toml.Decode("v = "+val, &v); err != nil {
+			t.Fatal(err)
+		}
+		path := strings.Split(key, ".")
+		m := doc
+		for _, p := range path[:len(path)-1] {
+			m = m[p].(map[string]any)
+		}
+		m[path[len(path)-1]] = v["v"]
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Parse(s.Source+" (overridden)", buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestOverrideTyped checks the typed route against the text route on the
+// overrides the committed experiments use, each on every builtin arch that
+// takes it, and that the base spec is left alone.
+func TestOverrideTyped(t *testing.T) {
+	ones := "[" + strings.TrimSuffix(strings.Repeat("0,", 64), ",") + "]"
+	cases := [][]string{
+		{"accumulator.width=32"}, {"accumulator.width=512"},
+		{"features.king_buckets=" + ones},
+		{`features.mirror="none"`}, {`features.threats="full"`}, {`head.activation="crelu"`},
+		{"head.output_buckets=1", `head.bucket_selector="none"`},
+		{"head.output_buckets=8", `head.bucket_selector="(pieces-2)/4"`},
+		{"history=0"}, {"history=1", "refresh_cache=true"}, {"history=8"},
+		{"quant.qa=128", "quant.qb=256"}, {"quant.qa=32", "quant.qb=128"},
+		{`net.format="nnuelab"`}, {"head.layers=[16, 32, 1]"},
+	}
+	tried := 0
+	for _, name := range Builtin() {
+		s, err := Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, _ := toml.Marshal(s)
+		for _, c := range cases {
+			got, err := s.Override(c...)
+			if err != nil {
+				continue // not a knob of this design (validate says why)
+			}
+			tried++
+			want := overrideByText(t, s, c...)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %v:\n typed %+v\n text  %+v", name, c, got, want)
+			}
+		}
+		if after, _ := toml.Marshal(s); !bytes.Equal(before, after) {
+			t.Errorf("%s: an override changed the base spec", name)
+		}
+	}
+	if tried < 50 {
+		t.Errorf("only %d (arch, override) pairs applied; the table no longer exercises the route", tried)
+	}
+}
+
+// TestOverrideErrors: every bad override is an *Error naming the key.
+func TestOverrideErrors(t *testing.T) {
+	s, _ := Load("leorik-3.2")
+	for _, tc := range []struct{ override, key, reason string }{
+		{"history", "history", "key=value"},
+		{"=4", "=4", "key=value"},
+		{"history=4x", "history", "bad value"},
+		{"histroy=4", "histroy", "unknown key"},
+		{"Features.mirror=\"none\"", "Features.mirror", "unknown key"},
+		{"features.mirror.x=1", "features.mirror.x", "unknown key"},
+		{"features=1", "features", "is a table"},
+		{"history=\"4\"", "history", "must be an integer"},
+		{"history=4.5", "history", "must be an integer"},
+		{"refresh_cache=1", "refresh_cache", "true or false"},
+		{"features.mirror=1", "features.mirror", "must be a string"},
+		{"features.king_buckets=[1, \"a\"]", "features.king_buckets", "array of integers"},
+		{"features.king_buckets=3", "features.king_buckets", "array of integers"},
+		{"quant.qa=0", "quant.qa", "must not be 0"},
+		{"quant.qb=2.0", "quant.qb", "the float"},
+		{"history=-1", "history", "must be >= 0"},
+		{"source=\"x\"", "source", "unknown key"},
+	} {
+		_, err := s.Override(tc.override)
+		var ae *Error
+		if !errors.As(err, &ae) || ae.Key != tc.key || !strings.Contains(ae.Reason, tc.reason) {
+			t.Errorf("%s: %v; want key %q, reason with %q", tc.override, err, tc.key, tc.reason)
+		}
+	}
+}
+
+// FuzzOverride: any assignment either applies, giving a spec that
+// validates, or is an *Error naming a key; it never panics.
+func FuzzOverride(f *testing.F) {
+	for _, seed := range []string{"history=4", `features.mirror="none"`, "features.king_buckets=[0,1]", "quant.qa=0", "head=1", "a.b.c.d=[[1]]", "head.layers=[1.5]", "=", "x=y=z"} {
+		f.Add(seed)
+	}
+	s, err := Load("leorik-3.2")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, a string) {
+		v, err := s.Override(a)
+		if err != nil {
+			var ae *Error
+			if !errors.As(err, &ae) {
+				t.Fatalf("%q: %v is not an *Error", a, err)
+			}
+			return
+		}
+		if e := v.validate(); e != nil {
+			t.Fatalf("%q: applied but invalid: %v", a, e)
+		}
+	})
 }
