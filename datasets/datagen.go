@@ -462,7 +462,17 @@ func readBook(path string) ([]string, error) {
 }
 
 // settingsText is the canonical TOML of the settings that decide the output.
+// A net or book named by path counts by its content: where its sha256 is
+// known the path is left out, so that a finished or half-played run is
+// recognised from any checkout (a committed shard's manifest records the
+// path it was made with, which another clone does not have).
 func settingsText(cfg GenConfig) (string, error) {
+	if cfg.EvalFileSHA256 != "" {
+		cfg.EvalFile = ""
+	}
+	if cfg.BookSHA256 != "" {
+		cfg.Book = ""
+	}
 	var b bytes.Buffer
 	if err := toml.NewEncoder(&b).Encode(cfg); err != nil {
 		return "", err
