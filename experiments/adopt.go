@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // Elo chunks are keyed by content (both players' nets and settings, the
@@ -87,14 +89,14 @@ func adoptElo(p *Plan, done map[string]bool, idx eloIndex, log io.Writer) ([]str
 		}
 		from := relTo(p.Out, src)
 		r.ID, r.Variant, r.AdoptedFrom = t.ID, t.Variant, from
-		if err := writeAtomic(gamesPath(p.Out, t.ID), pgn); err != nil {
+		if err := fsutil.WriteFileAll(gamesPath(p.Out, t.ID), pgn, 0o644); err != nil {
 			return ids, err
 		}
 		out, err := json.MarshalIndent(&r, "", "  ")
 		if err != nil {
 			return ids, err
 		}
-		if err := writeAtomic(ResultPath(p.Out, t.ID), append(out, '\n')); err != nil {
+		if err := fsutil.WriteFileAll(ResultPath(p.Out, t.ID), append(out, '\n'), 0o644); err != nil {
 			return ids, err
 		}
 		done[t.ID] = true

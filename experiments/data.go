@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // The built-in data, so that a fresh clone runs the shipped experiments
@@ -60,11 +61,16 @@ func copyData(name, dst string) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(dst, data)
+	return fsutil.WriteFileAll(dst, data, 0o644)
 }
 
-// fileSHA256 returns the hex SHA-256 of a data file (path or builtin:).
+// fileSHA256 returns the hex SHA-256 of a data file (path or builtin:):
+// fsutil.FileSHA256 for a path, the embedded copy's hash for a builtin.
 func fileSHA256(name string) (string, error) {
+	if _, ok := strings.CutPrefix(name, "builtin:"); !ok {
+		sum, _, err := fsutil.FileSHA256(name)
+		return sum, err
+	}
 	f, err := openData(name)
 	if err != nil {
 		return "", err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
@@ -975,7 +976,7 @@ func (r *genRunner) ensure(ctx context.Context, files []string, depth int) error
 		}
 		switch {
 		case f == r.gen0.Path && r.gen0.extract != nil:
-			if err := writeAtomic(f, r.gen0.extract); err != nil {
+			if err := fsutil.WriteFileAll(f, r.gen0.extract, 0o644); err != nil {
 				return err
 			}
 			continue
@@ -984,7 +985,7 @@ func (r *genRunner) ensure(ctx context.Context, files []string, depth int) error
 			if err != nil {
 				return err
 			}
-			if err := writeAtomic(f, []byte(text)); err != nil {
+			if err := fsutil.WriteFileAll(f, []byte(text), 0o644); err != nil {
 				return err
 			}
 			continue

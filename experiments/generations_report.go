@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/plotaxis"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
@@ -527,7 +528,7 @@ func WriteGenerationsReport(m *Manifest, recs []Record, out, dir, command string
 		}
 		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", row.label, short(gr.NetSHA256), data, player)
 	}
-	if err := writeAtomic(mdPath, []byte(b.String())); err != nil {
+	if err := fsutil.WriteFileAll(mdPath, []byte(b.String()), 0o644); err != nil {
 		return "", err
 	}
 	return mdPath, nil

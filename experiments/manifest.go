@@ -18,6 +18,7 @@ import (
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/internal/configerr"
 	"github.com/nnuelab/nnuelab/nets/inspect"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
@@ -302,19 +303,9 @@ type SPRTSpec struct {
 	Model string  `toml:"model" json:"model"`
 }
 
-// Error is a problem in a manifest: the file, the key and the reason.
-type Error struct {
-	File   string
-	Key    string
-	Reason string
-}
-
-func (e *Error) Error() string {
-	if e.Key == "" {
-		return fmt.Sprintf("%s: %s", e.File, e.Reason)
-	}
-	return fmt.Sprintf("%s: key %q: %s", e.File, e.Key, e.Reason)
-}
+// Error is a problem in a manifest: the file, the key and the reason (the
+// one configerr.Error of every strict config reader).
+type Error = configerr.Error
 
 // Load reads and validates the manifest at path.
 func Load(path string) (*Manifest, error) {

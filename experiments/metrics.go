@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"sort"
 	"time"
 
 	"github.com/nnuelab/nnuelab/archs"
@@ -18,6 +17,7 @@ import (
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/engine/search"
+	"github.com/nnuelab/nnuelab/internal/cputime"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
@@ -163,8 +163,8 @@ type floatNet struct {
 // nnuelab's float format (with its training config's QAT setting), and
 // Koivisto 5.x float nets. It returns nil (with the reason) for nets stored
 // quantized.
-func floatTensors(spec *archs.Spec, ref NetRef) (fn *floatNet, why string, err error) {
-	if ref.Path == "" {
+func floatTensors(spec *archs.Spec, path string) (fn *floatNet, why string, err error) {
+	if path == "" {
 		if spec.Net.Format == "koivisto-float" {
 			return nil, "the shipped float net is embedded; give its file as net = \"...\" to compare float and quantized", nil
 		}
@@ -172,22 +172,22 @@ func floatTensors(spec *archs.Spec, ref NetRef) (fn *floatNet, why string, err e
 	}
 	switch spec.Net.Format {
 	case "nnuelab", "float":
-		f, err := os.Open(ref.Path)
+		f, err := os.Open(path)
 		if err != nil {
 			return nil, "", err
 		}
 		defer f.Close()
 		h, ts, err := nets.ReadFloat(f)
 		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", ref.Path, err)
+			return nil, "", fmt.Errorf("%s: %w", path, err)
 		}
 		qat, err := trainedQAT(spec, h)
 		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", ref.Path, err)
+			return nil, "", fmt.Errorf("%s: %w", path, err)
 		}
 		return &floatNet{tensors: ts, qat: qat}, "", nil
 	case "koivisto-float":
-		ts, err := readKoivistoFloat(spec, ref.Path)
+		ts, err := readKoivistoFloat(spec, path)
 		if err != nil {
 			return nil, "", err
 		}
@@ -546,7 +546,7 @@ func recordTrace(ctx context.Context, spec *archs.Spec, net *nnue.Network, ps []
 func replay(evs []*nnue.Evaluator, tr *trace, check bool) (float64, time.Duration, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	start := threadCPU()
+	start := cputime.Thread()
 	bad := -1
 	for _, ev := range evs {
 		for i := range tr.ops {
@@ -565,7 +565,7 @@ func replay(evs []*nnue.Evaluator, tr *trace, check bool) (float64, time.Duratio
 			}
 		}
 	}
-	el := threadCPU() - start
+	el := cputime.Thread() - start
 	if check && bad >= 0 {
 		return 0, el, fmt.Errorf("replay: evaluation %d differs from the recorded search (%s)", bad, tr.snaps[tr.ops[bad].snap].FEN())
 	}
@@ -637,18 +637,9 @@ func calibrateReps(pass func(reps int) time.Duration, target, resolution time.Du
 	}
 }
 
-// median returns the median of xs (NaN for none).
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
+// processClock names the clock bench_nps is timed by: the bench process's
+// CPU time as wait4 reports it (its rusage).
+const processClock = "process CPU time (rusage)"
 
 func minMax(xs []float64) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)

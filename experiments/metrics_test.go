@@ -98,7 +98,7 @@ func TestKoivistoFloat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fn, why, err := floatTensors(spec, NetRef{Path: path})
+		fn, why, err := floatTensors(spec, path)
 		if err != nil || fn == nil || fn.qat {
 			t.Fatalf("%v: %v %s", ov, err, why)
 		}
@@ -124,11 +124,11 @@ func TestKoivistoFloat(t *testing.T) {
 		}
 		t.Logf("%v: quantization error mean %.3f cp, max %.2f cp, bias %+.3f cp", ov, q.Mean, q.Max, q.Bias)
 	}
-	if _, why, err := floatTensors(base, NetRef{}); err != nil || why == "" {
+	if _, why, err := floatTensors(base, ""); err != nil || why == "" {
 		t.Errorf("shipped float net without a path: %q, %v", why, err)
 	}
 	k74, _ := archs.Load("koivisto-7.4")
-	if fn, why, err := floatTensors(k74, NetRef{Path: "x"}); fn != nil || err != nil || !strings.Contains(why, "quantized") {
+	if fn, why, err := floatTensors(k74, "x"); fn != nil || err != nil || !strings.Contains(why, "quantized") {
 		t.Errorf("int16 net: %v %q %v", fn, why, err)
 	}
 }
@@ -180,7 +180,7 @@ func TestQuantErrorQAT(t *testing.T) {
 		if err := nets.WriteFloat(path, h, ts); err != nil {
 			t.Fatal(err)
 		}
-		fn, why, err := floatTensors(spec, NetRef{Path: path})
+		fn, why, err := floatTensors(spec, path)
 		if err != nil || fn == nil {
 			t.Fatalf("qat %q: %v %s", qat, err, why)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
@@ -744,7 +745,7 @@ func (p *Plan) Write() error {
 		return err
 	}
 	for _, v := range p.Variants {
-		if err := writeAtomic(filepath.Join(p.Out, v.SpecFile), []byte(v.Spec)); err != nil {
+		if err := fsutil.WriteFileAll(filepath.Join(p.Out, v.SpecFile), []byte(v.Spec), 0o644); err != nil {
 			return err
 		}
 	}
@@ -773,7 +774,7 @@ func (p *Plan) Write() error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(p.Out, "plan.json"), append(data, '\n'))
+	return fsutil.WriteFileAll(filepath.Join(p.Out, "plan.json"), append(data, '\n'), 0o644)
 }
 
 // ReadPlan reads OUT/plan.json.

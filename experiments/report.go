@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/plotaxis"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
@@ -467,7 +468,7 @@ func writeReport(p *Plan, recs []Record, dir string, missing []string) (string, 
 	for _, v := range p.Variants {
 		fmt.Fprintf(&b, "| %s | %s | `%s` | `%s` (%s) |\n", v.Label, filepath.Base(v.Arch), v.ArchSHA256[:16], v.Nets[0].SHA256[:16], v.Nets[0].Kind)
 	}
-	if err := writeAtomic(mdPath, []byte(b.String())); err != nil {
+	if err := fsutil.WriteFileAll(mdPath, []byte(b.String()), 0o644); err != nil {
 		return "", err
 	}
 	return mdPath, nil
@@ -967,7 +968,7 @@ func writePlots(b *strings.Builder, plots map[string][]byte, plotDir, name strin
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if err := writeAtomic(filepath.Join(plotDir, n), plots[n]); err != nil {
+		if err := fsutil.WriteFileAll(filepath.Join(plotDir, n), plots[n], 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(b, "![%s](%s/%s)\n\n", strings.TrimSuffix(n, ".svg"), name, n)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/nnuelab/nnuelab/bench/stats"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // Record is one line of results.jsonl: one metric of one variant (and
@@ -284,7 +285,7 @@ func speedRecords(metric string, sr *SpeedResult, vi int, rec func(string, float
 		if len(xs) == 0 || len(xs) != len(bs) {
 			return nil
 		}
-		abs := rec(name, median(xs), unit, len(xs))
+		abs := rec(name, stats.Median(xs), unit, len(xs))
 		lo, hi := minMax(xs)
 		abs.Lower, abs.Upper = fptr(lo), fptr(hi)
 		abs.Detail = detail
@@ -292,7 +293,7 @@ func speedRecords(metric string, sr *SpeedResult, vi int, rec func(string, float
 		for i := range xs {
 			ratios[i] = xs[i] / bs[i]
 		}
-		rr := rec(metric+".ratio", median(ratios), "ratio to base", len(xs))
+		rr := rec(metric+".ratio", stats.Median(ratios), "ratio to base", len(xs))
 		lo, hi = minMax(ratios)
 		rr.Lower, rr.Upper = fptr(lo), fptr(hi)
 		rr.Detail = map[string]any{"per_round": ratios, "interval": "min..max over rounds (same-round ratios)"}
@@ -442,7 +443,7 @@ func WriteResults(path string, recs []Record) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, data)
+	return fsutil.WriteFileAll(path, data, 0o644)
 }
 
 // ReadResults reads a results.jsonl file.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/version"
 )
 
@@ -262,7 +263,7 @@ func runPlan(ctx context.Context, p *Plan, opt RunOptions) (*Plan, error) {
 	info.Finished = time.Now().UTC().Format(time.RFC3339)
 	info.Seconds = time.Since(start).Seconds()
 	data, _ := json.MarshalIndent(info, "", "  ")
-	if err := writeAtomic(filepath.Join(p.Out, "run.json"), append(data, '\n')); err != nil {
+	if err := fsutil.WriteFileAll(filepath.Join(p.Out, "run.json"), append(data, '\n'), 0o644); err != nil {
 		return p, err
 	}
 	fmt.Fprintf(opt.Log, "experiment %s: %d records in %s (%s)\n", m.Name, len(recs), ResultsPath(p.Out), time.Since(start).Round(time.Second))

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // Slurm runs tasks as elements of `sbatch --array` jobs: one array per
@@ -146,7 +148,7 @@ func (s *Slurm) submit(ctx context.Context, env Env, tasks []*Task) ([]slurmJob,
 		for _, t := range ts {
 			fmt.Fprintln(&ids, t.ID)
 		}
-		if err := writeAtomic(base+".tasks", ids.Bytes()); err != nil {
+		if err := fsutil.WriteFileAll(base+".tasks", ids.Bytes(), 0o644); err != nil {
 			return nil, err
 		}
 		script := fmt.Sprintf(`#!/bin/sh
@@ -156,7 +158,7 @@ id=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" %[2]s)
 [ -n "$id" ] || { echo "no task for array index $SLURM_ARRAY_TASK_ID" >&2; exit 2; }
 exec %[3]s experiment task --out %[4]s "$id"
 `, env.Out, shellQuote(base+".tasks"), shellQuote(env.Binary), shellQuote(env.Out))
-		if err := writeAtomic(base+".sh", []byte(script)); err != nil {
+		if err := fsutil.WriteFileAll(base+".sh", []byte(script), 0o644); err != nil {
 			return nil, err
 		}
 		args := []string{"--parsable", "--job-name=nnuelab-experiment",

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nnuelab/nnuelab/internal/cputime"
 )
 
 // fakeClock advances perCall at every reading and shows multiples of
@@ -39,8 +41,8 @@ func TestClockResolution(t *testing.T) {
 		}
 	}
 	if runtime.GOOS == "linux" {
-		if got := clockResolution(threadCPU); got <= 0 || got > 100*time.Microsecond {
-			t.Errorf("threadCPU's resolution %v, want a nanosecond clock (at most 100µs a step)", got)
+		if got := clockResolution(cputime.Thread); got <= 0 || got > 100*time.Microsecond {
+			t.Errorf("cputime.Thread's resolution %v, want a nanosecond clock (at most 100µs a step)", got)
 		}
 	}
 }
@@ -123,7 +125,7 @@ func TestSpeedRecordsDetail(t *testing.T) {
 		{Name: "base", EvalsPerSec: []float64{4e7, 4e7}, BenchNodes: 500, BenchNPS: []float64{1e6, 1e6}, BenchNPSWall: []float64{9e5, 9e5}},
 	}}
 	now := *old
-	now.Clock, now.ClockResolutionNS, now.Reps = threadClock, 1352, 12
+	now.Clock, now.ClockResolutionNS, now.Reps = cputime.ThreadClock, 1352, 12
 	now.BenchClock, now.BenchClockResolutionNS, now.BenchRuns = processClock, 22000, 2
 	for _, tc := range []struct {
 		name   string
@@ -171,8 +173,8 @@ func TestSpeedClockNote(t *testing.T) {
 			benchRec(map[string]any{"nodes": 504504.0, "per_round": []any{6.5e5}}),
 		}, nil},
 		{"eval speed", []Record{
-			evalRec(map[string]any{"clock": threadClock, "evals": 100000.0, "reps": 10.0, "clock_resolution_ns": 1352.0, "per_round": []any{4e6, 2e6}}),
-			evalRec(map[string]any{"clock": threadClock, "evals": 100000.0, "reps": 10.0, "clock_resolution_ns": 1352.0, "per_round": []any{1e6}}),
+			evalRec(map[string]any{"clock": cputime.ThreadClock, "evals": 100000.0, "reps": 10.0, "clock_resolution_ns": 1352.0, "per_round": []any{4e6, 2e6}}),
+			evalRec(map[string]any{"clock": cputime.ThreadClock, "evals": 100000.0, "reps": 10.0, "clock_resolution_ns": 1352.0, "per_round": []any{1e6}}),
 		}, []string{"rounds of 10 passes of the trace of 0.25–1 CPU-s", "resolution 1.352µs (the smallest step observed)", ", 0.00054% of the shortest round"}},
 		{"bench, 4 ms clock", []Record{
 			benchRec(map[string]any{"clock": processClock, "nodes": 500000.0, "runs": 2.0, "clock_resolution_ns": 4e6, "per_round": []any{1e6, 8e5}}),

@@ -18,6 +18,8 @@ import (
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/bench/stats"
 	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/internal/cputime"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/version"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
@@ -196,7 +198,7 @@ func RunTask(ctx context.Context, out, id string, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(ResultPath(out, id), append(data, '\n'))
+	return fsutil.WriteFileAll(ResultPath(out, id), append(data, '\n'), 0o644)
 }
 
 func seedIndex(p *Plan, seed uint64) int {
@@ -251,7 +253,7 @@ func runMeasure(ctx context.Context, p *Plan, t *Task, log io.Writer) (*MeasureR
 		fmt.Fprintf(log, "%s: agreement with Stockfish 15.1 on %d positions: MAE %.1f cp (scale %.3f), sign %.1f%%\n", v.Name, a.N, a.MAE, a.Scale, 100*a.Sign)
 	}
 	if m.Has(MetricQuantError) {
-		fn, why, err := floatTensors(spec, ref)
+		fn, why, err := floatTensors(spec, ref.Path)
 		switch {
 		case err != nil:
 			return nil, err
@@ -295,7 +297,7 @@ func runSpeed(ctx context.Context, p *Plan, t *Task, log io.Writer) (*SpeedResul
 		}
 		vs = append(vs, loaded{v, spec, net, ref})
 	}
-	res := &SpeedResult{Clock: threadClock}
+	res := &SpeedResult{Clock: cputime.ThreadClock}
 	for _, l := range vs {
 		res.Variants = append(res.Variants, VariantSpeed{Name: l.v.Name})
 	}
@@ -334,7 +336,7 @@ func runSpeed(ctx context.Context, p *Plan, t *Task, log io.Writer) (*SpeedResul
 		}
 		// Size the rounds to the clock: the fastest variant's round lasts
 		// speedRoundTarget, every variant replays the trace as often.
-		resolution := clockResolution(threadCPU)
+		resolution := clockResolution(cputime.Thread)
 		res.ClockResolutionNS = int64(resolution)
 		target := speedRoundTarget(resolution)
 		res.Reps = calibrateReps(func(n int) time.Duration {
@@ -342,7 +344,7 @@ func runSpeed(ctx context.Context, p *Plan, t *Task, log io.Writer) (*SpeedResul
 			return el
 		}, target, resolution)
 		fmt.Fprintf(log, "speed: %d passes of the trace a round (%s of CPU time at least; %s, resolution %s)\n",
-			res.Reps, target, threadClock, resolution)
+			res.Reps, target, cputime.ThreadClock, resolution)
 	}
 	benchRuns := 1
 	if m.Has(MetricBenchNPS) {
@@ -350,7 +352,7 @@ func runSpeed(ctx context.Context, p *Plan, t *Task, log io.Writer) (*SpeedResul
 		// resolution of the process's CPU time: a round sums enough runs
 		// to last roundSteps steps of it (one run at the default depth,
 		// unless the clock ticks coarsely).
-		resolution := clockResolution(rusageThreadCPU)
+		resolution := clockResolution(cputime.RusageThread)
 		res.BenchClock, res.BenchClockResolutionNS = processClock, int64(resolution)
 		b, err := runBench(ctx, p, vs[0].v, vs[0].ref)
 		if err != nil {
@@ -626,7 +628,7 @@ func runTrain(ctx context.Context, p *Plan, t *Task, log io.Writer) (*TrainResul
 	if err != nil {
 		return nil, err
 	}
-	if err := writeAtomic(done, append(data, '\n')); err != nil {
+	if err := fsutil.WriteFileAll(done, append(data, '\n'), 0o644); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -648,7 +650,7 @@ func injectedFailure(out, id string) error {
 	if _, err := os.Stat(marker); err == nil {
 		return nil
 	}
-	if err := writeAtomic(marker, nil); err != nil {
+	if err := fsutil.WriteFileAll(marker, nil, 0o644); err != nil {
 		return err
 	}
 	return fmt.Errorf("task %s: failing once on purpose (%s)", id, FailOnceEnv)

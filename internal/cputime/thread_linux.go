@@ -6,6 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// ThreadClock names the clock Thread reads, for results that quote it.
+const ThreadClock = "thread CPU time (clock_gettime CLOCK_THREAD_CPUTIME_ID)"
+
 // Thread returns the calling thread's CPU time from the kernel's
 // nanosecond thread clock (clock_gettime CLOCK_THREAD_CPUTIME_ID), else
 // RusageThread's. (getrusage's figure advances in scheduler ticks, 4 ms on

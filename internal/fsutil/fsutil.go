@@ -41,6 +41,15 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return f.Commit()
 }
 
+// WriteFileAll is WriteFileAtomic after creating path's folder (and its
+// parents) when missing: for outputs whose folders a run makes as it goes.
+func WriteFileAll(path string, data []byte, perm os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, data, perm)
+}
+
 // File is a file being written under a temporary name beside its path:
 // Commit puts it in place (synced, renamed, the folder synced), Abort
 // removes it.
