@@ -1,6 +1,15 @@
-package experiment
+package experiments
 
 import (
+	"github.com/nnuelab/nnuelab/experiments/internal/plantest"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/records"
+	"github.com/nnuelab/nnuelab/experiments/report"
+	"github.com/nnuelab/nnuelab/experiments/runner"
+
+	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
+
 	"context"
 	"errors"
 	"io"
@@ -98,17 +107,17 @@ limit = 120
 `
 
 // runTasksInProcess runs every task of a plan in-process, in order.
-func runTasksInProcess(t *testing.T, p *Plan) []Record {
+func runTasksInProcess(t *testing.T, p *plan.Plan) []records.Record {
 	t.Helper()
 	if err := p.Write(); err != nil {
 		t.Fatal(err)
 	}
 	for _, tk := range p.Tasks {
-		if err := RunTask(context.Background(), p.Out, tk.ID, io.Discard); err != nil {
+		if err := runner.RunTask(context.Background(), p.Out, tk.ID, io.Discard); err != nil {
 			t.Fatal(err)
 		}
 	}
-	recs, err := Merge(p)
+	recs, err := records.Merge(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,11 +133,11 @@ func TestActivationMetrics(t *testing.T) {
 	if err := os.WriteFile(path, []byte(tinyActManifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m, err := Load(path)
+	m, err := manifest.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(m, PlanOptions{Out: filepath.Join(dir, "out"), Cache: filepath.Join(dir, "cache"), Binary: "/bin/nnuelab", Command: "nnuelab experiment run act.toml"})
+	p, err := plan.NewPlan(m, plan.PlanOptions{Out: filepath.Join(dir, "out"), Cache: filepath.Join(dir, "cache"), Binary: "/bin/nnuelab", Command: "nnuelab experiment run act.toml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +149,7 @@ func TestActivationMetrics(t *testing.T) {
 		t.Fatalf("tasks %v", ids)
 	}
 	recs := runTasksInProcess(t, p)
-	got := map[string]Record{}
+	got := map[string]records.Record{}
 	for _, r := range recs {
 		got[r.Variant+" "+r.Metric] = r
 	}
@@ -183,11 +192,11 @@ func TestActivationMetrics(t *testing.T) {
 		t.Errorf("groups of %v values, want 2", r.Detail["group_values"])
 	}
 
-	md, err := WriteReport(p, recs, filepath.Join(dir, "reports"))
+	md, err := report.WriteReport(p, recs, filepath.Join(dir, "reports"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := string(readFile(t, md))
+	page := string(exptest.ReadFile(t, md))
 	for _, want := range []string{
 		"| zero outputs, first layer | non-zero 4-byte groups | dead neurons, first layer | saturated outputs, first layer | quantized weights at clip |",
 		"| **base** (base) | – | 50.0% | 50.0% | 16 | 3.1% | 0.004% |",
@@ -220,7 +229,7 @@ positions = 2
 nodes = 1000
 `
 	keys := func(metrics string) map[string]string {
-		p := planOf(t, "metrics = ["+metrics+"]\n"+head)
+		p := plantest.PlanOf(t, "metrics = ["+metrics+"]\n"+head)
 		out := map[string]string{}
 		for _, tk := range p.Tasks {
 			out[tk.ID] = tk.Key
@@ -264,15 +273,15 @@ func TestActivationMetricsRefused(t *testing.T) {
 		{"sf17 variant", "metrics = [\"agreement\", \"saturation\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\nname = \"big\"\narch = \"sf17.1\"\n", `variant[0] (big)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("m.toml", t.TempDir(), []byte(tc.toml))
-			var e *Error
+			_, err := manifest.Parse("m.toml", t.TempDir(), []byte(tc.toml))
+			var e *manifest.Error
 			if !errors.As(err, &e) || e.Key != "metrics" || !strings.Contains(e.Reason, tc.reason) {
 				t.Errorf("error %v, want key metrics and %q", err, tc.reason)
 			}
 		})
 	}
 	// Without the metrics the same manifest is fine.
-	if _, err := Parse("m.toml", t.TempDir(), []byte("metrics = [\"agreement\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\nname = \"big\"\narch = \"sf17.1\"\n")); err != nil {
+	if _, err := manifest.Parse("m.toml", t.TempDir(), []byte("metrics = [\"agreement\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\nname = \"big\"\narch = \"sf17.1\"\n")); err != nil {
 		t.Errorf("without sparsity: %v", err)
 	}
 }

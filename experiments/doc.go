@@ -31,4 +31,4 @@
 // The claims table of docs/claims.md is rendered from docs/claims.toml,
 // whose rows read every number they quote from the experiments' results
 // (claims.go, `nnuelab experiment claims`).
-package experiment
+package experiments

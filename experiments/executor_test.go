@@ -1,6 +1,9 @@
-package experiment
+package experiments
 
 import (
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/runner"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -31,12 +34,12 @@ exec sleep 600
 func TestExecutorDrop(t *testing.T) {
 	executors := []struct {
 		name string
-		ex   func(t *testing.T) Executor
+		ex   func(t *testing.T) runner.Executor
 	}{
-		{"local", func(*testing.T) Executor { return &Local{Jobs: 2} }},
-		{"slurm", func(t *testing.T) Executor {
+		{"local", func(*testing.T) runner.Executor { return &runner.Local{Jobs: 2} }},
+		{"slurm", func(t *testing.T) runner.Executor {
 			slurmUp(t)
-			return &Slurm{Poll: 200 * time.Millisecond}
+			return &runner.Slurm{Poll: 200 * time.Millisecond}
 		}},
 	}
 	for _, tc := range executors {
@@ -51,12 +54,12 @@ func TestExecutorDrop(t *testing.T) {
 			if err := os.MkdirAll(filepath.Join(out, "tasks"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			var tasks []*Task
+			var tasks []*plan.Task
 			for _, id := range []string{"quick", "slow", "queued"} {
-				tasks = append(tasks, &Task{ID: id, Kind: KindElo, Key: "k-" + id, CPUs: 1})
+				tasks = append(tasks, &plan.Task{ID: id, Kind: plan.KindElo, Key: "k-" + id, CPUs: 1})
 			}
 			drop := func(id string) bool {
-				_, done := ReadResult(out, tasks[0])
+				_, done := plan.ReadResult(out, tasks[0])
 				return id != "quick" && done
 			}
 			// The queued task cannot start while the other two hold the
@@ -66,7 +69,7 @@ func TestExecutorDrop(t *testing.T) {
 			states := map[string][]string{}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			err := ex.Run(ctx, Env{Binary: bin, Out: out, Log: os.Stderr, Drop: drop}, tasks, func(e Event) {
+			err := ex.Run(ctx, runner.Env{Binary: bin, Out: out, Log: os.Stderr, Drop: drop}, tasks, func(e runner.Event) {
 				mu.Lock()
 				defer mu.Unlock()
 				states[e.Task] = append(states[e.Task], e.State)

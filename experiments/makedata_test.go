@@ -1,6 +1,11 @@
-package experiment
+package experiments
 
 import (
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
+
+	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
+
 	"encoding/json"
 	"fmt"
 	"os"
@@ -43,47 +48,47 @@ val_limit = 300
 epochs = 1
 batch = 256
 threads = 1
-`, nnuelab(t))
+`, exptest.Nnuelab(t))
 	if err := os.WriteFile(filepath.Join(dir, "made.toml"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dry := run(t, dir, nil, "experiment", "run", "made.toml", "--out", "out", "--cache", "cache", "--report-dir", "reports", "--dry-run")
+	dry := exptest.Run(t, dir, nil, "experiment", "run", "made.toml", "--out", "out", "--cache", "cache", "--report-dir", "reports", "--dry-run")
 	for _, want := range []string{"datagen-sp-0001", "datagen-sp-0002", "label-relabel-0001", "label-relabel-0002", "datagen ", "label "} {
 		if !strings.Contains(dry, want) {
 			t.Errorf("dry run lacks %q:\n%s", want, dry)
 		}
 	}
-	run(t, dir, nil, "experiment", "run", "made.toml", "--out", "out", "--cache", "cache", "--report-dir", "reports")
+	exptest.Run(t, dir, nil, "experiment", "run", "made.toml", "--out", "out", "--cache", "cache", "--report-dir", "reports")
 
-	p, err := ReadPlan(filepath.Join(dir, "out"))
+	p, err := plan.ReadPlan(filepath.Join(dir, "out"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	positions := map[string]int64{}
-	var trainTask *Task
+	var trainTask *plan.Task
 	for _, task := range p.Tasks {
-		r, ok := ReadResult(p.Out, task)
+		r, ok := plan.ReadResult(p.Out, task)
 		if !ok {
 			t.Fatalf("task %s has no result", task.ID)
 		}
 		switch task.Kind {
-		case KindDatagen, KindLabel:
+		case plan.KindDatagen, plan.KindLabel:
 			if r.Data == nil || r.Data.Positions <= 0 {
 				t.Fatalf("task %s: %+v", task.ID, r.Data)
 			}
 			positions[task.Kind] += r.Data.Positions
-		case KindTrain:
+		case plan.KindTrain:
 			trainTask = task
 		}
 	}
 	// Labelling keeps every position but those the engine scores as mate.
-	if g, l := positions[KindDatagen], positions[KindLabel]; l > g || l < g*95/100 {
+	if g, l := positions[plan.KindDatagen], positions[plan.KindLabel]; l > g || l < g*95/100 {
 		t.Errorf("%d self-play positions, %d labelled", g, l)
 	}
 	if trainTask == nil {
 		t.Fatal("no train task")
 	}
-	label := p.madeData("label:relabel")
+	label := p.MadeData("label:relabel")
 	if got := strings.Join(trainTask.Train.Config.Data, ","); got != strings.Join(label.Files, ",") {
 		t.Errorf("trainer reads %s, want the labelled shards %s", got, strings.Join(label.Files, ","))
 	}
@@ -95,20 +100,20 @@ threads = 1
 			t.Errorf("label task %s needs %v, want both self-play shards", id, lt.Needs)
 		}
 	}
-	md := string(readFile(t, filepath.Join(dir, "reports", "made.md")))
-	if !strings.Contains(md, "Data `label:relabel`") || !strings.Contains(md, fmt.Sprintf("%d positions", positions[KindLabel])) {
+	md := string(exptest.ReadFile(t, filepath.Join(dir, "reports", "made.md")))
+	if !strings.Contains(md, "Data `label:relabel`") || !strings.Contains(md, fmt.Sprintf("%d positions", positions[plan.KindLabel])) {
 		t.Errorf("report does not describe the made data:\n%s", md)
 	}
 
 	// A second experiment folder with the same data: made once, in the
 	// cache, so its shards come back at once with the same content.
-	run(t, dir, nil, "experiment", "run", "made.toml", "--out", "out2", "--cache", "cache", "--report-dir", "reports2")
+	exptest.Run(t, dir, nil, "experiment", "run", "made.toml", "--out", "out2", "--cache", "cache", "--report-dir", "reports2")
 	for _, task := range p.Tasks {
 		if task.Data == nil {
 			continue
 		}
-		a, _ := ReadResult(p.Out, task)
-		b, ok := ReadResult(filepath.Join(dir, "out2"), task)
+		a, _ := plan.ReadResult(p.Out, task)
+		b, ok := plan.ReadResult(filepath.Join(dir, "out2"), task)
 		if !ok || a.Data.SHA256 != b.Data.SHA256 {
 			ja, _ := json.Marshal(a)
 			jb, _ := json.Marshal(b)
@@ -134,7 +139,7 @@ func TestMadeDataErrors(t *testing.T) {
 		{"unknown key", head + "[[datagen]]\nname = \"g\"\npositions = 1\nnode = 5\n[data]\ntrain = [\"datagen:g\"]\n", "datagen.node", "unknown key"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("m.toml", t.TempDir(), []byte(c.text))
+			_, err := manifest.Parse("m.toml", t.TempDir(), []byte(c.text))
 			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", c.key)) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want key %q and %q", err, c.key, c.want)
 			}

@@ -1,6 +1,12 @@
-package experiment
+package experiments
 
 import (
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/records"
+	"github.com/nnuelab/nnuelab/experiments/runner"
+
+	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,9 +25,9 @@ import (
 // `git diff HEAD` prints (diffErr: it fails). It returns the git calls.
 func fakeBuild(t *testing.T, stamp string, modified bool, status, diff string, diffErr error) *[]string {
 	t.Helper()
-	oldInfo, oldGit := readBuildInfo, runGit
-	t.Cleanup(func() { readBuildInfo, runGit = oldInfo, oldGit })
-	readBuildInfo = func() (*debug.BuildInfo, bool) {
+	oldInfo, oldGit := runner.ReadBuildInfo, runner.RunGit
+	t.Cleanup(func() { runner.ReadBuildInfo, runner.RunGit = oldInfo, oldGit })
+	runner.ReadBuildInfo = func() (*debug.BuildInfo, bool) {
 		bi := &debug.BuildInfo{GoVersion: "go1.26"}
 		if stamp != "" {
 			mod := "false"
@@ -33,7 +39,7 @@ func fakeBuild(t *testing.T, stamp string, modified bool, status, diff string, d
 		return bi, true
 	}
 	var calls []string
-	runGit = func(dir string, args ...string) ([]byte, error) {
+	runner.RunGit = func(dir string, args ...string) ([]byte, error) {
 		calls = append(calls, strings.Join(args, " "))
 		switch args[0] {
 		case "status":
@@ -98,7 +104,7 @@ func TestCheckBuild(t *testing.T) {
 		{"git diff fails", "abc123", true, "", errors.New("no git"), committed, true, "", []string{"hashing the uncommitted changes", "no git"}},
 	} {
 		calls := fakeBuild(t, tc.stamp, tc.modified, tc.status, diff, tc.diffErr)
-		got, err := checkBuild(tc.out, tc.allowDirty)
+		got, err := runner.CheckBuild(tc.out, tc.allowDirty)
 		if len(tc.wantErr) > 0 {
 			if err == nil {
 				t.Errorf("%s: no error (hash %q)", tc.name, got)
@@ -139,8 +145,8 @@ func TestRunRefusesDirtyBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(repo, "experiments", "results", "dirty")
-	opt := RunOptions{PlanOptions: PlanOptions{Out: out, Cache: filepath.Join(repo, "cache"), Binary: nnuelab(t), Command: "nnuelab experiment run dirty.toml"},
-		NoReport: true, Executor: &Local{Jobs: 1}}
+	opt := runner.RunOptions{PlanOptions: plan.PlanOptions{Out: out, Cache: filepath.Join(repo, "cache"), Binary: exptest.Nnuelab(t), Command: "nnuelab experiment run dirty.toml"},
+		NoReport: true, Executor: &runner.Local{Jobs: 1}}
 	fakeBuild(t, "abc123", true, "", diff, nil)
 
 	_, err := Run(context.Background(), manifest, opt)
@@ -155,21 +161,21 @@ func TestRunRefusesDirtyBuild(t *testing.T) {
 	if _, err := Run(context.Background(), manifest, opt); err != nil {
 		t.Fatal(err)
 	}
-	var res TaskResult
-	if err := json.Unmarshal(readFile(t, ResultPath(out, "measure-base-s1")), &res); err != nil {
+	var res plan.TaskResult
+	if err := json.Unmarshal(exptest.ReadFile(t, plan.ResultPath(out, "measure-base-s1")), &res); err != nil {
 		t.Fatal(err)
 	}
 	if res.DiffSHA256 != sha(diff) {
 		t.Errorf("task result records diff %q, want %q", res.DiffSHA256, sha(diff))
 	}
-	var info RunInfo
-	if err := json.Unmarshal(readFile(t, filepath.Join(out, "run.json")), &info); err != nil {
+	var info runner.RunInfo
+	if err := json.Unmarshal(exptest.ReadFile(t, filepath.Join(out, "run.json")), &info); err != nil {
 		t.Fatal(err)
 	}
 	if info.DiffSHA256 != sha(diff) {
 		t.Errorf("run.json records diff %q, want %q", info.DiffSHA256, sha(diff))
 	}
-	if _, err := os.Stat(ResultsPath(out)); err != nil {
+	if _, err := os.Stat(records.ResultsPath(out)); err != nil {
 		t.Errorf("no results: %v", err)
 	}
 }

@@ -1,6 +1,12 @@
-package experiment
+package experiments
 
 import (
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/records"
+
+	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
+
 	"bytes"
 	"fmt"
 	"os"
@@ -15,39 +21,9 @@ import (
 	"time"
 )
 
-// The runner tests drive the real command, `nnuelab experiment run`, built
-// once for the package: the executors start it again for every task.
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-func nnuelab(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "nnuelab-experiment-test")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "nnuelab")
-		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/nnuelab").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
+	exptest.Cleanup()
 	os.Exit(code)
 }
 
@@ -56,7 +32,7 @@ func TestMain(m *testing.M) {
 // and a 4-game Elo test in two chunks per variant at a fixed node count.
 func smallManifest(t *testing.T, dir string) string {
 	t.Helper()
-	k51, err := filepath.Abs(filepath.Join("..", "nets", "koivisto-5.1.net"))
+	k51, err := filepath.Abs(filepath.Join(exptest.Root(), "nets", "koivisto-5.1.net"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,28 +67,6 @@ nodes = 300
 	return path
 }
 
-// run runs nnuelab with args in dir and returns its combined output.
-func run(t *testing.T, dir string, env []string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(nnuelab(t), args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("nnuelab %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
 var (
 	localOnce    sync.Once
 	localResults []byte
@@ -126,8 +80,8 @@ func localRun(t *testing.T) ([]byte, string) {
 	localOnce.Do(func() {
 		localDir = t.TempDir()
 		smallManifest(t, localDir)
-		run(t, localDir, nil, "experiment", "run", "small.toml", "--out", "out", "--report-dir", "reports", "--cache", "cache")
-		localResults = readFile(t, filepath.Join(localDir, "out", "results.jsonl"))
+		exptest.Run(t, localDir, nil, "experiment", "run", "small.toml", "--out", "out", "--report-dir", "reports", "--cache", "cache")
+		localResults = exptest.ReadFile(t, filepath.Join(localDir, "out", "results.jsonl"))
 	})
 	if localResults == nil {
 		t.Fatal("the local run failed (see the first test that ran it)")
@@ -137,11 +91,11 @@ func localRun(t *testing.T) ([]byte, string) {
 
 func TestRunLocal(t *testing.T) {
 	results, dir := localRun(t)
-	recs, err := ReadResults(filepath.Join(dir, "out", "results.jsonl"))
+	recs, err := records.ReadResults(filepath.Join(dir, "out", "results.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]Record{}
+	got := map[string]records.Record{}
 	for _, r := range recs {
 		got[r.Variant+" "+r.Metric] = r
 		if r.Command != "nnuelab experiment run small.toml" {
@@ -179,38 +133,38 @@ func TestRunLocal(t *testing.T) {
 
 	// The report: markdown and plots; `report` rewrites it identically.
 	md := filepath.Join(dir, "reports", "small.md")
-	first := readFile(t, md)
+	first := exptest.ReadFile(t, md)
 	for _, want := range []string{"# runner test", "| variant | overrides |", "Where accumulator updates came from", "![history-shares](small/history-shares.svg)"} {
 		if !bytes.Contains(first, []byte(want)) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	svg := readFile(t, filepath.Join(dir, "reports", "small", "history-shares.svg"))
+	svg := exptest.ReadFile(t, filepath.Join(dir, "reports", "small", "history-shares.svg"))
 	if !bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) && !bytes.Contains(svg[:min(len(svg), 200)], []byte("<svg")) {
 		t.Errorf("history-shares.svg is not SVG: %.100s", svg)
 	}
 	os.Remove(md)
-	run(t, dir, nil, "experiment", "report", "small.toml", "--out", "out", "--report-dir", "reports")
-	if again := readFile(t, md); !bytes.Equal(first, again) {
+	exptest.Run(t, dir, nil, "experiment", "report", "small.toml", "--out", "out", "--report-dir", "reports")
+	if again := exptest.ReadFile(t, md); !bytes.Equal(first, again) {
 		t.Error("experiment report wrote a different page from the same results")
 	}
 
 	// A second run reuses every task and writes the same results.
-	out := run(t, dir, nil, "experiment", "run", "small.toml", "--out", "out", "--report-dir", "reports", "--cache", "cache")
+	out := exptest.Run(t, dir, nil, "experiment", "run", "small.toml", "--out", "out", "--report-dir", "reports", "--cache", "cache")
 	if !strings.Contains(out, "already done") {
 		t.Errorf("second run: %s", out)
 	}
-	if again := readFile(t, filepath.Join(dir, "out", "results.jsonl")); !bytes.Equal(results, again) {
+	if again := exptest.ReadFile(t, filepath.Join(dir, "out", "results.jsonl")); !bytes.Equal(results, again) {
 		t.Error("a rerun changed results.jsonl")
 	}
-	if data := readFile(t, filepath.Join(dir, "out", "run.json")); !bytes.Contains(data, []byte(`"ran": [],`)) {
+	if data := exptest.ReadFile(t, filepath.Join(dir, "out", "run.json")); !bytes.Contains(data, []byte(`"ran": [],`)) {
 		t.Errorf("second run ran tasks: %s", data)
 	}
 
 	checkPartialReport(t, dir)
 
 	// The dry run lists every task as done, and the cost.
-	out = run(t, dir, nil, "experiment", "run", "small.toml", "--out", "out", "--dry-run")
+	out = exptest.Run(t, dir, nil, "experiment", "run", "small.toml", "--out", "out", "--dry-run")
 	for _, want := range []string{"variants:", "H1", "k51", "elo-k51-c001", "done", "cost estimate"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
@@ -244,7 +198,7 @@ positions = 4
 nodes = 20000
 `+variants.String()), 0o644)
 
-	cmd := exec.Command(nnuelab(t), "experiment", "run", "kill.toml", "--out", "out", "--no-report", "--jobs", "1")
+	cmd := exec.Command(exptest.Nnuelab(t), "experiment", "run", "kill.toml", "--out", "out", "--no-report", "--jobs", "1")
 	cmd.Dir = dir
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
@@ -269,22 +223,22 @@ nodes = 20000
 	t.Logf("killed the runner with %d of 6 tasks finished", len(done))
 	before := map[string][]byte{}
 	for _, f := range done {
-		before[filepath.Base(f)] = readFile(t, f)
+		before[filepath.Base(f)] = exptest.ReadFile(t, f)
 	}
 	// The killed run's task processes die with it (no stray writers).
 	time.Sleep(200 * time.Millisecond)
 	n := len(finished())
 
-	out := run(t, dir, nil, "experiment", "run", "kill.toml", "--out", "out", "--no-report", "--jobs", "1")
+	out := exptest.Run(t, dir, nil, "experiment", "run", "kill.toml", "--out", "out", "--no-report", "--jobs", "1")
 	if !strings.Contains(out, fmt.Sprintf("%d already done", n)) {
 		t.Errorf("rerun did not pick up %d finished tasks:\n%s", n, out)
 	}
 	for name, data := range before {
-		if again := readFile(t, filepath.Join(tasks, name)); !bytes.Equal(data, again) {
+		if again := exptest.ReadFile(t, filepath.Join(tasks, name)); !bytes.Equal(data, again) {
 			t.Errorf("finished task %s was run again", name)
 		}
 	}
-	info := string(readFile(t, filepath.Join(dir, "out", "run.json")))
+	info := string(exptest.ReadFile(t, filepath.Join(dir, "out", "run.json")))
 	for name := range before {
 		id := strings.TrimSuffix(name, ".json")
 		if !strings.Contains(info, `"`+id+`"`) {
@@ -293,8 +247,8 @@ nodes = 20000
 	}
 
 	// An uninterrupted run gives the same results file.
-	run(t, dir, nil, "experiment", "run", "kill.toml", "--out", "fresh", "--no-report")
-	if a, b := readFile(t, filepath.Join(dir, "out", "results.jsonl")), readFile(t, filepath.Join(dir, "fresh", "results.jsonl")); !bytes.Equal(a, b) {
+	exptest.Run(t, dir, nil, "experiment", "run", "kill.toml", "--out", "fresh", "--no-report")
+	if a, b := exptest.ReadFile(t, filepath.Join(dir, "out", "results.jsonl")), exptest.ReadFile(t, filepath.Join(dir, "fresh", "results.jsonl")); !bytes.Equal(a, b) {
 		t.Error("the resumed run's results differ from an uninterrupted run's")
 	}
 }
@@ -310,7 +264,7 @@ func TestSlurmExecutor(t *testing.T) {
 	dir := t.TempDir()
 	smallManifest(t, dir)
 	start := time.Now()
-	log := run(t, dir, []string{FailOnceEnv + "=measure-H1-s1"}, "experiment", "run", "small.toml",
+	log := exptest.Run(t, dir, []string{plan.FailOnceEnv + "=measure-H1-s1"}, "experiment", "run", "small.toml",
 		"--executor", "slurm", "--poll", "300ms", "--out", "out", "--report-dir", "reports", "--cache", "cache")
 	t.Logf("slurm run: %s", time.Since(start).Round(time.Millisecond))
 	for _, w := range []string{"slurm: submitted array", "retry  measure-H1-s1", "done   measure-H1-s1"} {
@@ -318,7 +272,7 @@ func TestSlurmExecutor(t *testing.T) {
 			t.Errorf("slurm run log lacks %q:\n%s", w, log)
 		}
 	}
-	got := readFile(t, filepath.Join(dir, "out", "results.jsonl"))
+	got := exptest.ReadFile(t, filepath.Join(dir, "out", "results.jsonl"))
 	if !bytes.Equal(got, want) {
 		t.Errorf("Slurm and local results differ:\nslurm:\n%s\nlocal:\n%s", got, want)
 	}
@@ -394,22 +348,22 @@ epochs = 2
 batch = 512
 threads = 1
 `, data)), 0o644)
-	run(t, dir, nil, "experiment", "run", "tiny.toml", "--out", "a", "--cache", "cache", "--report-dir", "reports")
+	exptest.Run(t, dir, nil, "experiment", "run", "tiny.toml", "--out", "a", "--cache", "cache", "--report-dir", "reports")
 	nets, _ := filepath.Glob(filepath.Join(dir, "cache", "*", "net.nnue.zst"))
 	if len(nets) != 4 {
 		t.Fatalf("%d nets in the cache, want 4 (2 variants x 2 seeds)", len(nets))
 	}
-	run(t, dir, nil, "experiment", "run", "tiny.toml", "--out", "b", "--cache", "cache", "--report-dir", "reports")
+	exptest.Run(t, dir, nil, "experiment", "run", "tiny.toml", "--out", "b", "--cache", "cache", "--report-dir", "reports")
 	logs, _ := filepath.Glob(filepath.Join(dir, "b", "logs", "train-*.log"))
 	if len(logs) != 4 {
 		t.Fatalf("%d train logs in the second run", len(logs))
 	}
 	for _, l := range logs {
-		if !bytes.Contains(readFile(t, l), []byte("net in the cache")) {
-			t.Errorf("%s: retrained:\n%s", l, readFile(t, l))
+		if !bytes.Contains(exptest.ReadFile(t, l), []byte("net in the cache")) {
+			t.Errorf("%s: retrained:\n%s", l, exptest.ReadFile(t, l))
 		}
 	}
-	a, b := readFile(t, filepath.Join(dir, "a", "results.jsonl")), readFile(t, filepath.Join(dir, "b", "results.jsonl"))
+	a, b := exptest.ReadFile(t, filepath.Join(dir, "a", "results.jsonl")), exptest.ReadFile(t, filepath.Join(dir, "b", "results.jsonl"))
 	if !bytes.Equal(a, b) {
 		t.Error("results differ between the run that trained and the one that reused the cache")
 	}
@@ -423,28 +377,28 @@ threads = 1
 	if err := os.RemoveAll(filepath.Join(dir, "cache")); err != nil {
 		t.Fatal(err)
 	}
-	if out := run(t, dir, nil, "experiment", "run", "tiny.toml", "--out", "a", "--cache", "cache", "--report-dir", "reports"); strings.Contains(out, "redoing") {
+	if out := exptest.Run(t, dir, nil, "experiment", "run", "tiny.toml", "--out", "a", "--cache", "cache", "--report-dir", "reports"); strings.Contains(out, "redoing") {
 		t.Errorf("retrained although nothing needs the nets:\n%s", out)
 	}
 	if err := os.Remove(filepath.Join(dir, "a", "tasks", "measure-crelu-s2.json")); err != nil {
 		t.Fatal(err)
 	}
-	out := run(t, dir, nil, "experiment", "run", "tiny.toml", "--out", "a", "--cache", "cache", "--report-dir", "reports")
+	out := exptest.Run(t, dir, nil, "experiment", "run", "tiny.toml", "--out", "a", "--cache", "cache", "--report-dir", "reports")
 	if strings.Count(out, "redoing") != 1 {
 		t.Errorf("want one train task redone:\n%s", out)
 	}
 	if nets, _ := filepath.Glob(filepath.Join(dir, "cache", "*", "net.nnue.zst")); len(nets) != 1 {
 		t.Errorf("%d nets in the cache after the rerun, want 1", len(nets))
 	}
-	if c := readFile(t, filepath.Join(dir, "a", "results.jsonl")); !bytes.Equal(a, c) {
+	if c := exptest.ReadFile(t, filepath.Join(dir, "a", "results.jsonl")); !bytes.Equal(a, c) {
 		t.Error("results differ after retraining the lost net")
 	}
 
 	// A partial report draws what the full one does (it once lost the loss
 	// curves: its records came from memory, not from results.jsonl).
-	run(t, dir, nil, "experiment", "report", "tiny.toml", "--out", "a", "--report-dir", "partial", "--partial")
+	exptest.Run(t, dir, nil, "experiment", "report", "tiny.toml", "--out", "a", "--report-dir", "partial", "--partial")
 	for _, d := range []string{"reports", "partial"} {
-		if md := readFile(t, filepath.Join(dir, d, "tiny.md")); !bytes.Contains(md, []byte("![loss-curves](tiny/loss-curves.svg)")) {
+		if md := exptest.ReadFile(t, filepath.Join(dir, d, "tiny.md")); !bytes.Contains(md, []byte("![loss-curves](tiny/loss-curves.svg)")) {
 			t.Errorf("%s/tiny.md has no loss curves", d)
 		}
 	}
@@ -466,28 +420,28 @@ func checkPartialReport(t *testing.T, done string) {
 		}
 	}
 	os.Remove(filepath.Join(dir, "out", "results.jsonl"))
-	cmd := exec.Command(nnuelab(t), "experiment", "report", "small.toml", "--out", "out", "--report-dir", "reports")
+	cmd := exec.Command(exptest.Nnuelab(t), "experiment", "report", "small.toml", "--out", "out", "--report-dir", "reports")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "--partial") {
 		t.Fatalf("report without results.jsonl: %v\n%s", err, out)
 	}
-	run(t, dir, nil, "experiment", "report", "small.toml", "--out", "out", "--report-dir", "reports", "--partial")
-	md := string(readFile(t, filepath.Join(dir, "reports", "small.md")))
+	exptest.Run(t, dir, nil, "experiment", "report", "small.toml", "--out", "out", "--report-dir", "reports", "--partial")
+	md := string(exptest.ReadFile(t, filepath.Join(dir, "reports", "small.md")))
 	for _, want := range []string{"**Partial results:**", "not yet run: 1 measure, 1 elo", "2 games of 4"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("partial report lacks %q:\n%s", want, md)
 		}
 	}
 
-	m, err := Load(filepath.Join(dir, "small.toml"))
+	m, err := manifest.Load(filepath.Join(dir, "small.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(m, PlanOptions{Out: filepath.Join(dir, "out"), Cache: filepath.Join(dir, "cache")})
+	p, err := plan.NewPlan(m, plan.PlanOptions{Out: filepath.Join(dir, "out"), Cache: filepath.Join(dir, "cache")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, missing, err := MergePartial(p)
+	recs, missing, err := records.MergePartial(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +456,7 @@ func checkPartialReport(t *testing.T, done string) {
 			t.Errorf("partial Elo record: %d games, detail %v", r.N, r.Detail)
 		}
 	}
-	if _, err := Merge(p); err == nil {
+	if _, err := records.Merge(p); err == nil {
 		t.Error("Merge accepted a plan with missing results")
 	}
 }

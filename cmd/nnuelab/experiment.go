@@ -15,7 +15,13 @@ import (
 	"time"
 
 	"github.com/nnuelab/nnuelab/engine/uci"
-	experiment "github.com/nnuelab/nnuelab/experiments"
+	"github.com/nnuelab/nnuelab/experiments"
+	"github.com/nnuelab/nnuelab/experiments/generations"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/records"
+	"github.com/nnuelab/nnuelab/experiments/report"
+	"github.com/nnuelab/nnuelab/experiments/runner"
 )
 
 func init() {
@@ -123,16 +129,16 @@ func experimentRun(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("expected one manifest FILE, got %d arguments", len(pos))
 	}
-	var ex experiment.Executor
+	var ex runner.Executor
 	switch *executor {
 	case "local":
-		l := &experiment.Local{Jobs: *jobs}
+		l := &runner.Local{Jobs: *jobs}
 		if *retries > 0 {
 			l.Retries = *retries
 		}
 		ex = l
 	case "slurm":
-		s := experiment.NewSlurm(sbatch)
+		s := runner.NewSlurm(sbatch)
 		s.Poll, s.Log = *poll, stderr
 		if *retries >= 0 {
 			s.Retries = *retries
@@ -147,8 +153,8 @@ func experimentRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	_, err = experiment.Run(ctx, pos[0], experiment.RunOptions{
-		PlanOptions: experiment.PlanOptions{Out: *out, Cache: *cache, Binary: bin,
+	_, err = experiments.Run(ctx, pos[0], runner.RunOptions{
+		PlanOptions: plan.PlanOptions{Out: *out, Cache: *cache, Binary: bin,
 			Command: "nnuelab experiment run " + filepath.ToSlash(pos[0]), Skip: splitList(*skip)},
 		Executor: ex, DryRun: *dry, Fresh: *fresh, AllowDirty: *allowDirty, Shared: *shared, ReportDir: *reportDir, NoReport: *noReport,
 		Stdout: stdout, Log: stderr, Terminal: isTerminal(stderr), Jobs: *jobs,
@@ -180,27 +186,27 @@ func experimentReport(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("expected one manifest FILE, got %d arguments", len(pos))
 	}
-	m, err := experiment.Load(pos[0])
+	m, err := manifest.Load(pos[0])
 	if err != nil {
 		return err
 	}
 	if m.IsGenerations() {
 		// Its results file holds every finished part of every generation:
 		// the report is always the current state (--partial changes nothing).
-		path, err := experiment.ReportGenerations(m, *out, *reportDir, "nnuelab experiment run "+filepath.ToSlash(pos[0]))
+		path, err := generations.ReportGenerations(m, *out, *reportDir, "nnuelab experiment run "+filepath.ToSlash(pos[0]))
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout, path)
 		return nil
 	}
-	p, err := experiment.NewPlan(m, experiment.PlanOptions{Out: *out, Command: "nnuelab experiment run " + filepath.ToSlash(pos[0])})
+	p, err := plan.NewPlan(m, plan.PlanOptions{Out: *out, Command: "nnuelab experiment run " + filepath.ToSlash(pos[0])})
 	if err != nil {
 		return err
 	}
 	var path string
 	if *partial {
-		recs, missing, err := experiment.MergePartial(p)
+		recs, missing, err := records.MergePartial(p)
 		if err != nil {
 			return err
 		}
@@ -210,18 +216,18 @@ func experimentReport(args []string, stdout, stderr io.Writer) error {
 		if len(missing) == 0 {
 			fmt.Fprintln(stderr, "every task has finished: this is the full report (the run writes results.jsonl when it ends)")
 		}
-		path, err = experiment.WritePartialReport(p, recs, missing, *reportDir)
+		path, err = report.WritePartialReport(p, recs, missing, *reportDir)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout, path)
 		return nil
 	}
-	recs, err := experiment.ReadResults(experiment.ResultsPath(p.Out))
+	recs, err := records.ReadResults(records.ResultsPath(p.Out))
 	if err != nil {
 		return fmt.Errorf("no results to report (run `nnuelab experiment run %s` first, or report what is done with --partial): %w", pos[0], err)
 	}
-	path, err = experiment.WriteReport(p, recs, *reportDir)
+	path, err = report.WriteReport(p, recs, *reportDir)
 	if err != nil {
 		return err
 	}
@@ -246,11 +252,11 @@ func experimentClaims(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	cf, err := experiment.LoadClaims(*claims)
+	cf, err := report.LoadClaims(*claims)
 	if err != nil {
 		return err
 	}
-	gen, err := experiment.RenderClaims(cf, experiment.ClaimsOptions{Manifests: *manifests, Results: *results})
+	gen, err := report.RenderClaims(cf, report.ClaimsOptions{Manifests: *manifests, Results: *results})
 	if err != nil {
 		return err
 	}
@@ -258,7 +264,7 @@ func experimentClaims(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	page, err := experiment.ReplaceClaims(string(old), gen)
+	page, err := report.ReplaceClaims(string(old), gen)
 	if err != nil {
 		return fmt.Errorf("%s: %w", *doc, err)
 	}
@@ -294,7 +300,7 @@ func experimentTask(args []string, stderr io.Writer) error {
 	ctx, stop := signalContext()
 	defer stop()
 	for _, id := range ids {
-		if err := experiment.RunTask(ctx, *out, id, stderr); err != nil {
+		if err := runner.RunTask(ctx, *out, id, stderr); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,355 @@
+package manifest
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/nets"
+)
+
+// This file holds generations: the loop engine authors improve their nets
+// with. Self-play with the best net so far, optionally rescored by a UCI
+// engine, trains the next net (warm-started from the previous one), which
+// a match against the best net so far gates; then again. A manifest with a
+// [generations] section runs it as one command.
+//
+// The driver reuses the runner rather than rewriting it: generation k
+// becomes ordinary manifests, built in memory, each with its own results
+// folder under OUT/gen-K/:
+//
+//   - train: the self-play shards of generation k ([[datagen]] played by
+//     the best net so far, [[label]] when rescored), a variant trained on
+//     the window's data with Init = generation k-1's net, the per-net
+//     metrics (val_loss, bench_nps) of the best net (the base) and of the
+//     new one, and the gate: an SPRT of the new net against the base;
+//   - vs-gen0 and vs-reference: fixed numbers of games of the new net
+//     against gen 0 and against the reference architecture's shipped net.
+//
+// Every task is keyed by content as in any experiment; the nets and data
+// of earlier generations enter later plans by their identities (a trained
+// net by its training's cache key, a self-play set by its key), so a
+// plan never needs an earlier generation's files to be made, only to be
+// run. Generation k+1 is planned once generation k's gate has decided:
+// which net plays its self-play depends on it.
+
+// GenerationsSpec is a manifest's [generations] section.
+type GenerationsSpec struct {
+	// Count is the number of generations after gen 0; the runner stops
+	// after this many, and raising it later continues the loop.
+	Count int `toml:"count" json:"count"`
+	// Arch (a name from archs/ or a .toml path) with Overrides is the
+	// architecture trained every generation.
+	Arch      string   `toml:"arch" json:"arch"`
+	Overrides []string `toml:"overrides" json:"overrides,omitempty"`
+	// Gen0Net is the net that plays generation 1's self-play (default: the
+	// arch's shipped net); a float net of the arch also warm-starts
+	// generation 1's training.
+	Gen0Net string `toml:"gen0_net" json:"gen0_net,omitempty"`
+	// Reference is an architecture whose shipped net every generation
+	// plays head to head ("" = none).
+	Reference string `toml:"reference" json:"reference,omitempty"`
+	// Positions of new self-play per generation, over all Shards (one task
+	// each, a Slurm array element with the slurm executor); or Games (each
+	// shard stops at the end of a chunk of 64 games once it has its share
+	// of the positions, so small sets are given in games).
+	Positions int64 `toml:"positions" json:"positions,omitempty"`
+	Games     int64 `toml:"games" json:"games,omitempty"`
+	Shards    int   `toml:"shards" json:"shards"`
+	// Seed: generation k plays seed + k - 1 (default 1).
+	Seed    uint64 `toml:"-" json:"seed"`
+	RawSeed int64  `toml:"seed" json:"-"`
+	// Nodes per move (default 5000) and Depth limit the self-play searches;
+	// RandomPlies open each game (default 10).
+	Nodes       uint64 `toml:"nodes" json:"nodes"`
+	Depth       int    `toml:"depth" json:"depth,omitempty"`
+	RandomPlies int    `toml:"random_plies" json:"random_plies"`
+	// Keep is datagen's choice of positions: "quiet" (the default) or
+	// "all" (every searched position with its move, in .binpack shards;
+	// training filters then).
+	Keep string `toml:"keep" json:"keep,omitempty"`
+	// Window trains generation k on the last Window generations' data (0:
+	// all of it); ExtraData are files trained on in every generation.
+	Window    int      `toml:"window" json:"window,omitempty"`
+	ExtraData []string `toml:"extra_data" json:"extra_data,omitempty"`
+	// WarmStart starts generation k's training from generation k-1's float
+	// net (generation 1 from gen 0's when it is a float net of the arch);
+	// default true.
+	WarmStart bool `toml:"warm_start" json:"warm_start"`
+	// Filter is the trainer's filter ([train] filter's values); default
+	// "default" with keep = "all", else "none".
+	Filter string `toml:"filter" json:"filter,omitempty"`
+	// LabelNodes > 0 rescores each generation's self-play with LabelEngine
+	// (default /usr/games/stockfish, Stockfish 15.1) at this many nodes
+	// per position ([[label]], one shard per self-play shard).
+	LabelNodes  uint64 `toml:"label_nodes" json:"label_nodes,omitempty"`
+	LabelEngine string `toml:"label_engine" json:"label_engine,omitempty"`
+	// Gen changes the self-play of single generations ([[generations.gen]]).
+	Gen []GenSettings `toml:"gen" json:"gen,omitempty"`
+}
+
+// GenSettings ([[generations.gen]]) overrides the self-play settings of
+// one generation; zero values keep [generations]'.
+type GenSettings struct {
+	Gen       int    `toml:"gen" json:"gen"`
+	Positions int64  `toml:"positions" json:"positions,omitempty"`
+	Games     int64  `toml:"games" json:"games,omitempty"`
+	Shards    int    `toml:"shards" json:"shards,omitempty"`
+	Nodes     uint64 `toml:"nodes" json:"nodes,omitempty"`
+	// WarmStart, when given, overrides [generations] warm_start for this
+	// generation (e.g. a first generation trained from scratch, so that
+	// the lineage holds only the loop's own self-play).
+	WarmStart *bool `toml:"warm_start" json:"warm_start,omitempty"`
+}
+
+// warmStart reports whether generation k starts from the previous net.
+func (g *GenerationsSpec) WarmStarts(k int) bool {
+	for _, o := range g.Gen {
+		if o.Gen == k && o.WarmStart != nil {
+			return *o.WarmStart
+		}
+	}
+	return g.WarmStart
+}
+
+// Defaults of a generations manifest's Elo tests.
+const (
+	GenGamesDefault    = 400  // vs gen 0 and vs the reference
+	GenMaxGamesDefault = 2000 // the gate's SPRT
+)
+
+// GenerationMetrics are the metrics a generations manifest may list.
+var GenerationMetrics = []string{MetricValLoss, MetricBenchNPS, MetricElo}
+
+// IsGenerations reports whether the manifest is a generations manifest.
+func (m *Manifest) IsGenerations() bool { return m.Generations != nil }
+
+// checkGenerations fills the defaults of a generations manifest and
+// validates it (Parse's other checks are for ordinary manifests).
+func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
+	g := m.Generations
+	bad := func(key, format string, a ...any) *Error {
+		return &Error{Key: key, Reason: fmt.Sprintf(format, a...)}
+	}
+	if !nameRE.MatchString(m.Name) {
+		return bad("name", "%q: use letters, digits and ._=+- (it names files)", m.Name)
+	}
+	for _, s := range []struct{ key, why string }{
+		{"base", "the nets are the generations' own: the arch is [generations] arch, gen 0's net gen0_net"},
+		{"variant", "every generation trains [generations] arch"},
+		{"grid", "every generation trains [generations] arch"},
+		{"datagen", "each generation's self-play is [generations]' (positions, shards, nodes, ...)"},
+		{"label", "[generations] label_nodes rescores the self-play"},
+	} {
+		if md.IsDefined(s.key) {
+			return bad(s.key, "not allowed in a generations manifest: %s", s.why)
+		}
+	}
+	if len(m.Seeds) != 1 {
+		return bad("seeds", "a generations manifest trains one net per generation: give one seed")
+	}
+	if len(m.Metrics) == 0 {
+		return bad("metrics", "lists nothing to measure (choose from %s)", strings.Join(GenerationMetrics, ", "))
+	}
+	seen := map[string]bool{}
+	for _, x := range m.Metrics {
+		if !Contains(GenerationMetrics, x) {
+			return bad("metrics", "%q is not measured in a generations manifest (choose from %s)", x, strings.Join(GenerationMetrics, ", "))
+		}
+		if seen[x] {
+			return bad("metrics", "metric %q listed twice", x)
+		}
+		seen[x] = true
+	}
+	if m.Positions.Limit < 0 {
+		return bad("positions.limit", "must be >= 0, got %d", m.Positions.Limit)
+	}
+	if e := m.checkSpeed(); e != nil {
+		return e
+	}
+	if e := m.checkLoss(); e != nil {
+		return e
+	}
+	if e := m.checkData(); e != nil {
+		return e
+	}
+	if m.Data != nil && len(m.Data.Train) > 0 {
+		return bad("data.train", "the generations' self-play is the training data: give other files as [generations] extra_data")
+	}
+	t := m.Train
+	switch {
+	case t == nil:
+		return bad("train", "missing: a generations manifest needs a [train] section (the schedule of every generation's training)")
+	case t.Init != "":
+		return bad("train.init", "set by [generations] warm_start: each generation starts from the previous one's net")
+	case t.Filter != "":
+		return bad("train.filter", "give the filter as [generations] filter")
+	}
+	if e := t.check("train"); e != nil {
+		return e
+	}
+
+	// The loop.
+	if g.Count < 1 || g.Count > 1000 {
+		return bad("generations.count", "must be 1..1000 (generations after gen 0), got %d", g.Count)
+	}
+	if g.Arch == "" {
+		return bad("generations.arch", "missing: name the architecture trained every generation (%s, or a .toml path)", strings.Join(archs.Builtin(), ", "))
+	}
+	if _, err := m.Spec(&VariantSpec{Arch: g.Arch, Overrides: g.Overrides}); err != nil {
+		key := "generations.arch"
+		if len(g.Overrides) > 0 {
+			key = "generations.overrides"
+		}
+		return bad(key, "%v", err)
+	}
+	if g.Gen0Net != "" && strings.TrimSpace(g.Gen0Net) == "" {
+		return bad("generations.gen0_net", "an empty path")
+	}
+	if g.Reference != "" {
+		spec, err := archs.Load(m.ArchRef(g.Reference))
+		if err != nil {
+			return bad("generations.reference", "%v", err)
+		}
+		if e, err := nets.Default(spec.Name); err != nil || e == nil && spec.Net.Format != "sf15.1" {
+			return bad("generations.reference", "%s ships no network to play against", g.Reference)
+		}
+	}
+	if g.RawSeed < 0 {
+		return bad("generations.seed", "seed %d is negative", g.RawSeed)
+	}
+	g.Seed = uint64(g.RawSeed)
+	if !md.IsDefined("generations", "seed") {
+		g.Seed = 1
+	}
+	if g.Nodes == 0 && g.Depth == 0 {
+		g.Nodes = 5000
+	}
+	if !md.IsDefined("generations", "random_plies") {
+		g.RandomPlies = datasets.DefaultGenConfig().RandomPlies
+	}
+	if !md.IsDefined("generations", "warm_start") {
+		g.WarmStart = true
+	}
+	if g.Keep == datasets.KeepQuiet {
+		g.Keep = "" // one spelling of the default
+	}
+	if g.Filter == "" {
+		g.Filter = "none"
+		if g.Keep == datasets.KeepAll {
+			g.Filter = "default"
+		}
+	}
+	if g.LabelNodes > 0 && g.LabelEngine == "" {
+		g.LabelEngine = "/usr/games/stockfish"
+	}
+	switch {
+	case g.Positions < 0 || g.Games < 0 || g.Positions == 0 && g.Games == 0:
+		return bad("generations.positions", "give positions or games (> 0): the new self-play of each generation")
+	case g.Shards < 1 || g.Shards > 10000:
+		return bad("generations.shards", "must be 1..10000, got %d", g.Shards)
+	case g.Depth < 0 || g.RandomPlies < 0:
+		return bad("generations.depth", "depth and random_plies must be >= 0")
+	case g.Keep != "" && g.Keep != datasets.KeepAll:
+		return bad("generations.keep", "%q is not one of %s, %s", g.Keep, datasets.KeepQuiet, datasets.KeepAll)
+	case g.Window < 0:
+		return bad("generations.window", "must be >= 0 (0 = every generation's data), got %d", g.Window)
+	case g.LabelEngine != "" && g.LabelNodes == 0:
+		return bad("generations.label_engine", "rescoring needs label_nodes > 0")
+	}
+	if _, err := (&TrainSpec{Filter: g.Filter}).DataFilter(); err != nil {
+		return bad("generations.filter", "%v", err)
+	}
+	for i, f := range g.ExtraData {
+		if strings.TrimSpace(f) == "" {
+			return bad("generations.extra_data", "file %d is an empty path", i)
+		}
+		if isDataRef(f) {
+			return bad("generations.extra_data", "%q: extra data are files", f)
+		}
+	}
+	gens := map[int]bool{}
+	for i, o := range g.Gen {
+		key := fmt.Sprintf("generations.gen[%d]", i)
+		switch {
+		case o.Gen < 1:
+			return bad(key+".gen", "must name a generation >= 1, got %d", o.Gen)
+		case gens[o.Gen]:
+			return bad(key+".gen", "generation %d is given twice", o.Gen)
+		case o.Positions < 0 || o.Games < 0:
+			return bad(key+".positions", "positions and games must be >= 0")
+		case o.Shards < 0 || o.Shards > 10000:
+			return bad(key+".shards", "must be 0..10000")
+		}
+		gens[o.Gen] = true
+	}
+
+	// Elo: the gate is an SPRT ([elo.sprt], default [0, 10], up to
+	// max_games), the tests against gen 0 and the reference fixed numbers
+	// of games (games).
+	if seen[MetricElo] && m.Elo == nil {
+		return bad("elo", "metric \"elo\" needs an [elo] section (tc or nodes; games, [elo.sprt])")
+	}
+	if e := m.Elo; e != nil {
+		if !seen[MetricElo] {
+			return bad("elo", "an [elo] section without \"elo\" in metrics")
+		}
+		if e.Opponent != "" || len(e.Variants) > 0 {
+			return bad("elo", "opponent and variants are the generations' own: gen k plays the best net so far, gen 0 and the reference")
+		}
+		if !md.IsDefined("elo", "games") {
+			e.Games = GenGamesDefault
+		}
+		if !md.IsDefined("elo", "max_games") {
+			e.MaxGames = GenMaxGamesDefault
+		}
+		if e.SPRT == nil {
+			e.SPRT = &SPRTSpec{Elo0: 0, Elo1: 10, Alpha: 0.05, Beta: 0.05, Model: "normalized"}
+		}
+		for _, spec := range []EloSpec{m.GateElo(), m.FixedElo()} {
+			tmp := &Manifest{Elo: &spec}
+			if err := tmp.checkElo(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// GateElo is the Elo test of the gate: [elo] as an SPRT.
+func (m *Manifest) GateElo() EloSpec {
+	e := *m.Elo
+	e.Games = 0
+	return e
+}
+
+// FixedElo is the Elo test against gen 0 and the reference: [elo] with a
+// fixed number of games.
+func (m *Manifest) FixedElo() EloSpec {
+	e := *m.Elo
+	e.SPRT, e.MaxGames = nil, 0
+	return e
+}
+
+// GenSettings returns generation k's self-play size and search limit.
+func (g *GenerationsSpec) GenSettings(k int) (positions, games int64, shards int, nodes uint64) {
+	positions, games, shards, nodes = g.Positions, g.Games, g.Shards, g.Nodes
+	for _, o := range g.Gen {
+		if o.Gen != k {
+			continue
+		}
+		if o.Positions > 0 || o.Games > 0 {
+			positions, games = o.Positions, o.Games
+		}
+		if o.Shards > 0 {
+			shards = o.Shards
+		}
+		if o.Nodes > 0 {
+			nodes = o.Nodes
+		}
+	}
+	return positions, games, shards, nodes
+}

@@ -1,0 +1,57 @@
+package plan
+
+import (
+	"github.com/nnuelab/nnuelab/experiments/data"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A manifest that trains and measures val_loss on the built-in set gives
+// that set to the trainer as its validation (which the trainer leaves out
+// of training): the set is cut from the Stockfish data experiments train
+// on, and would otherwise leak.
+func TestBuiltinValidationIsTrainerValidation(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "b.toml")
+	if err := os.WriteFile(path, []byte(`
+name = "b"
+metrics = ["val_loss"]
+[base]
+arch = "chess768"
+[data]
+train = ["a.txt"]
+[train]
+epochs = 1
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(m, PlanOptions{Out: filepath.Join(t.TempDir(), "out"), Cache: t.TempDir(), Binary: "/bin/nnuelab"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.Task(p.Variants[0].Nets[0].Train).Train.Config
+	want := filepath.Join(p.Out, "validation-sf151.txt.zst")
+	if len(cfg.ValData) != 1 || cfg.ValData[0] != want || cfg.ValFraction != 0 {
+		t.Fatalf("trainer validation %v (fraction %v), want %s", cfg.ValData, cfg.ValFraction, want)
+	}
+	if err := p.Write(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := data.FileSHA256(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if builtin, _ := data.FileSHA256(data.BuiltinValidation); got != builtin {
+		t.Error("the copy of the built-in validation set differs from it")
+	}
+}

@@ -1,0 +1,62 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ScalePoint is one measured net: the positions it was trained on and its
+// Elo against a fixed opponent with the standard error of that Elo.
+type ScalePoint struct {
+	Positions float64
+	Elo, SE   float64
+}
+
+// scalingFit is the line Elo = A + B·log2(positions) through scale points:
+// B is the Elo one doubling of the data buys. SEB is B's standard error;
+// XMean is the points' mean log2(positions), weighted as the fit, about
+// which the line pivots when B moves within its interval.
+type scalingFit struct {
+	A, B, SEB, XMean float64
+	Points           int
+}
+
+// FitScaling fits Elo against log2(positions) by least squares weighted by
+// 1/SE² (a point measured over more games counts more). It needs two
+// points at different sizes, each with a positive standard error.
+func FitScaling(pts []ScalePoint) (scalingFit, error) {
+	var sw, sx, sy, sxx, sxy float64
+	sizes := map[float64]bool{}
+	for _, p := range pts {
+		if !(p.Positions > 0) || !(p.SE > 0) || math.IsInf(p.Elo, 0) || math.IsNaN(p.Elo) {
+			return scalingFit{}, fmt.Errorf("scale point %+v: positions and SE must be positive, Elo finite", p)
+		}
+		w := 1 / (p.SE * p.SE)
+		x := math.Log2(p.Positions)
+		sw += w
+		sx += w * x
+		sy += w * p.Elo
+		sxx += w * x * x
+		sxy += w * x * p.Elo
+		sizes[p.Positions] = true
+	}
+	if len(sizes) < 2 {
+		return scalingFit{}, errors.New("a scaling fit needs points at two data sizes or more")
+	}
+	d := sw*sxx - sx*sx
+	b := (sw*sxy - sx*sy) / d
+	return scalingFit{A: (sy - b*sx) / sw, B: b, SEB: math.Sqrt(sw / d), XMean: sx / sw, Points: len(pts)}, nil
+}
+
+// PositionsFor returns the positions at which the fitted line reaches elo;
+// ok is false when the line does not rise (B <= 0).
+func (f scalingFit) PositionsFor(elo float64) (float64, bool) {
+	if !(f.B > 0) {
+		return 0, false
+	}
+	return math.Exp2((elo - f.A) / f.B), true
+}
+
+// SeFromInterval returns the standard error a 95% interval implies.
+func SeFromInterval(lo, hi float64) float64 { return (hi - lo) / (2 * 1.959964) }

@@ -1,0 +1,50 @@
+package experiments
+
+import (
+	"github.com/nnuelab/nnuelab/experiments/generations"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/runner"
+
+	"context"
+	"io"
+	"path/filepath"
+)
+
+// Run runs an experiment: it plans the manifest, runs the tasks that have
+// no result yet (a killed run resumes: finished tasks are not run again),
+// merges the results into OUT/results.jsonl and writes the report. A
+// generations manifest runs as RunGenerations does (the plan returned is
+// then nil).
+func Run(ctx context.Context, source string, opt runner.RunOptions) (*plan.Plan, error) {
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	if opt.Stdout == nil {
+		opt.Stdout = io.Discard
+	}
+	if opt.Executor == nil {
+		opt.Executor = &runner.Local{}
+	}
+	m, err := manifest.Load(source)
+	if err != nil {
+		return nil, err
+	}
+	if !opt.DryRun {
+		out := opt.Out
+		if out == "" {
+			out = filepath.Join("experiments", "results", m.Name)
+		}
+		if opt.DiffSHA256, err = runner.CheckBuild(out, opt.AllowDirty); err != nil {
+			return nil, err
+		}
+	}
+	if m.Generations != nil {
+		return nil, generations.RunGenerations(ctx, m, opt)
+	}
+	p, err := plan.NewPlan(m, opt.PlanOptions)
+	if err != nil {
+		return nil, err
+	}
+	return runner.RunPlan(ctx, p, opt)
+}

@@ -1,0 +1,67 @@
+package runner
+
+import (
+	"github.com/nnuelab/nnuelab/experiments/plan"
+
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/nnuelab/nnuelab/datasets"
+)
+
+// runMakeData runs a datagen or label shard into the cache.
+func runMakeData(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer) (*plan.DataResult, error) {
+	j := t.Data
+	if j == nil {
+		return nil, fmt.Errorf("task %s has no data job", t.ID)
+	}
+	if err := os.MkdirAll(filepath.Dir(j.Out), 0o755); err != nil {
+		return nil, err
+	}
+	lastLog := time.Now()
+	var positions int64
+	var sum string
+	switch t.Kind {
+	case plan.KindDatagen:
+		cfg := *j.Gen
+		cfg.Threads = 1
+		gm, err := datasets.Generate(ctx, cfg, j.Out, datasets.GenOptions{
+			Command: "nnuelab experiment task " + t.ID,
+			Progress: func(g datasets.GenProgress) {
+				if time.Since(lastLog) > 30*time.Second {
+					lastLog = time.Now()
+					fmt.Fprintf(log, "%s: %d positions, %.0f/s\n", t.ID, g.Positions, g.Rate())
+				}
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		positions, sum = gm.Summary.Positions, gm.SHA256
+	case plan.KindLabel:
+		lm, err := datasets.Label(ctx, j.Inputs, j.Out, datasets.LabelConfig{
+			Engine: j.Engine, Options: j.Options, Nodes: j.Nodes, Depth: j.Depth,
+			ChunkRecords: plan.LabelChunk, Shard: j.Shard, Shards: j.Shards,
+			Processes: 1, Timeout: time.Minute,
+			Command: "nnuelab experiment task " + t.ID,
+			Progress: func(done int64, rate float64) {
+				if time.Since(lastLog) > 30*time.Second {
+					lastLog = time.Now()
+					fmt.Fprintf(log, "%s: %d positions, %.0f/s\n", t.ID, done, rate)
+				}
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		positions, sum = lm.Summary.Labelled, lm.SHA256
+	default:
+		return nil, fmt.Errorf("task %s: kind %q makes no data", t.ID, t.Kind)
+	}
+	fmt.Fprintf(log, "%s: %d positions in %s\n", t.ID, positions, j.Out)
+	return &plan.DataResult{Out: j.Out, SHA256: sum, Positions: positions}, nil
+}
