@@ -1,15 +1,6 @@
 package experiments
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/internal/plantest"
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-	"github.com/nnuelab/nnuelab/experiments/plan"
-	"github.com/nnuelab/nnuelab/experiments/records"
-	"github.com/nnuelab/nnuelab/experiments/report"
-	"github.com/nnuelab/nnuelab/experiments/runner"
-
-	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
-
 	"context"
 	"errors"
 	"io"
@@ -22,6 +13,13 @@ import (
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
+	"github.com/nnuelab/nnuelab/experiments/internal/plantest"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/records"
+	"github.com/nnuelab/nnuelab/experiments/report"
+	"github.com/nnuelab/nnuelab/experiments/runner"
 	"github.com/nnuelab/nnuelab/nets"
 )
 

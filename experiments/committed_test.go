@@ -1,12 +1,12 @@
 package experiments
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-	"github.com/nnuelab/nnuelab/experiments/plan"
-
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
 )
 
 // TestCommittedResultsKeepTheirKeys: the shipped experiments' committed

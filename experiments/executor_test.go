@@ -1,9 +1,6 @@
 package experiments
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/plan"
-	"github.com/nnuelab/nnuelab/experiments/runner"
-
 	"context"
 	"os"
 	"path/filepath"
@@ -11,6 +8,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/runner"
 )
 
 // fakeTask is a stand-in for `nnuelab experiment task --out OUT ID`: task

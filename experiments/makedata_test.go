@@ -1,17 +1,16 @@
 package experiments
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-	"github.com/nnuelab/nnuelab/experiments/plan"
-
-	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
-
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
 )
 
 // TestMadeData runs an experiment that makes its own training data: a

@@ -1,18 +1,17 @@
 package experiments
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/internal/plantest"
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-	"github.com/nnuelab/nnuelab/experiments/plan"
-	"github.com/nnuelab/nnuelab/experiments/records"
-	"github.com/nnuelab/nnuelab/experiments/report"
-
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nnuelab/nnuelab/bench/stats"
+	"github.com/nnuelab/nnuelab/experiments/internal/plantest"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/records"
+	"github.com/nnuelab/nnuelab/experiments/report"
 )
 
 // [elo] variants plays only the listed variants; the chunks of a listed

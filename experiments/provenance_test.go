@@ -1,12 +1,6 @@
 package experiments
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/plan"
-	"github.com/nnuelab/nnuelab/experiments/records"
-	"github.com/nnuelab/nnuelab/experiments/runner"
-
-	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
-
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -17,6 +11,11 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/records"
+	"github.com/nnuelab/nnuelab/experiments/runner"
 )
 
 // fakeBuild replaces the build information and git for a test: stamp

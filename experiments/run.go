@@ -1,14 +1,14 @@
 package experiments
 
 import (
+	"context"
+	"io"
+	"path/filepath"
+
 	"github.com/nnuelab/nnuelab/experiments/generations"
 	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/experiments/plan"
 	"github.com/nnuelab/nnuelab/experiments/runner"
-
-	"context"
-	"io"
-	"path/filepath"
 )
 
 // Run runs an experiment: it plans the manifest, runs the tasks that have

@@ -1,12 +1,6 @@
 package experiments
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-	"github.com/nnuelab/nnuelab/experiments/plan"
-	"github.com/nnuelab/nnuelab/experiments/records"
-
-	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
-
 	"bytes"
 	"fmt"
 	"os"
@@ -19,6 +13,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/records"
 )
 
 func TestMain(m *testing.M) {

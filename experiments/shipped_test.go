@@ -1,15 +1,14 @@
 package experiments
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-
-	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
-
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
 )
 
 // TestShippedManifests parses every manifest in this folder.

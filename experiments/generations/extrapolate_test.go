@@ -1,9 +1,9 @@
 package generations
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/records"
-
 	"testing"
+
+	"github.com/nnuelab/nnuelab/experiments/records"
 )
 
 // TestGenExtrapolation: the generations report's sentence from two

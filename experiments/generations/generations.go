@@ -1,12 +1,6 @@
 package generations
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/data"
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-	"github.com/nnuelab/nnuelab/experiments/plan"
-	"github.com/nnuelab/nnuelab/experiments/records"
-	"github.com/nnuelab/nnuelab/experiments/runner"
-
 	"bytes"
 	"context"
 	"fmt"
@@ -20,6 +14,11 @@ import (
 
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/experiments/data"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/records"
+	"github.com/nnuelab/nnuelab/experiments/runner"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
@@ -167,7 +166,7 @@ func newGenRunner(m *manifest.Manifest, opt runner.RunOptions) (*genRunner, erro
 	// given (a trained float net loads under any format: nets.Load
 	// recognises it); otherwise from a file the runner writes, keyed by
 	// the architecture's hash rather than the file's path.
-	if manifest.Contains(archs.Builtin(), g.Arch) && len(g.Overrides) == 0 {
+	if slices.Contains(archs.Builtin(), g.Arch) && len(g.Overrides) == 0 {
 		r.playArch = g.Arch
 	} else {
 		r.playArchID = train.ArchSHA256(r.engine)
@@ -195,7 +194,7 @@ func (r *genRunner) resolveGen0() (*genNet, error) {
 	if err != nil {
 		return nil, err
 	}
-	builtin := manifest.Contains(archs.Builtin(), g.Arch) && len(g.Overrides) == 0
+	builtin := slices.Contains(archs.Builtin(), g.Arch) && len(g.Overrides) == 0
 	var header []byte
 	if g.Gen0Net != "" {
 		n.Path = r.m.Path(g.Gen0Net)
@@ -349,7 +348,7 @@ func (r *genRunner) plan(k int) (*generation, error) {
 	// their plans), the trained variant, the gate against the best net.
 	var metrics []string
 	for _, x := range m.Metrics {
-		if manifest.Contains(manifest.GenerationMetrics, x) {
+		if slices.Contains(manifest.GenerationMetrics, x) {
 			metrics = append(metrics, x)
 		}
 	}

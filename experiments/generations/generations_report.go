@@ -1,12 +1,6 @@
 package generations
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/data"
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-	"github.com/nnuelab/nnuelab/experiments/plan"
-	"github.com/nnuelab/nnuelab/experiments/records"
-	"github.com/nnuelab/nnuelab/experiments/report"
-
 	"fmt"
 	"math"
 	"path/filepath"
@@ -14,14 +8,18 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nnuelab/nnuelab/experiments/data"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/records"
+	"github.com/nnuelab/nnuelab/experiments/report"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
+	"github.com/nnuelab/nnuelab/internal/plotaxis"
+	"github.com/nnuelab/nnuelab/nets/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/nnuelab/nnuelab/internal/fsutil"
-	"github.com/nnuelab/nnuelab/internal/plotaxis"
-	"github.com/nnuelab/nnuelab/nets/train"
 )
 
 // The results of a generations manifest are OUT/results.jsonl, one record

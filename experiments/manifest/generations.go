@@ -2,10 +2,10 @@ package manifest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
-
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/nets"
@@ -105,7 +105,7 @@ type GenSettings struct {
 	WarmStart *bool `toml:"warm_start" json:"warm_start,omitempty"`
 }
 
-// warmStart reports whether generation k starts from the previous net.
+// WarmStarts reports whether generation k starts from the previous net.
 func (g *GenerationsSpec) WarmStarts(k int) bool {
 	for _, o := range g.Gen {
 		if o.Gen == k && o.WarmStart != nil {
@@ -156,7 +156,7 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 	}
 	seen := map[string]bool{}
 	for _, x := range m.Metrics {
-		if !Contains(GenerationMetrics, x) {
+		if !slices.Contains(GenerationMetrics, x) {
 			return bad("metrics", "%q is not measured in a generations manifest (choose from %s)", x, strings.Join(GenerationMetrics, ", "))
 		}
 		if seen[x] {

@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/datasets"
@@ -291,7 +290,7 @@ type EloSpec struct {
 
 // Tests reports whether the Elo test plays variant name.
 func (e *EloSpec) Tests(name string) bool {
-	return len(e.Variants) == 0 || Contains(e.Variants, name)
+	return len(e.Variants) == 0 || slices.Contains(e.Variants, name)
 }
 
 // SPRTSpec are the bounds of a sequential test.
@@ -474,6 +473,8 @@ func (m *Manifest) defaults(md toml.MetaData) *Error {
 	return nil
 }
 
+// Validate checks a manifest whose defaults are filled in: what Parse runs
+// last, and what the generations driver runs on the manifests it builds.
 func (m *Manifest) Validate() *Error {
 	bad := func(key, format string, a ...any) *Error {
 		return &Error{Key: key, Reason: fmt.Sprintf(format, a...)}
@@ -501,7 +502,7 @@ func (m *Manifest) Validate() *Error {
 	}
 	have := map[string]bool{}
 	for _, x := range m.Metrics {
-		if !Contains(Metrics(), x) {
+		if !slices.Contains(Metrics(), x) {
 			return bad("metrics", "unknown metric %q (choose from %s)", x, strings.Join(Metrics(), ", "))
 		}
 		if have[x] {
@@ -716,6 +717,8 @@ func (m *Manifest) Path(p string) string {
 	return filepath.Join(m.Dir, p)
 }
 
+// SanitizeName turns s into a name usable in file names (letters, digits
+// and ._=+-), as variant names must be.
 func SanitizeName(s string) string {
 	s = strings.NewReplacer("\"", "", "'", "", " ", "").Replace(s)
 	var b strings.Builder
@@ -870,7 +873,7 @@ func (m *Manifest) checkSpeed() *Error {
 
 func (m *Manifest) checkLoss() *Error {
 	l := m.Loss
-	if !Contains([]string{"mpe", "mse", "result"}, l.Kind) {
+	if !slices.Contains([]string{"mpe", "mse", "result"}, l.Kind) {
 		return &Error{Key: "loss.kind", Reason: fmt.Sprintf("%q is not one of mpe, mse, result", l.Kind)}
 	}
 	if !(l.Power > 0 && l.Power <= 10) {
@@ -1030,7 +1033,7 @@ func (t *TrainSpec) check(key string) *Error {
 		return &Error{Key: key + ".batch", Reason: fmt.Sprintf("must be 1..%d, got %d", 1<<22, t.Batch)}
 	case t.Threads < 0:
 		return &Error{Key: key + ".threads", Reason: "must be >= 0 (0 = all cores)"}
-	case !Contains([]string{"adamw", "adam"}, t.Optimizer):
+	case !slices.Contains([]string{"adamw", "adam"}, t.Optimizer):
 		return &Error{Key: key + ".optimizer", Reason: fmt.Sprintf("%q is not one of adamw, adam", t.Optimizer)}
 	case !(t.LR > 0 && t.LR < 10):
 		return &Error{Key: key + ".lr", Reason: fmt.Sprintf("must be in (0, 10), got %v", t.LR)}
@@ -1038,7 +1041,7 @@ func (t *TrainSpec) check(key string) *Error {
 		return &Error{Key: key + ".min_lr", Reason: fmt.Sprintf("must be in [0, lr], got %v", t.MinLR)}
 	case !(t.WeightDecay >= 0 && t.WeightDecay*t.LR < 1):
 		return &Error{Key: key + ".weight_decay", Reason: fmt.Sprintf("must be >= 0 with weight_decay*lr < 1, got %v (lr %v)", t.WeightDecay, t.LR)}
-	case !Contains([]string{"constant", "step", "cosine"}, t.Schedule):
+	case !slices.Contains([]string{"constant", "step", "cosine"}, t.Schedule):
 		return &Error{Key: key + ".schedule", Reason: fmt.Sprintf("%q is not one of constant, step, cosine", t.Schedule)}
 	case t.Schedule == "step" && t.StepEpochs < 1:
 		return &Error{Key: key + ".step_epochs", Reason: "a step schedule needs step_epochs >= 1"}
@@ -1046,11 +1049,11 @@ func (t *TrainSpec) check(key string) *Error {
 		return &Error{Key: key + ".gamma", Reason: fmt.Sprintf("a step schedule needs gamma in (0, 1], got %v", t.Gamma)}
 	case t.Warmup < 0:
 		return &Error{Key: key + ".warmup", Reason: "must be >= 0"}
-	case !Contains([]string{"auto", "on", "off"}, t.QAT):
+	case !slices.Contains([]string{"auto", "on", "off"}, t.QAT):
 		return &Error{Key: key + ".qat", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.QAT)}
-	case !Contains([]string{"auto", "on", "off"}, t.Factorize):
+	case !slices.Contains([]string{"auto", "on", "off"}, t.Factorize):
 		return &Error{Key: key + ".factorize", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.Factorize)}
-	case !Contains(train.DecayScopes, t.DecayScope):
+	case !slices.Contains(train.DecayScopes, t.DecayScope):
 		return &Error{Key: key + ".decay_scope", Reason: fmt.Sprintf("%q is not one of %s", t.DecayScope, strings.Join(train.DecayScopes, ", "))}
 	case t.Init != "" && strings.TrimSpace(t.Init) == "":
 		return &Error{Key: key + ".init", Reason: "an empty path"}
@@ -1065,7 +1068,7 @@ func (t *TrainSpec) check(key string) *Error {
 	return nil
 }
 
-// filter returns the training filter (nil: keep every position).
+// DataFilter returns the training filter (nil: keep every position).
 func (t *TrainSpec) DataFilter() (*datasets.Filter, error) {
 	if t.Filter == "" {
 		return nil, nil
@@ -1102,7 +1105,7 @@ func (m *Manifest) checkElo() *Error {
 			return bad("max_games", "an SPRT needs an even max_games >= 2, got %d", e.MaxGames)
 		}
 		s := e.SPRT
-		if !Contains([]string{"normalized", "logistic"}, s.Model) {
+		if !slices.Contains([]string{"normalized", "logistic"}, s.Model) {
 			return bad("sprt.model", "%q is not one of normalized, logistic", s.Model)
 		}
 		if !(s.Elo1 > s.Elo0) {
@@ -1133,7 +1136,7 @@ func (m *Manifest) checkElo() *Error {
 	if e.Nodes < 0 || e.Depth < 0 || e.Depth > 100 {
 		return bad("nodes", "nodes must be >= 0 and depth 0..100")
 	}
-	if !Contains([]string{"sequential", "random"}, e.Order) {
+	if !slices.Contains([]string{"sequential", "random"}, e.Order) {
 		return bad("order", "%q is not one of sequential, random", e.Order)
 	}
 	if e.Concurrency < 1 || e.Concurrency > 256 {
@@ -1161,7 +1164,7 @@ func (m *Manifest) checkElo() *Error {
 }
 
 // Has reports whether the manifest lists metric x.
-func (m *Manifest) Has(x string) bool { return Contains(m.Metrics, x) }
+func (m *Manifest) Has(x string) bool { return slices.Contains(m.Metrics, x) }
 
 // All returns the base followed by the variants.
 func (m *Manifest) All() []*VariantSpec {
@@ -1170,13 +1173,4 @@ func (m *Manifest) All() []*VariantSpec {
 		out = append(out, &m.Variants[i])
 	}
 	return out
-}
-
-func Contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -1,13 +1,13 @@
 package manifest
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
-
 	"errors"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
 )
 
 func TestParseErrors(t *testing.T) {

@@ -82,6 +82,7 @@ func ActivationCounts(v *inspect.Net, a *inspect.Activations) *ActivationsResult
 	return r
 }
 
+// Ratio is a/b as a float, 0 when b is 0: a share of counted activations.
 func Ratio(a, b int64) float64 {
 	if b == 0 {
 		return 0

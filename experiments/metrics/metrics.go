@@ -1,9 +1,6 @@
 package metrics
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/data"
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-
 	"bufio"
 	"context"
 	"encoding/binary"
@@ -20,6 +17,8 @@ import (
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/engine/search"
+	"github.com/nnuelab/nnuelab/experiments/data"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/internal/cputime"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
@@ -41,7 +40,7 @@ type Agreement struct {
 	Corr float64 `json:"corr"`
 }
 
-// agreement computes Agreement of cp against the reference sf.
+// AgreementOf computes Agreement of cp against the reference sf.
 func AgreementOf(cp, sf []float64) Agreement {
 	var sxy, sxx float64
 	for i := range cp {
@@ -271,7 +270,7 @@ func readKoivistoFloat(spec *archs.Spec, path string) ([]nnue.Tensor, error) {
 	return ts, nil
 }
 
-// quantError evaluates positions with the float model as it was trained
+// QuantErrorOf evaluates positions with the float model as it was trained
 // and with the quantized network.
 func QuantErrorOf(spec *archs.Spec, net *nnue.Network, fn *floatNet, ps []data.Position) (*QuantError, error) {
 	model, err := train.NewModel(spec, 1)
@@ -344,7 +343,7 @@ func softplus(x float64) float64 {
 	return math.Log1p(math.Exp(x))
 }
 
-// valLoss reads the validation files (up to limit positions) and averages
+// ValLossOf reads the validation files (up to limit positions) and averages
 // the loss of the network's evaluations.
 func ValLossOf(l manifest.LossSpec, net *nnue.Network, files []string, limit int) (*ValLoss, error) {
 	v := &ValLoss{}
@@ -644,6 +643,8 @@ func CalibrateReps(pass func(reps int) time.Duration, target, resolution time.Du
 // CPU time as wait4 reports it (its rusage).
 const ProcessClock = "process CPU time (rusage)"
 
+// MinMax returns the smallest and the largest of xs (+Inf, -Inf for none):
+// the min..max interval speed records quote over rounds.
 func MinMax(xs []float64) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, x := range xs {

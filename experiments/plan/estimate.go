@@ -1,9 +1,6 @@
 package plan
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-	"github.com/nnuelab/nnuelab/experiments/metrics"
-
 	"fmt"
 	"io"
 	"math"
@@ -16,6 +13,8 @@ import (
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/metrics"
 )
 
 // Cost model of the dry run. The constants are rough measurements of
@@ -443,6 +442,7 @@ func Cached(t *Task) bool {
 	return err == nil
 }
 
+// DurationText formats a cost estimate in seconds as the dry run prints it.
 func DurationText(sec float64) string {
 	d := time.Duration(sec * float64(time.Second))
 	switch {

@@ -1,9 +1,6 @@
 package plan
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/data"
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -14,6 +11,8 @@ import (
 
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/eval"
+	"github.com/nnuelab/nnuelab/experiments/data"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/nets"
 )
 
@@ -231,6 +230,7 @@ func checkPlayer(cfg datasets.GenConfig, g manifest.DatagenSpec) error {
 	return err
 }
 
+// FileExists reports whether path names an existing file (a cached output).
 func FileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil

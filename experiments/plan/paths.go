@@ -18,6 +18,7 @@ func RelPath(p string) string {
 	return p
 }
 
+// RelAll is RelPath of each path.
 func RelAll(ps []string) []string {
 	out := make([]string, len(ps))
 	for i, p := range ps {

@@ -1,9 +1,6 @@
 package plan
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/data"
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,9 +10,10 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/experiments/data"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
@@ -734,6 +732,7 @@ func (p *Plan) addTasks() {
 	}
 }
 
+// ValLimit is the number of validation positions val_loss reads (0: all).
 func (p *Plan) ValLimit() int {
 	if p.Manifest.Data != nil {
 		return p.Manifest.Data.ValLimit

@@ -1,12 +1,12 @@
 package plan
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/data"
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/experiments/data"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
 )
 
 // A manifest that trains and measures val_loss on the built-in set gives

@@ -20,7 +20,7 @@ import (
 // look that crossed a bound, whatever order the executor finished them in.
 const sprtInFlight = 2
 
-// sprtTest returns the manifest's SPRT, or false without one.
+// SPRTTest returns the manifest's SPRT, or false without one.
 func SPRTTest(m *manifest.Manifest) (stats.SPRT, bool) {
 	if m.Elo == nil || m.Elo.SPRT == nil {
 		return stats.SPRT{}, false
@@ -29,7 +29,7 @@ func SPRTTest(m *manifest.Manifest) (stats.SPRT, bool) {
 	return stats.SPRT{Elo0: s.Elo0, Elo1: s.Elo1, Alpha: s.Alpha, Beta: s.Beta, Model: stats.Model(s.Model)}, true
 }
 
-// sprtLooks walks variant's Elo chunks in order and returns which finished
+// SPRTLooks walks variant's Elo chunks in order and returns which finished
 // chunks count: those up to the first look (after a chunk, with every
 // earlier chunk finished) whose pooled pentanomial crosses a bound, and
 // whether one did. Undecided, every finished chunk counts (a partial run

@@ -1,13 +1,12 @@
 package plan
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/metrics"
-
 	"encoding/json"
 	"os"
 	"path/filepath"
 
 	"github.com/nnuelab/nnuelab/bench/stats"
+	"github.com/nnuelab/nnuelab/experiments/metrics"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
 

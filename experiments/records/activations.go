@@ -1,11 +1,11 @@
 package records
 
 import (
+	"fmt"
+
 	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/experiments/metrics"
 	"github.com/nnuelab/nnuelab/experiments/plan"
-
-	"fmt"
 )
 
 // activationRecords turns an activations result into the records of

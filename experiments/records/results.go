@@ -1,10 +1,6 @@
 package records
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-	"github.com/nnuelab/nnuelab/experiments/metrics"
-	"github.com/nnuelab/nnuelab/experiments/plan"
-
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -16,6 +12,9 @@ import (
 	"strings"
 
 	"github.com/nnuelab/nnuelab/bench/stats"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/metrics"
+	"github.com/nnuelab/nnuelab/experiments/plan"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 

@@ -1,9 +1,6 @@
 package report
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-	"github.com/nnuelab/nnuelab/experiments/records"
-
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -18,6 +15,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/records"
 )
 
 // The claims table (docs/claims.md) compares each published claim with what

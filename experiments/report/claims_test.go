@@ -1,16 +1,15 @@
 package report
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-	"github.com/nnuelab/nnuelab/experiments/records"
-
-	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
-
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/records"
 )
 
 // TestClaimsDocCurrent: docs/claims.md's generated part is what

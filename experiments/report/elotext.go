@@ -1,9 +1,9 @@
 package report
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/records"
-
 	"fmt"
+
+	"github.com/nnuelab/nnuelab/experiments/records"
 )
 
 // EloRecordText formats an Elo record: value, 95% interval, games, and the SPRT's

@@ -1,29 +1,28 @@
 package report
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-	"github.com/nnuelab/nnuelab/experiments/metrics"
-	"github.com/nnuelab/nnuelab/experiments/plan"
-	"github.com/nnuelab/nnuelab/experiments/records"
-
 	"bytes"
 	"fmt"
 	"image/color"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/metrics"
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/records"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
+	"github.com/nnuelab/nnuelab/internal/plotaxis"
+	"github.com/nnuelab/nnuelab/nets/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
-
-	"github.com/nnuelab/nnuelab/internal/fsutil"
-	"github.com/nnuelab/nnuelab/internal/plotaxis"
-	"github.com/nnuelab/nnuelab/nets/train"
 )
 
 // Palette is colour-blind safe (Okabe and Ito).
@@ -142,7 +141,7 @@ func ownOverrides(s *summary, base []string) []string {
 	return s.overrides[len(base):]
 }
 
-// nz turns a negative zero into zero (an interval of [-0.0, -0.0] reads
+// PlusZero turns a negative zero into zero (an interval of [-0.0, -0.0] reads
 // as a sign where there is none).
 func PlusZero(x float64) float64 { return x + 0 }
 
@@ -154,6 +153,8 @@ func eloOpponent(m *manifest.Manifest) string {
 	return manifest.OpponentBase
 }
 
+// EloCell is a variant's Elo cell of the report's table: value, interval,
+// games and the SPRT's state.
 func EloCell(s *summary) string {
 	a, ok := s.get("elo")
 	if !ok {
@@ -488,7 +489,7 @@ func pendingMetrics(p *plan.Plan, recs []records.Record) []string {
 	}
 	var out []string
 	for _, x := range manifest.Metrics() {
-		want := p.Manifest.Has(x) || manifest.Contains(p.Skipped, x)
+		want := p.Manifest.Has(x) || slices.Contains(p.Skipped, x)
 		if want && !have[x] {
 			out = append(out, x)
 		}
@@ -721,6 +722,8 @@ func nominal(p *plot.Plot, names []string, extraRight float64) {
 	p.Y.Tick.Marker = plotaxis.Ticks
 }
 
+// SVG renders a plot to SVG bytes of the given size, as every report
+// plot is written.
 func SVG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
 	c := vgsvg.New(w, h)
 	p.Draw(draw.New(c))

@@ -1,10 +1,6 @@
 package report
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-	"github.com/nnuelab/nnuelab/experiments/plan"
-	"github.com/nnuelab/nnuelab/experiments/records"
-
 	"errors"
 	"fmt"
 	"math"
@@ -12,13 +8,15 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/records"
+	"github.com/nnuelab/nnuelab/internal/plotaxis"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/nnuelab/nnuelab/datasets"
-	"github.com/nnuelab/nnuelab/internal/plotaxis"
 )
 
 // scalingRow is one point: a variant, the self-play positions it trained

@@ -1,12 +1,11 @@
 package report
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/metrics"
-	"github.com/nnuelab/nnuelab/experiments/records"
-
 	"strings"
 	"testing"
 
+	"github.com/nnuelab/nnuelab/experiments/metrics"
+	"github.com/nnuelab/nnuelab/experiments/records"
 	"github.com/nnuelab/nnuelab/internal/cputime"
 )
 

@@ -1,14 +1,13 @@
 package runner
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/data"
-	"github.com/nnuelab/nnuelab/experiments/metrics"
-	"github.com/nnuelab/nnuelab/experiments/plan"
-
 	"fmt"
 	"io"
 
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/experiments/data"
+	"github.com/nnuelab/nnuelab/experiments/metrics"
+	"github.com/nnuelab/nnuelab/experiments/plan"
 	"github.com/nnuelab/nnuelab/nets/inspect"
 )
 

@@ -1,16 +1,15 @@
 package runner
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/internal/plantest"
-	"github.com/nnuelab/nnuelab/experiments/plan"
-	"github.com/nnuelab/nnuelab/experiments/records"
-	"github.com/nnuelab/nnuelab/experiments/report"
-
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/nnuelab/nnuelab/bench/stats"
+	"github.com/nnuelab/nnuelab/experiments/internal/plantest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/records"
+	"github.com/nnuelab/nnuelab/experiments/report"
 )
 
 // With opponent = "classical" every variant, the base included, plays the

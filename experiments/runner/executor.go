@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/plan"
-
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/nnuelab/nnuelab/experiments/plan"
 )
 
 // Executor runs tasks, each as the process `nnuelab experiment task --out

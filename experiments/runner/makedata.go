@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/plan"
-
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/experiments/plan"
 )
 
 // runMakeData runs a datagen or label shard into the cache.

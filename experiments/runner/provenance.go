@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/plan"
-
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +10,8 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+
+	"github.com/nnuelab/nnuelab/experiments/plan"
 )
 
 // The seams of the dirty-build check: the running binary's build

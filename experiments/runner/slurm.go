@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/plan"
-
 	"bytes"
 	"context"
 	"fmt"
@@ -17,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nnuelab/nnuelab/experiments/plan"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 

@@ -1,12 +1,6 @@
 package runner
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/internal/plantest"
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-	"github.com/nnuelab/nnuelab/experiments/plan"
-	"github.com/nnuelab/nnuelab/experiments/records"
-	"github.com/nnuelab/nnuelab/experiments/report"
-
 	"fmt"
 	"os"
 	"slices"
@@ -14,6 +8,11 @@ import (
 	"testing"
 
 	"github.com/nnuelab/nnuelab/bench/stats"
+	"github.com/nnuelab/nnuelab/experiments/internal/plantest"
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/records"
+	"github.com/nnuelab/nnuelab/experiments/report"
 )
 
 // An SPRT plays chunks two at a time and looks after each, in order; once

@@ -1,14 +1,13 @@
 package plantest
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/plan"
-
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/nnuelab/nnuelab/bench/stats"
+	"github.com/nnuelab/nnuelab/experiments/plan"
 )
 
 // WriteEloResult stores the result of Elo task id as a finished match

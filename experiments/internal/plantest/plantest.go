@@ -1,12 +1,12 @@
 package plantest
 
 import (
-	"github.com/nnuelab/nnuelab/experiments/manifest"
-	"github.com/nnuelab/nnuelab/experiments/plan"
-
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
 )
 
 // PlanOf loads a manifest given as text and expands it into a plan in
