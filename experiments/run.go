@@ -13,10 +13,10 @@ import (
 
 // Run runs an experiment: it plans the manifest, runs the tasks that have
 // no result yet (a killed run resumes: finished tasks are not run again),
-// merges the results into OUT/results.jsonl and writes the report. A
-// generations manifest runs as RunGenerations does (the plan returned is
-// then nil).
-func Run(ctx context.Context, source string, opt runner.RunOptions) (*plan.Plan, error) {
+// merges the results into OUT/results.jsonl and writes the report
+// (runner.RunPlan). A generations manifest (file is the manifest's path)
+// runs as generations.RunGenerations does (the plan returned is then nil).
+func Run(ctx context.Context, file string, opt runner.RunOptions) (*plan.Plan, error) {
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
@@ -26,7 +26,7 @@ func Run(ctx context.Context, source string, opt runner.RunOptions) (*plan.Plan,
 	if opt.Executor == nil {
 		opt.Executor = &runner.Local{}
 	}
-	m, err := manifest.Load(source)
+	m, err := manifest.Load(file)
 	if err != nil {
 		return nil, err
 	}

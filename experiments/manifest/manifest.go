@@ -17,6 +17,7 @@ import (
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/experiments/metrics"
 	"github.com/nnuelab/nnuelab/internal/configerr"
 	"github.com/nnuelab/nnuelab/nets/inspect"
 	"github.com/nnuelab/nnuelab/nets/train"
@@ -35,9 +36,28 @@ const (
 	MetricElo           = "elo"            // `nnuelab match` against the base (or the classical engine)
 )
 
-// Metrics returns every metric name, in report order.
+// Metrics returns every metric name, in report order: the built-in ones
+// and, after the measure task's, those defined in package metrics's
+// registry (metrics.Register).
 func Metrics() []string {
-	return []string{MetricAgreement, MetricQuantError, MetricValLoss, MetricHistoryShares, MetricSparsity, MetricSaturation, MetricEvalSpeed, MetricBenchNPS, MetricElo}
+	names := []string{MetricAgreement, MetricQuantError, MetricValLoss, MetricHistoryShares}
+	for _, d := range metrics.Registered() {
+		names = append(names, d.Name)
+	}
+	return append(names, MetricSparsity, MetricSaturation, MetricEvalSpeed, MetricBenchNPS, MetricElo)
+}
+
+// MeasureMetrics returns the metrics of the measure task a manifest lists,
+// in report order (the task's key names them).
+func (m *Manifest) MeasureMetrics() []string {
+	var out []string
+	for _, x := range Metrics() {
+		_, registered := metrics.Lookup(x)
+		if m.Has(x) && (registered || x == MetricAgreement || x == MetricQuantError || x == MetricValLoss || x == MetricHistoryShares) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // Manifest is a parsed and validated experiment file. Paths in it are
@@ -168,13 +188,9 @@ type SpeedSpec struct {
 	BenchDepth int `toml:"bench_depth" json:"bench_depth"`
 }
 
-// LossSpec is the loss of val_loss and of training (nets/train's Loss).
-type LossSpec struct {
-	Kind   string  `toml:"kind" json:"kind"`     // mpe, mse or result
-	Power  float64 `toml:"power" json:"power"`   // mpe exponent
-	Scale  float64 `toml:"scale" json:"scale"`   // sigmoid scale per cp
-	Lambda float64 `toml:"lambda" json:"lambda"` // weight of the score in the target
-}
+// LossSpec is the [loss] section (the loss of val_loss and of training):
+// defined in package metrics, with the metric that reads it.
+type LossSpec = metrics.LossSpec
 
 // DataSpec names the training and validation data.
 type DataSpec struct {

@@ -18,7 +18,6 @@ import (
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/engine/search"
 	"github.com/nnuelab/nnuelab/experiments/data"
-	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/internal/cputime"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
@@ -299,6 +298,14 @@ func QuantErrorOf(spec *archs.Spec, net *nnue.Network, fn *floatNet, ps []data.P
 	return q, nil
 }
 
+// LossSpec is the loss of val_loss and of training (nets/train's Loss).
+type LossSpec struct {
+	Kind   string  `toml:"kind" json:"kind"`     // mpe, mse or result
+	Power  float64 `toml:"power" json:"power"`   // mpe exponent
+	Scale  float64 `toml:"scale" json:"scale"`   // sigmoid scale per cp
+	Lambda float64 `toml:"lambda" json:"lambda"` // weight of the score in the target
+}
+
 // ValLoss is the loss of the engine's (quantized) network on validation
 // positions.
 type ValLoss struct {
@@ -309,7 +316,7 @@ type ValLoss struct {
 // lossOf is the manifest's loss for a network output of cp centipawns
 // (side to move) on a position with White-view score and result: nets/train's
 // formulas (its Loss documentation).
-func lossOf(l manifest.LossSpec, cp float64, rec *datasets.Record) float64 {
+func lossOf(l LossSpec, cp float64, rec *datasets.Record) float64 {
 	score := float64(rec.Score)
 	wdl := float64(rec.Result.WDL())
 	if rec.SideToMove() == board.Black {
@@ -345,7 +352,7 @@ func softplus(x float64) float64 {
 
 // ValLossOf reads the validation files (up to limit positions) and averages
 // the loss of the network's evaluations.
-func ValLossOf(l manifest.LossSpec, net *nnue.Network, files []string, limit int) (*ValLoss, error) {
+func ValLossOf(l LossSpec, net *nnue.Network, files []string, limit int) (*ValLoss, error) {
 	v := &ValLoss{}
 	for _, name := range files {
 		f, err := data.OpenData(name)

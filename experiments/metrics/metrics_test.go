@@ -16,7 +16,6 @@ import (
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/experiments/data"
 	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
-	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
@@ -61,20 +60,20 @@ func TestLossOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := manifest.LossSpec{Kind: "mpe", Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5}
+	l := LossSpec{Kind: "mpe", Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5}
 	sig := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 	for _, tc := range []struct {
 		name string
-		l    manifest.LossSpec
+		l    LossSpec
 		rec  *datasets.Record
 		cp   float64
 		want float64
 	}{
 		{"mpe white", l, &w, 50, math.Pow(math.Abs(sig(50*l.Scale)-(0.5*sig(100*l.Scale)+0.5*1)), 2.5)},
 		{"mpe black", l, &b, -50, math.Pow(math.Abs(sig(-50*l.Scale)-(0.5*sig(-100*l.Scale)+0.5*0)), 2.5)},
-		{"mse", manifest.LossSpec{Kind: "mse", Power: 2, Scale: l.Scale, Lambda: 1}, &w, 0, math.Pow(0.5-sig(100*l.Scale), 2)},
-		{"result win", manifest.LossSpec{Kind: "result", Power: 1, Scale: 1.0 / 128, Lambda: 0}, &w, 64, math.Log1p(math.Exp(-0.5))},
-		{"result loss", manifest.LossSpec{Kind: "result", Power: 1, Scale: 1.0 / 128, Lambda: 0}, &b, 64, math.Log1p(math.Exp(0.5))},
+		{"mse", LossSpec{Kind: "mse", Power: 2, Scale: l.Scale, Lambda: 1}, &w, 0, math.Pow(0.5-sig(100*l.Scale), 2)},
+		{"result win", LossSpec{Kind: "result", Power: 1, Scale: 1.0 / 128, Lambda: 0}, &w, 64, math.Log1p(math.Exp(-0.5))},
+		{"result loss", LossSpec{Kind: "result", Power: 1, Scale: 1.0 / 128, Lambda: 0}, &b, 64, math.Log1p(math.Exp(0.5))},
 	} {
 		if got := lossOf(tc.l, tc.cp, tc.rec); !near(got, tc.want, 1e-12) {
 			t.Errorf("%s: loss %v, want %v", tc.name, got, tc.want)

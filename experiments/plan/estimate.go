@@ -93,6 +93,11 @@ func EstimateTask(p *Plan, t *Task) float64 {
 		if m.Has(manifest.MetricHistoryShares) {
 			s += float64(m.Speed.Positions*m.Speed.Nodes) / estNPS * wf
 		}
+		for _, x := range m.MeasureMetrics() {
+			if d, ok := metrics.Lookup(x); ok && d.Seconds != nil {
+				s += d.Seconds(metrics.Search{Positions: m.Speed.Positions, Nodes: m.Speed.Nodes}) * wf
+			}
+		}
 		return s
 	case KindActivations:
 		// A traced evaluation from scratch per position, counting every

@@ -14,6 +14,7 @@ import (
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/experiments/data"
 	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/metrics"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
@@ -596,10 +597,16 @@ func (p *Plan) needsOf(v *Variant, seedIdx int) []string {
 // train tasks.
 func (p *Plan) addTasks() {
 	m := p.Manifest
-	measured := []string{}
-	for _, x := range []string{manifest.MetricAgreement, manifest.MetricQuantError, manifest.MetricValLoss, manifest.MetricHistoryShares} {
-		if m.Has(x) {
-			measured = append(measured, x)
+	measured := append([]string{}, m.MeasureMetrics()...)
+	// The settings of registered metrics join the key only when listed, so
+	// that other manifests keep their keys.
+	var extra map[string]any
+	for _, x := range measured {
+		if d, ok := metrics.Lookup(x); ok {
+			if extra == nil {
+				extra = map[string]any{}
+			}
+			extra[x] = d.Key
 		}
 	}
 	if len(measured) > 0 {
@@ -609,7 +616,7 @@ func (p *Plan) addTasks() {
 					ID: fmt.Sprintf("measure-%s-s%d", v.Name, seed), Kind: KindMeasure, Variant: v.Name, Seed: seed,
 					Needs: p.needsOf(v, si), CPUs: 1,
 				}
-				t.Key = keyOf(struct {
+				var key any = struct {
 					Version                    int
 					Kind                       string
 					Net                        netIdentity
@@ -621,7 +628,14 @@ func (p *Plan) addTasks() {
 					Loss                       manifest.LossSpec
 					SpeedPositions, SpeedNodes int
 				}{PlanVersion, t.Kind, p.identity(v, si), measured, p.PositionsSHA256, m.Positions.Limit,
-					p.ValidationSHA256, p.ValLimit(), m.Loss, m.Speed.Positions, m.Speed.Nodes})
+					p.ValidationSHA256, p.ValLimit(), m.Loss, m.Speed.Positions, m.Speed.Nodes}
+				if extra != nil {
+					key = struct {
+						Measure any
+						Metrics map[string]any
+					}{key, extra}
+				}
+				t.Key = keyOf(key)
 				p.Tasks = append(p.Tasks, t)
 			}
 		}

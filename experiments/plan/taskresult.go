@@ -53,6 +53,9 @@ type MeasureResult struct {
 	Shares    *metrics.Shares  `json:"shares,omitempty"`
 	// SharesQuiet counts only the searches whose root is not in check.
 	SharesQuiet *metrics.Shares `json:"shares_quiet,omitempty"`
+	// Metrics holds the values of the registered metrics (metrics.Def),
+	// by name, as their Measure returned them.
+	Metrics map[string]json.RawMessage `json:"metrics,omitempty"`
 }
 
 // SpeedResult holds the timing of every variant, round by round.

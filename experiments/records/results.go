@@ -184,6 +184,26 @@ func merge(p *plan.Plan, partial bool) ([]Record, []string, error) {
 				out = append(out, speedRecords(metric, sr, vi, func(metric string, value float64, unit string, n int) Record {
 					return rec(0, metric, value, unit, n, p.PositionsSHA256)
 				})...)
+			default:
+				d, ok := metrics.Lookup(metric)
+				if !ok {
+					continue
+				}
+				for si, seed := range m.Seeds {
+					res := results[fmt.Sprintf("measure-%s-s%d", v.Name, seed)]
+					if res == nil || res.Measure == nil || res.Measure.Metrics[metric] == nil {
+						continue
+					}
+					vals, err := d.Records(res.Measure.Metrics[metric])
+					if err != nil {
+						return nil, nil, err
+					}
+					for _, x := range vals {
+						r := rec(si, x.Metric, x.Value, x.Unit, x.N, p.PositionsSHA256)
+						r.Detail = x.Detail
+						out = append(out, r)
+					}
+				}
 			case manifest.MetricElo:
 				if (v.Base && m.Elo.Opponent != manifest.OpponentClassical) || !m.Elo.Tests(v.Name) {
 					continue

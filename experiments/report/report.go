@@ -285,6 +285,13 @@ func writeReport(p *plan.Plan, recs []records.Record, dir string, missing []stri
 		{"trainer val loss", func(s *summary) string { return s.cell("train.val_loss", "%.5f") }, has("train.val_loss")},
 		{"updates from last 2 acc.", func(s *summary) string { return pct(s, "history_shares.last2") }, has("history_shares.last2")},
 		{"refreshes", func(s *summary) string { return pct(s, "history_shares.refresh") }, has("history_shares.refresh")},
+	}
+	for _, d := range metrics.Registered() {
+		for _, c := range d.Columns {
+			cols = append(cols, col{c.Head, func(s *summary) string { return s.cell(c.Metric, c.Format) }, has(c.Metric)})
+		}
+	}
+	cols = append(cols, []col{
 		{"zero outputs, first layer", func(s *summary) string { return pct(s, "sparsity.zero") }, has("sparsity.zero")},
 		{"non-zero 4-byte groups", func(s *summary) string { return pct(s, "sparsity.nonzero_groups") }, has("sparsity.nonzero_groups")},
 		{"dead neurons, first layer", func(s *summary) string { return s.cell("sparsity.dead", "%.0f") }, has("sparsity.dead")},
@@ -299,7 +306,7 @@ func writeReport(p *plan.Plan, recs []records.Record, dir string, missing []stri
 			}
 			return EloCell(s)
 		}, has("elo")},
-	}
+	}...)
 	b.WriteString("## Results\n\n| variant | overrides |")
 	for _, c := range cols {
 		if c.show {
@@ -435,6 +442,11 @@ func writeReport(p *plan.Plan, recs []records.Record, dir string, missing []stri
 	if m.Has(manifest.MetricHistoryShares) || m.Has(manifest.MetricEvalSpeed) {
 		fmt.Fprintf(&b, "- Searches: %d positions spread over the set, %d nodes each, 16 MB hash, deterministic. Evaluations/s: the base's search trace (every Reset/Push/Pop/Evaluate) replayed on each variant, timed in thread CPU time; %d interleaved rounds, ratio = median of same-round ratios, range in brackets.\n",
 			m.Speed.Positions, m.Speed.Nodes, m.Speed.Rounds)
+	}
+	for _, x := range m.MeasureMetrics() {
+		if d, ok := metrics.Lookup(x); ok && d.Setup != nil {
+			fmt.Fprintf(&b, "- %s\n", d.Setup(metrics.Search{Positions: m.Speed.Positions, Nodes: m.Speed.Nodes}))
+		}
 	}
 	if m.Has(manifest.MetricSparsity) || m.Has(manifest.MetricSaturation) {
 		b.WriteString("- Activations (sparsity, saturation): every position evaluated from scratch with the variant's net and traced (nets/inspect, as `nnuelab nets show --data`). The first layer's outputs after their activation (both perspectives where the head reads both): the share that is zero, the share of its 4-byte groups holding a non-zero value (what a sparse affine layer multiplies), the neurons never non-zero (dead); the share at the activation's ceiling (n/a for ReLU, which has none), the most saturated later layer, and the share of quantized parameters at their storage type's limit at the variant's multipliers.\n")

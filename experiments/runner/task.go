@@ -166,6 +166,26 @@ func runMeasure(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer) 
 		}
 		fmt.Fprintf(log, "%s: %d accumulator updates in %d nodes\n", v.Name, r.Shares.Updates, r.Shares.Nodes)
 	}
+	for _, x := range m.MeasureMetrics() {
+		d, ok := metrics.Lookup(x)
+		if !ok {
+			continue
+		}
+		s := &metrics.Subject{Variant: v.Name, Spec: spec, Net: net, Positions: ps,
+			Search: metrics.Search{Positions: m.Speed.Positions, Nodes: m.Speed.Nodes}}
+		val, err := d.Measure(ctx, s, log)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", x, err)
+		}
+		raw, err := json.Marshal(val)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", x, err)
+		}
+		if r.Metrics == nil {
+			r.Metrics = map[string]json.RawMessage{}
+		}
+		r.Metrics[x] = raw
+	}
 	return r, nil
 }
 
