@@ -11,6 +11,7 @@ require github.com/klauspost/compress v1.20.3
 
 require (
 	github.com/nnuelab/nnuelab/plugins/sdk v0.0.0
+	github.com/samber/lo v1.53.0
 	gonum.org/v1/plot v0.17.0
 )
 

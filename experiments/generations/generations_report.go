@@ -16,6 +16,7 @@ import (
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/plotaxis"
 	"github.com/nnuelab/nnuelab/nets/train"
+	"github.com/samber/lo"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -292,20 +293,16 @@ func (g *genRow) detail(metric, key string) any {
 
 // genRows groups a generations results file by generation, in order.
 func genRows(recs []records.Record) []*genRow {
-	by := map[string]*genRow{}
 	var rows []*genRow
-	for _, rec := range recs {
-		row := by[rec.Variant]
-		if row == nil {
-			k, err := strconv.Atoi(strings.TrimPrefix(rec.Variant, "gen"))
-			if err != nil || !strings.HasPrefix(rec.Variant, "gen") {
-				continue
-			}
-			row = &genRow{k: k, name: rec.Variant, label: rec.Label, recs: map[string]records.Record{}}
-			by[rec.Variant] = row
-			rows = append(rows, row)
+	for _, group := range lo.PartitionBy(recs, func(r records.Record) string { return r.Variant }) {
+		name := group[0].Variant
+		k, err := strconv.Atoi(strings.TrimPrefix(name, "gen"))
+		if err != nil || !strings.HasPrefix(name, "gen") {
+			continue
 		}
-		row.recs[rec.Metric] = rec
+		// A metric recorded twice: the last record counts.
+		rows = append(rows, &genRow{k: k, name: name, label: group[0].Label,
+			recs: lo.KeyBy(group, func(r records.Record) string { return r.Metric })})
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].k < rows[j].k })
 	return rows

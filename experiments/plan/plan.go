@@ -18,6 +18,7 @@ import (
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
+	"github.com/samber/lo"
 )
 
 // PlanVersion changes when the meaning of a task's result changes, so that
@@ -731,18 +732,7 @@ func (p *Plan) addTasks() {
 			}
 			perVariant = append(perVariant, chunks)
 		}
-		for c := 0; ; c++ {
-			more := false
-			for _, chunks := range perVariant {
-				if c < len(chunks) {
-					p.Tasks = append(p.Tasks, chunks[c])
-					more = true
-				}
-			}
-			if !more {
-				break
-			}
-		}
+		p.Tasks = append(p.Tasks, lo.Interleave(perVariant...)...)
 	}
 }
 
@@ -771,16 +761,9 @@ func (p *Plan) Write() error {
 		}
 	}
 	// Built-in validation files that training tasks read.
-	copied := map[string]bool{}
-	for _, t := range p.Tasks {
-		if t.Train == nil {
-			continue
-		}
-		for _, f := range p.Validation {
-			if !strings.HasPrefix(f, "builtin:") || copied[f] {
-				continue
-			}
-			copied[f] = true
+	if lo.ContainsBy(p.Tasks, func(t *Task) bool { return t.Train != nil }) {
+		builtin := lo.Filter(p.Validation, func(f string, _ int) bool { return strings.HasPrefix(f, "builtin:") })
+		for _, f := range lo.Uniq(builtin) {
 			if err := data.CopyData(f, p.localPath(f)); err != nil {
 				return err
 			}

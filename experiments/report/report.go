@@ -18,6 +18,7 @@ import (
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/plotaxis"
 	"github.com/nnuelab/nnuelab/nets/train"
+	"github.com/samber/lo"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -56,14 +57,18 @@ func (a *agg) value() float64 { return a.sum / float64(a.seeds) }
 // Summarize groups records by variant (in first-seen order) and metric.
 func Summarize(recs []records.Record) []*summary {
 	var out []*summary
-	by := map[string]*summary{}
+	for _, group := range lo.PartitionBy(recs, func(r records.Record) string { return r.Variant }) {
+		f := group[0]
+		s := &summary{name: f.Variant, label: f.Label, base: f.Base, overrides: f.Overrides, arch: f.ArchSHA256, net: f.NetSHA256, metrics: map[string]*agg{}}
+		out = append(out, s)
+		s.add(group)
+	}
+	return out
+}
+
+// add aggregates a variant's records by metric.
+func (s *summary) add(recs []records.Record) {
 	for _, r := range recs {
-		s := by[r.Variant]
-		if s == nil {
-			s = &summary{name: r.Variant, label: r.Label, base: r.Base, overrides: r.Overrides, arch: r.ArchSHA256, net: r.NetSHA256, metrics: map[string]*agg{}}
-			by[r.Variant] = s
-			out = append(out, s)
-		}
 		a := s.metrics[r.Metric]
 		if a == nil {
 			a = &agg{unit: r.Unit, detail: r.Detail, lo: math.Inf(1), hi: math.Inf(-1)}
@@ -84,7 +89,6 @@ func Summarize(recs []records.Record) []*summary {
 			a.hi, a.hasHi = math.Max(a.hi, *r.Upper), true
 		}
 	}
-	return out
 }
 
 func (s *summary) get(metric string) (*agg, bool) {

@@ -18,6 +18,7 @@ import (
 	"github.com/nnuelab/nnuelab/experiments/report"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/version"
+	"github.com/samber/lo"
 )
 
 // RunOptions configure Run.
@@ -462,15 +463,6 @@ func nextWave(p *plan.Plan, done map[string]bool, failed map[string]string, skip
 		}
 		return true
 	}
-	others := false
-	for _, t := range p.Tasks {
-		others = others || (t.Kind != plan.KindElo && canRun(t))
-	}
-	var ready []*plan.Task
-	for _, t := range p.Tasks {
-		if canRun(t) && !(others && t.Kind == plan.KindElo) {
-			ready = append(ready, t)
-		}
-	}
-	return ready
+	others := lo.ContainsBy(p.Tasks, func(t *plan.Task) bool { return t.Kind != plan.KindElo && canRun(t) })
+	return lo.Filter(p.Tasks, func(t *plan.Task, _ int) bool { return canRun(t) && !(others && t.Kind == plan.KindElo) })
 }

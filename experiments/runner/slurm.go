@@ -17,6 +17,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/experiments/plan"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
+	"github.com/samber/lo"
 )
 
 // Slurm runs tasks as elements of `sbatch --array` jobs: one array per
@@ -128,21 +129,16 @@ func (s *Slurm) submit(ctx context.Context, env Env, tasks []*plan.Task) ([]slur
 		cpus      int
 		exclusive bool
 	}
-	groups := map[group][]*plan.Task{}
-	var order []group
-	for _, t := range tasks {
-		g := group{t.CPUs, t.Exclusive || t.CPUs <= 0}
-		if g.exclusive {
-			g.cpus = 0
+	// One array per resource shape, in the order the tasks come.
+	shape := func(t *plan.Task) group {
+		if t.Exclusive || t.CPUs <= 0 {
+			return group{0, true}
 		}
-		if _, ok := groups[g]; !ok {
-			order = append(order, g)
-		}
-		groups[g] = append(groups[g], t)
+		return group{t.CPUs, false}
 	}
 	var jobs []slurmJob
-	for _, g := range order {
-		ts := groups[g]
+	for _, ts := range lo.PartitionBy(tasks, shape) {
+		g := shape(ts[0])
 		s.arrays++
 		base := filepath.Join(env.Out, "slurm", fmt.Sprintf("array-%d-%d", os.Getpid(), s.arrays))
 		var ids bytes.Buffer
