@@ -38,6 +38,9 @@ type Slurm struct {
 	Log io.Writer
 
 	arrays int // numbering of the array files of this run
+	// client runs Slurm's client commands (sbatch, squeue, sacct,
+	// scontrol, scancel); nil runs the real ones. Tests replace it.
+	client func(ctx context.Context, name string, args ...string) ([]byte, error)
 }
 
 // NewSlurm returns a Slurm executor with the defaults: 5 s polls, 2
@@ -192,6 +195,9 @@ func (s *Slurm) logf(format string, a ...any) {
 
 // command runs a Slurm client command and returns its standard output.
 func (s *Slurm) command(ctx context.Context, name string, args ...string) ([]byte, error) {
+	if s.client != nil {
+		return s.client(ctx, name, args...)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
