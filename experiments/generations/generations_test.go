@@ -422,11 +422,11 @@ func fakeResults(t *testing.T, p *plan.Plan, pen stats.Penta) {
 		case plan.KindTrain:
 			r.Train = &plan.TrainResult{Key: tk.Key, History: []train.EpochStats{{Epoch: 1, Positions: 380, TrainLoss: 0.02, ValLoss: 0.03}}}
 		case plan.KindMeasure:
-			r.Measure = &plan.MeasureResult{ValLoss: &metrics.ValLoss{Loss: 0.03, N: 100}}
+			r.Measure = &metrics.MeasureResult{ValLoss: &metrics.ValLoss{Loss: 0.03, N: 100}}
 		case plan.KindSpeed:
-			r.Speed = &plan.SpeedResult{}
+			r.Speed = &metrics.SpeedResult{}
 			for _, v := range p.Variants {
-				r.Speed.Variants = append(r.Speed.Variants, plan.VariantSpeed{Name: v.Name, BenchNPS: []float64{1e6}})
+				r.Speed.Variants = append(r.Speed.Variants, metrics.VariantSpeed{Name: v.Name, BenchNPS: []float64{1e6}})
 			}
 		case plan.KindElo:
 			w, l := pen[4]*2, pen[0]*2

@@ -25,15 +25,15 @@ import (
 
 // Metric names a manifest may list.
 const (
-	MetricValLoss       = "val_loss"       // loss of the engine's net on validation positions
-	MetricQuantError    = "quant_error"    // float vs quantized output, cp
-	MetricAgreement     = "agreement"      // against Stockfish 15.1's NNUE evaluation
-	MetricEvalSpeed     = "eval_speed"     // incremental evaluations per second, ratio to base
-	MetricBenchNPS      = "bench_nps"      // `nnuelab bench` nodes per second, ratio to base
-	MetricHistoryShares = "history_shares" // accumulator updates by distance, refreshes
-	MetricSparsity      = "sparsity"       // zero first-layer outputs, non-zero 4-byte groups, dead neurons (nets/inspect)
-	MetricSaturation    = "saturation"     // outputs at the activation's ceiling, quantized weights at the clip (nets/inspect)
-	MetricElo           = "elo"            // `nnuelab match` against the base (or the classical engine)
+	MetricValLoss       = metrics.MetricValLoss       // loss of the engine's net on validation positions
+	MetricQuantError    = metrics.MetricQuantError    // float vs quantized output, cp
+	MetricAgreement     = metrics.MetricAgreement     // against Stockfish 15.1's NNUE evaluation
+	MetricEvalSpeed     = "eval_speed"                // incremental evaluations per second, ratio to base
+	MetricBenchNPS      = "bench_nps"                 // `nnuelab bench` nodes per second, ratio to base
+	MetricHistoryShares = metrics.MetricHistoryShares // accumulator updates by distance, refreshes
+	MetricSparsity      = "sparsity"                  // zero first-layer outputs, non-zero 4-byte groups, dead neurons (nets/inspect)
+	MetricSaturation    = "saturation"                // outputs at the activation's ceiling, quantized weights at the clip (nets/inspect)
+	MetricElo           = "elo"                       // `nnuelab match` against the base (or the classical engine)
 )
 
 // Metrics returns every metric name, in report order: the built-in ones

@@ -39,8 +39,8 @@ type Agreement struct {
 	Corr float64 `json:"corr"`
 }
 
-// AgreementOf computes Agreement of cp against the reference sf.
-func AgreementOf(cp, sf []float64) Agreement {
+// agreementOf computes Agreement of cp against the reference sf.
+func agreementOf(cp, sf []float64) Agreement {
 	var sxy, sxx float64
 	for i := range cp {
 		sxy += cp[i] * sf[i]
@@ -95,19 +95,19 @@ func pearson(x, y []float64) float64 {
 	return sxy / math.Sqrt(sxx*syy)
 }
 
-// NetCP is the network's output for p in centipawns, side to move, without
+// netCP is the network's output for p in centipawns, side to move, without
 // the truncation of Network.Centipawns (a quantization error below one
 // centipawn stays visible).
-func NetCP(n *nnue.Network, p *board.Position) float64 {
+func netCP(n *nnue.Network, p *board.Position) float64 {
 	raw := n.Evaluate(p, nil)
 	return float64(raw) * float64(n.Spec.Output.CPNum) / float64(n.Spec.Output.CPDen)
 }
 
-// StockfishReference returns Stockfish 15.1's NNUE evaluation (cp, side to
+// stockfishReference returns Stockfish 15.1's NNUE evaluation (cp, side to
 // move) of each position: from the built-in table for the built-in
 // positions, else computed with the sf15.1 architecture on the net the
 // installed Stockfish 15.1 exports.
-func StockfishReference(posFile string, ps []data.Position) ([]float64, string, error) {
+func stockfishReference(posFile string, ps []data.Position) ([]float64, string, error) {
 	const num, den = 100.0, 361.0 // archs/sf15.1.toml: cp = raw*100/361
 	if posFile == data.BuiltinPositions {
 		raw, err := data.BuiltinStockfishRaw()
@@ -133,7 +133,7 @@ func StockfishReference(posFile string, ps []data.Position) ([]float64, string, 
 	}
 	out := make([]float64, len(ps))
 	for i, p := range ps {
-		out[i] = NetCP(net, p.Pos)
+		out[i] = netCP(net, p.Pos)
 	}
 	return out, "sf15.1 arch on Stockfish 15.1's exported net", nil
 }
@@ -160,11 +160,11 @@ type floatNet struct {
 	qat bool
 }
 
-// FloatTensors returns the float tensors of a net whose file keeps them:
+// floatTensors returns the float tensors of a net whose file keeps them:
 // nnuelab's float format (with its training config's QAT setting), and
 // Koivisto 5.x float nets. It returns nil (with the reason) for nets stored
 // quantized.
-func FloatTensors(spec *archs.Spec, path string) (fn *floatNet, why string, err error) {
+func floatTensors(spec *archs.Spec, path string) (fn *floatNet, why string, err error) {
 	if path == "" {
 		if spec.Net.Format == "koivisto-float" {
 			return nil, "the shipped float net is embedded; give its file as net = \"...\" to compare float and quantized", nil
@@ -269,9 +269,9 @@ func readKoivistoFloat(spec *archs.Spec, path string) ([]nnue.Tensor, error) {
 	return ts, nil
 }
 
-// QuantErrorOf evaluates positions with the float model as it was trained
+// quantErrorOf evaluates positions with the float model as it was trained
 // and with the quantized network.
-func QuantErrorOf(spec *archs.Spec, net *nnue.Network, fn *floatNet, ps []data.Position) (*QuantError, error) {
+func quantErrorOf(spec *archs.Spec, net *nnue.Network, fn *floatNet, ps []data.Position) (*QuantError, error) {
 	model, err := train.NewModel(spec, 1)
 	if err != nil {
 		return nil, err
@@ -288,7 +288,7 @@ func QuantErrorOf(spec *archs.Spec, net *nnue.Network, fn *floatNet, ps []data.P
 			return nil, fmt.Errorf("line %d: %w", p.Line, err)
 		}
 		fl := float64(model.Evaluate(&rec)) * per
-		d := NetCP(net, p.Pos) - fl
+		d := netCP(net, p.Pos) - fl
 		q.Mean += math.Abs(d)
 		q.Bias += d
 		q.Max = math.Max(q.Max, math.Abs(d))
@@ -350,9 +350,9 @@ func softplus(x float64) float64 {
 	return math.Log1p(math.Exp(x))
 }
 
-// ValLossOf reads the validation files (up to limit positions) and averages
+// valLossOf reads the validation files (up to limit positions) and averages
 // the loss of the network's evaluations.
-func ValLossOf(l LossSpec, net *nnue.Network, files []string, limit int) (*ValLoss, error) {
+func valLossOf(l LossSpec, net *nnue.Network, files []string, limit int) (*ValLoss, error) {
 	v := &ValLoss{}
 	for _, name := range files {
 		f, err := data.OpenData(name)
@@ -380,7 +380,7 @@ func ValLossOf(l LossSpec, net *nnue.Network, files []string, limit int) (*ValLo
 				f.Close()
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
-			v.Loss += lossOf(l, NetCP(net, p), &rec)
+			v.Loss += lossOf(l, netCP(net, p), &rec)
 			v.N++
 		}
 		r.Close()
@@ -420,13 +420,13 @@ func SearchPositions(ps []data.Position, n int) []data.Position {
 	return out
 }
 
-// HistoryShares searches each position to a node budget with the
+// historyShares searches each position to a node budget with the
 // variant's evaluator (its history depth and refresh cache) and returns
 // the evaluator's counters over all searches, and over the searches whose
 // root is not in check (the search does not evaluate a root in check, which
 // changes where accumulators come from). Searches are deterministic, so the
 // shares are too.
-func HistoryShares(ctx context.Context, spec *archs.Spec, net *nnue.Network, ps []data.Position, nodes int) (all, quiet *Shares, err error) {
+func historyShares(ctx context.Context, spec *archs.Spec, net *nnue.Network, ps []data.Position, nodes int) (all, quiet *Shares, err error) {
 	ev := nnue.NewEvaluatorWith(net, spec.History, spec.RefreshCache)
 	tt, err := search.NewTT(16)
 	if err != nil {
@@ -471,9 +471,9 @@ func sharesOf(st nnue.Stats, nodes uint64) *Shares {
 	return sh
 }
 
-// Trace is the evaluator calls of a search, recorded once and replayed on
+// trace is the evaluator calls of a search, recorded once and replayed on
 // every variant so that each does exactly the same work.
-type Trace struct {
+type trace struct {
 	ops   []traceOp
 	snaps []board.Position
 	Evals int `json:"-" toml:"-"`
@@ -496,7 +496,7 @@ const (
 // recorder is an eval.Evaluator that records the calls it forwards.
 type recorder struct {
 	ev *nnue.Evaluator
-	tr *Trace
+	tr *trace
 }
 
 func (r *recorder) Reset(p *board.Position) {
@@ -525,10 +525,10 @@ func (r *recorder) Evaluate(p *board.Position) int {
 	return v
 }
 
-// RecordTrace searches the positions with the network's evaluator and
+// recordTrace searches the positions with the network's evaluator and
 // records its calls.
-func RecordTrace(ctx context.Context, spec *archs.Spec, net *nnue.Network, ps []data.Position, nodes int) (*Trace, error) {
-	tr := &Trace{}
+func recordTrace(ctx context.Context, spec *archs.Spec, net *nnue.Network, ps []data.Position, nodes int) (*trace, error) {
+	tr := &trace{}
 	rec := &recorder{ev: nnue.NewEvaluatorWith(net, spec.History, spec.RefreshCache), tr: tr}
 	tt, err := search.NewTT(16)
 	if err != nil {
@@ -546,13 +546,13 @@ func RecordTrace(ctx context.Context, spec *archs.Spec, net *nnue.Network, ps []
 	return tr, nil
 }
 
-// Replay runs the trace on each evaluator of evs in turn (fresh ones, so
+// replay runs the trace on each evaluator of evs in turn (fresh ones, so
 // that every pass does the work of one search) and returns the
 // evaluations per second of thread CPU time (wall time where the OS has
 // no thread clock) and the time the passes took, timed as one span. check
 // makes a differing evaluation an error (the base must reproduce the
 // recording exactly).
-func Replay(evs []*nnue.Evaluator, tr *Trace, check bool) (float64, time.Duration, error) {
+func replay(evs []*nnue.Evaluator, tr *trace, check bool) (float64, time.Duration, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	start := cputime.Thread()
@@ -592,23 +592,23 @@ func Replay(evs []*nnue.Evaluator, tr *Trace, check bool) (float64, time.Duratio
 // steps of the process clock.
 const (
 	MinSpeedRound    = 250 * time.Millisecond
-	RoundSteps       = 200
+	roundSteps       = 200
 	maxSpeedReps     = 1000
-	MaxBenchRuns     = 20                     // bench runs a round at most
+	maxBenchRuns     = 20                     // bench runs a round at most
 	resolutionBudget = 250 * time.Millisecond // clockResolution's wall-time budget
 )
 
-// SpeedRoundTarget is the least duration of a round timed by a clock of
+// speedRoundTarget is the least duration of a round timed by a clock of
 // this resolution.
-func SpeedRoundTarget(resolution time.Duration) time.Duration {
-	return max(MinSpeedRound, RoundSteps*resolution)
+func speedRoundTarget(resolution time.Duration) time.Duration {
+	return max(MinSpeedRound, roundSteps*resolution)
 }
 
-// ClockResolution reads the clock in a tight loop and returns the
+// clockResolution reads the clock in a tight loop and returns the
 // smallest step it made (0: it never moved within the time budget). For a
 // clock counting nanoseconds that is about the cost of one reading, an
 // upper bound of its resolution; for one counting ticks, the tick.
-func ClockResolution(read func() time.Duration) time.Duration {
+func clockResolution(read func() time.Duration) time.Duration {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	const steps = 64
@@ -627,11 +627,11 @@ func ClockResolution(read func() time.Duration) time.Duration {
 	return best
 }
 
-// CalibrateReps returns how many passes of the trace a round needs to
+// calibrateReps returns how many passes of the trace a round needs to
 // last target: pass(reps) times that many passes. It multiplies the
 // passes until a span is long enough to measure (20 clock steps), then
 // scales it up to the target with a 10% margin.
-func CalibrateReps(pass func(reps int) time.Duration, target, resolution time.Duration) int {
+func calibrateReps(pass func(reps int) time.Duration, target, resolution time.Duration) int {
 	reps := 1
 	for {
 		el := pass(reps)

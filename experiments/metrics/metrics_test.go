@@ -37,7 +37,7 @@ func TestAgreement(t *testing.T) {
 		{"signs", []float64{10, -10, 0, 0}, []float64{10, 10, 0, -10}, 0, 7.5, 7.5, 0.5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := AgreementOf(tc.cp, tc.sf)
+			a := agreementOf(tc.cp, tc.sf)
 			if a.N != len(tc.cp) || !near(a.Scale, tc.scale, 1e-12) || !near(a.MAE, tc.mae, 1e-12) ||
 				!near(a.MAEUnscaled, tc.unscaled, 1e-12) || !near(a.Sign, tc.sgn, 1e-12) {
 				t.Errorf("agreement = %+v; want scale %v mae %v unscaled %v sign %v", a, tc.scale, tc.mae, tc.unscaled, tc.sgn)
@@ -100,7 +100,7 @@ func TestKoivistoFloat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fn, why, err := FloatTensors(spec, path)
+		fn, why, err := floatTensors(spec, path)
 		if err != nil || fn == nil || fn.qat {
 			t.Fatalf("%v: %v %s", ov, err, why)
 		}
@@ -117,7 +117,7 @@ func TestKoivistoFloat(t *testing.T) {
 				t.Fatalf("%v: line %d: tensors give %d, nnue's reader %d", ov, p.Line, a, b)
 			}
 		}
-		q, err := QuantErrorOf(spec, reader, fn, ps)
+		q, err := quantErrorOf(spec, reader, fn, ps)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,11 +126,11 @@ func TestKoivistoFloat(t *testing.T) {
 		}
 		t.Logf("%v: quantization error mean %.3f cp, max %.2f cp, bias %+.3f cp", ov, q.Mean, q.Max, q.Bias)
 	}
-	if _, why, err := FloatTensors(base, ""); err != nil || why == "" {
+	if _, why, err := floatTensors(base, ""); err != nil || why == "" {
 		t.Errorf("shipped float net without a path: %q, %v", why, err)
 	}
 	k74, _ := archs.Load("koivisto-7.4")
-	if fn, why, err := FloatTensors(k74, "x"); fn != nil || err != nil || !strings.Contains(why, "quantized") {
+	if fn, why, err := floatTensors(k74, "x"); fn != nil || err != nil || !strings.Contains(why, "quantized") {
 		t.Errorf("int16 net: %v %q %v", fn, why, err)
 	}
 }
@@ -182,14 +182,14 @@ func TestQuantErrorQAT(t *testing.T) {
 		if err := nets.WriteFloat(path, h, ts); err != nil {
 			t.Fatal(err)
 		}
-		fn, why, err := FloatTensors(spec, path)
+		fn, why, err := floatTensors(spec, path)
 		if err != nil || fn == nil {
 			t.Fatalf("qat %q: %v %s", qat, err, why)
 		}
 		if fn.qat != (qat == "on") {
 			t.Errorf("qat %q in the header read as %v", qat, fn.qat)
 		}
-		if errs[qat], err = QuantErrorOf(spec, net, fn, ps); err != nil {
+		if errs[qat], err = quantErrorOf(spec, net, fn, ps); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("qat %q: mean %.3f cp, max %.2f cp, bias %+.3f cp", qat, errs[qat].Mean, errs[qat].Max, errs[qat].Bias)
@@ -264,7 +264,7 @@ func TestTraceReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	tr, err := RecordTrace(ctx, spec, net, ps, 3000)
+	tr, err := recordTrace(ctx, spec, net, ps, 3000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,10 +277,10 @@ func TestTraceReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 		ev := nnue.NewEvaluatorWith(net, h, false)
-		if _, _, err := Replay([]*nnue.Evaluator{ev}, tr, true); err != nil {
+		if _, _, err := replay([]*nnue.Evaluator{ev}, tr, true); err != nil {
 			t.Fatalf("H=%d: %v", h, err)
 		}
-		want, _, err := HistoryShares(ctx, s, net, ps, 3000)
+		want, _, err := historyShares(ctx, s, net, ps, 3000)
 		if err != nil {
 			t.Fatal(err)
 		}

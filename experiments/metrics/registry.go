@@ -47,9 +47,19 @@ type Subject struct {
 	Variant string
 	Spec    *archs.Spec
 	Net     *nnue.Network
-	// Positions are the manifest's positions (its limit applied).
-	Positions []data.Position
-	Search    Search
+	// NetPath is the net's file ("" for a shipped net): quant_error reads
+	// the float tensors it keeps.
+	NetPath string
+	// Positions are the manifest's positions (its limit applied), read
+	// from PositionsFile (a path or builtin: name).
+	Positions     []data.Position
+	PositionsFile string
+	Search        Search
+	// Loss, Validation and ValLimit are val_loss's: the loss, the
+	// validation files and the positions read from them (0: all).
+	Loss       LossSpec
+	Validation []string
+	ValLimit   int
 }
 
 // Search are a manifest's search settings ([speed]): how many of the

@@ -34,12 +34,12 @@ func TestClockResolution(t *testing.T) {
 		{"nanoseconds, 37 ns a reading", fakeClock(time.Nanosecond, 37*time.Nanosecond), 37 * time.Nanosecond},
 		{"frozen", func() time.Duration { return 5 * time.Second }, 0},
 	} {
-		if got := ClockResolution(tc.read); got != tc.want {
+		if got := clockResolution(tc.read); got != tc.want {
 			t.Errorf("%s: resolution %v, want %v", tc.name, got, tc.want)
 		}
 	}
 	if runtime.GOOS == "linux" {
-		if got := ClockResolution(cputime.Thread); got <= 0 || got > 100*time.Microsecond {
+		if got := clockResolution(cputime.Thread); got <= 0 || got > 100*time.Microsecond {
 			t.Errorf("cputime.Thread's resolution %v, want a nanosecond clock (at most 100µs a step)", got)
 		}
 	}
@@ -56,7 +56,7 @@ func TestSpeedRoundTarget(t *testing.T) {
 		{4 * time.Millisecond, 800 * time.Millisecond},
 		{10 * time.Millisecond, 2 * time.Second},
 	} {
-		if got := SpeedRoundTarget(tc.resolution); got != tc.want {
+		if got := speedRoundTarget(tc.resolution); got != tc.want {
 			t.Errorf("resolution %v: target %v, want %v", tc.resolution, got, tc.want)
 		}
 	}
@@ -88,9 +88,9 @@ func TestCalibrateReps(t *testing.T) {
 		if tc.step == time.Hour {
 			res = 0
 		}
-		target := SpeedRoundTarget(res)
+		target := speedRoundTarget(res)
 		p := pass(tc.perPass, tc.step)
-		reps := CalibrateReps(p, target, res)
+		reps := calibrateReps(p, target, res)
 		if tc.wantShortOfTarget {
 			if reps != maxSpeedReps {
 				t.Errorf("%s: %d passes, want the cap %d", tc.name, reps, maxSpeedReps)
@@ -105,8 +105,25 @@ func TestCalibrateReps(t *testing.T) {
 		}
 		// The clock's step is at most 1/roundSteps of the round: two
 		// variants 1% apart cannot show the same round time.
-		if res > 0 && float64(res)/float64(p(reps)) > 1.0/RoundSteps {
-			t.Errorf("%s: step %v is more than 1/%d of the round %v", tc.name, res, RoundSteps, p(reps))
+		if res > 0 && float64(res)/float64(p(reps)) > 1.0/roundSteps {
+			t.Errorf("%s: step %v is more than 1/%d of the round %v", tc.name, res, roundSteps, p(reps))
+		}
+	}
+}
+
+func TestBenchRunNPS(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		b         BenchRun
+		cpu, wall float64
+	}{
+		{"both clocks", BenchRun{Nodes: 1_000_000, CPU: 2 * time.Second, Wall: 4 * time.Second}, 500_000, 250_000},
+		{"no CPU time: the wall rate", BenchRun{Nodes: 1_000_000, Wall: 3 * time.Second}, 333_333, 333_333},
+		{"wall rounded", BenchRun{Nodes: 10, CPU: time.Second, Wall: 3 * time.Second}, 10, 3},
+		{"nothing measured", BenchRun{Nodes: 5}, 0, 0},
+	} {
+		if cpu, wall := tc.b.cpuNPS(), tc.b.wallNPS(); cpu != tc.cpu || wall != tc.wall {
+			t.Errorf("%s: cpu %v wall %v, want %v %v", tc.name, cpu, wall, tc.cpu, tc.wall)
 		}
 	}
 }

@@ -34,60 +34,12 @@ type TaskResult struct {
 	// under the same key (adoptElo).
 	AdoptedFrom string `json:"adopted_from,omitempty"`
 
-	Measure     *MeasureResult             `json:"measure,omitempty"`
+	Measure     *metrics.MeasureResult     `json:"measure,omitempty"`
 	Activations *metrics.ActivationsResult `json:"activations,omitempty"`
-	Speed       *SpeedResult               `json:"speed,omitempty"`
+	Speed       *metrics.SpeedResult       `json:"speed,omitempty"`
 	Elo         *EloResult                 `json:"elo,omitempty"`
 	Train       *TrainResult               `json:"train,omitempty"`
 	Data        *DataResult                `json:"data,omitempty"`
-}
-
-// MeasureResult holds a variant's per-net metrics.
-type MeasureResult struct {
-	Agreement *metrics.Agreement  `json:"agreement,omitempty"`
-	Reference string              `json:"reference,omitempty"`
-	Quant     *metrics.QuantError `json:"quant,omitempty"`
-	// QuantNote says why there is no quantization error.
-	QuantNote string           `json:"quant_note,omitempty"`
-	ValLoss   *metrics.ValLoss `json:"val_loss,omitempty"`
-	Shares    *metrics.Shares  `json:"shares,omitempty"`
-	// SharesQuiet counts only the searches whose root is not in check.
-	SharesQuiet *metrics.Shares `json:"shares_quiet,omitempty"`
-	// Metrics holds the values of the registered metrics (metrics.Def),
-	// by name, as their Measure returned them.
-	Metrics map[string]json.RawMessage `json:"metrics,omitempty"`
-}
-
-// SpeedResult holds the timing of every variant, round by round.
-type SpeedResult struct {
-	Clock string `json:"clock"`
-	// ClockResolutionNS is the smallest step of Clock observed (its
-	// resolution, or the cost of a reading for a nanosecond clock); Reps
-	// the passes of the trace in one variant's round, as many as make a
-	// round last speedRoundTarget. Both are 0 in results made before
-	// rounds were sized to the clock (one pass a round).
-	ClockResolutionNS int64 `json:"clock_resolution_ns,omitempty"`
-	Reps              int   `json:"reps,omitempty"`
-	Evals             int   `json:"evals"`
-	// BenchClock times bench_nps (the bench process's CPU time), with
-	// its resolution as observed; BenchRuns is the bench runs a round
-	// sums (as many as make the base's round last speedRoundTarget).
-	// Empty in results made before they were recorded (one run a round).
-	BenchClock             string         `json:"bench_clock,omitempty"`
-	BenchClockResolutionNS int64          `json:"bench_clock_resolution_ns,omitempty"`
-	BenchRuns              int            `json:"bench_runs,omitempty"`
-	Variants               []VariantSpeed `json:"variants"`
-}
-
-// VariantSpeed is one variant's timings; index r is round r.
-type VariantSpeed struct {
-	Name        string    `json:"name"`
-	EvalsPerSec []float64 `json:"evals_per_sec,omitempty"`
-	BenchNodes  uint64    `json:"bench_nodes,omitempty"`
-	// BenchNPS is nodes per CPU second of the bench process,
-	// BenchNPSWall the Nodes/second bench printed.
-	BenchNPS     []float64 `json:"bench_nps,omitempty"`
-	BenchNPSWall []float64 `json:"bench_nps_wall,omitempty"`
 }
 
 // EloResult is one chunk of games of a variant against the base.

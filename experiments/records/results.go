@@ -222,7 +222,7 @@ func merge(p *plan.Plan, partial bool) ([]Record, []string, error) {
 	return out, missing, nil
 }
 
-func measureRecords(p *plan.Plan, metric string, mr *plan.MeasureResult, rec func(string, float64, string, int, string) Record) []Record {
+func measureRecords(p *plan.Plan, metric string, mr *metrics.MeasureResult, rec func(string, float64, string, int, string) Record) []Record {
 	var out []Record
 	switch metric {
 	case manifest.MetricAgreement:
@@ -288,7 +288,7 @@ func shareRecords(prefix string, s *metrics.Shares, p *plan.Plan, rec func(strin
 	return out
 }
 
-func speedRecords(metric string, sr *plan.SpeedResult, vi int, rec func(string, float64, string, int) Record) []Record {
+func speedRecords(metric string, sr *metrics.SpeedResult, vi int, rec func(string, float64, string, int) Record) []Record {
 	me, base := sr.Variants[vi], sr.Variants[0]
 	ratioRec := func(name string, xs, bs []float64, unit string, detail map[string]any) []Record {
 		if len(xs) == 0 || len(xs) != len(bs) {

@@ -113,7 +113,7 @@ arch = "koivisto-7.4"
 name = "H1"
 overrides = ["history=1"]
 `)
-	writeResult(t, p, plan.TaskResult{ID: "measure-base-s1", Measure: &plan.MeasureResult{
+	writeResult(t, p, plan.TaskResult{ID: "measure-base-s1", Measure: &metrics.MeasureResult{
 		Agreement: &metrics.Agreement{N: 100, Scale: 1.1, MAE: 20, MAEUnscaled: 25, Sign: 0.9, Corr: 0.95}, Reference: "builtin",
 		Metrics: map[string]json.RawMessage{metrics.MetricNodesToDepth: json.RawMessage(`{"depth":7,"nodes":[300,100,200]}`)},
 	}})
@@ -138,7 +138,7 @@ overrides = ["history=1"]
 	if r := recs[3]; r.Value != 200 || r.Unit != "nodes" || r.N != 3 {
 		t.Errorf("nodes_to_depth record %+v", r)
 	}
-	writeResult(t, p, plan.TaskResult{ID: "measure-H1-s1", Measure: &plan.MeasureResult{
+	writeResult(t, p, plan.TaskResult{ID: "measure-H1-s1", Measure: &metrics.MeasureResult{
 		Agreement: &metrics.Agreement{N: 100, MAE: 30}, Metrics: map[string]json.RawMessage{metrics.MetricNodesToDepth: json.RawMessage(`{"depth":7,"nodes":[5]}`)},
 	}})
 	recs, err = Merge(p)

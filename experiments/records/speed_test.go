@@ -6,7 +6,6 @@ import (
 
 	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/experiments/metrics"
-	"github.com/nnuelab/nnuelab/experiments/plan"
 	"github.com/nnuelab/nnuelab/internal/cputime"
 )
 
@@ -18,7 +17,7 @@ func TestSpeedRecordsDetail(t *testing.T) {
 	rec := func(metric string, value float64, unit string, n int) Record {
 		return Record{Metric: metric, Value: value, Unit: unit, N: n}
 	}
-	old := &plan.SpeedResult{Clock: "thread CPU time", Evals: 1000, Variants: []plan.VariantSpeed{
+	old := &metrics.SpeedResult{Clock: "thread CPU time", Evals: 1000, Variants: []metrics.VariantSpeed{
 		{Name: "base", EvalsPerSec: []float64{4e7, 4e7}, BenchNodes: 500, BenchNPS: []float64{1e6, 1e6}, BenchNPSWall: []float64{9e5, 9e5}},
 	}}
 	now := *old
@@ -26,7 +25,7 @@ func TestSpeedRecordsDetail(t *testing.T) {
 	now.BenchClock, now.BenchClockResolutionNS, now.BenchRuns = metrics.ProcessClock, 22000, 2
 	for _, tc := range []struct {
 		name   string
-		sr     *plan.SpeedResult
+		sr     *metrics.SpeedResult
 		metric string
 		keys   []string
 	}{

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,7 +21,6 @@ import (
 	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/experiments/metrics"
 	"github.com/nnuelab/nnuelab/experiments/plan"
-	"github.com/nnuelab/nnuelab/internal/cputime"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/version"
 	"github.com/nnuelab/nnuelab/nets"
@@ -112,7 +110,9 @@ func loadVariant(p *plan.Plan, v *plan.Variant, seedIdx int) (*archs.Spec, *nnue
 	return spec, net, ref, nil
 }
 
-func runMeasure(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer) (*plan.MeasureResult, error) {
+// runMeasure loads a variant's net for the task's seed and the manifest's
+// positions and measures what the manifest lists (metrics.Measure).
+func runMeasure(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer) (*metrics.MeasureResult, error) {
 	m := p.Manifest
 	v := p.Variant(t.Variant)
 	if v == nil {
@@ -126,190 +126,36 @@ func runMeasure(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer) 
 	if err != nil {
 		return nil, err
 	}
-	r := &plan.MeasureResult{}
-	if m.Has(manifest.MetricAgreement) {
-		sf, src, err := metrics.StockfishReference(p.Positions, ps)
-		if err != nil {
-			return nil, err
-		}
-		cp := make([]float64, len(ps))
-		for i, pos := range ps {
-			cp[i] = metrics.NetCP(net, pos.Pos)
-		}
-		a := metrics.AgreementOf(cp, sf)
-		r.Agreement, r.Reference = &a, src
-		fmt.Fprintf(log, "%s: agreement with Stockfish 15.1 on %d positions: MAE %.1f cp (scale %.3f), sign %.1f%%\n", v.Name, a.N, a.MAE, a.Scale, 100*a.Sign)
-	}
-	if m.Has(manifest.MetricQuantError) {
-		fn, why, err := metrics.FloatTensors(spec, ref.Path)
-		switch {
-		case err != nil:
-			return nil, err
-		case fn == nil:
-			r.QuantNote = why
-		default:
-			if r.Quant, err = metrics.QuantErrorOf(spec, net, fn, ps); err != nil {
-				return nil, fmt.Errorf("quantization error: %w", err)
-			}
-			fmt.Fprintf(log, "%s: quantization error on %d positions: mean %.2f cp, max %.1f cp\n", v.Name, r.Quant.N, r.Quant.Mean, r.Quant.Max)
-		}
-	}
-	if m.Has(manifest.MetricValLoss) {
-		if r.ValLoss, err = metrics.ValLossOf(m.Loss, net, p.Validation, p.ValLimit()); err != nil {
-			return nil, fmt.Errorf("validation loss: %w", err)
-		}
-		fmt.Fprintf(log, "%s: validation loss %.6f on %d positions\n", v.Name, r.ValLoss.Loss, r.ValLoss.N)
-	}
-	if m.Has(manifest.MetricHistoryShares) {
-		if r.Shares, r.SharesQuiet, err = metrics.HistoryShares(ctx, spec, net, metrics.SearchPositions(ps, m.Speed.Positions), m.Speed.Nodes); err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(log, "%s: %d accumulator updates in %d nodes\n", v.Name, r.Shares.Updates, r.Shares.Nodes)
-	}
-	for _, x := range m.MeasureMetrics() {
-		d, ok := metrics.Lookup(x)
-		if !ok {
-			continue
-		}
-		s := &metrics.Subject{Variant: v.Name, Spec: spec, Net: net, Positions: ps,
-			Search: metrics.Search{Positions: m.Speed.Positions, Nodes: m.Speed.Nodes}}
-		val, err := d.Measure(ctx, s, log)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", x, err)
-		}
-		raw, err := json.Marshal(val)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", x, err)
-		}
-		if r.Metrics == nil {
-			r.Metrics = map[string]json.RawMessage{}
-		}
-		r.Metrics[x] = raw
-	}
-	return r, nil
+	s := &metrics.Subject{Variant: v.Name, Spec: spec, Net: net, NetPath: ref.Path, Positions: ps, PositionsFile: p.Positions,
+		Search: metrics.Search{Positions: m.Speed.Positions, Nodes: m.Speed.Nodes}, Loss: m.Loss, Validation: p.Validation, ValLimit: p.ValLimit()}
+	return metrics.Measure(ctx, s, m.MeasureMetrics(), log)
 }
 
-func runSpeed(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer) (*plan.SpeedResult, error) {
+func runSpeed(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer) (*metrics.SpeedResult, error) {
 	m := p.Manifest
-	type loaded struct {
-		v    *plan.Variant
-		spec *archs.Spec
-		net  *nnue.Network
-		ref  plan.NetRef
-	}
-	var vs []loaded
+	var subjects []*metrics.Subject
+	var refs []plan.NetRef
 	for _, v := range p.Variants {
 		spec, net, ref, err := loadVariant(p, v, 0)
 		if err != nil {
 			return nil, err
 		}
-		vs = append(vs, loaded{v, spec, net, ref})
+		subjects = append(subjects, &metrics.Subject{Variant: v.Name, Spec: spec, Net: net, NetPath: ref.Path})
+		refs = append(refs, ref)
 	}
-	res := &plan.SpeedResult{Clock: cputime.ThreadClock}
-	for _, l := range vs {
-		res.Variants = append(res.Variants, plan.VariantSpeed{Name: l.v.Name})
-	}
-	// fresh returns n new evaluators of a variant: every pass of the trace
-	// starts from scratch, as the search it replays did.
-	fresh := func(l loaded, n int) []*nnue.Evaluator {
-		evs := make([]*nnue.Evaluator, n)
-		for i := range evs {
-			evs[i] = nnue.NewEvaluatorWith(l.net, l.spec.History, l.spec.RefreshCache)
-		}
-		return evs
-	}
-	var tr *metrics.Trace
+	opt := metrics.SpeedOptions{Rounds: m.Speed.Rounds, BenchNPS: m.Has(manifest.MetricBenchNPS),
+		Search: metrics.Search{Positions: m.Speed.Positions, Nodes: m.Speed.Nodes},
+		Bench: func(ctx context.Context, i int) (metrics.BenchRun, error) {
+			return runBench(ctx, p, p.Variants[i], refs[i])
+		}}
 	if m.Has(manifest.MetricEvalSpeed) {
 		ps, err := data.ReadPositions(p.Positions, m.Positions.Limit)
 		if err != nil {
 			return nil, err
 		}
-		base := vs[0]
-		if tr, err = metrics.RecordTrace(ctx, base.spec, base.net, metrics.SearchPositions(ps, m.Speed.Positions), m.Speed.Nodes); err != nil {
-			return nil, err
-		}
-		res.Evals = tr.Evals
-		fmt.Fprintf(log, "speed: recorded %d evaluations of the base's searches\n", tr.Evals)
-		// Warm up (page in the nets, grow the stacks), checking that the
-		// base reproduces its own search.
-		fastest, best := 0, time.Duration(math.MaxInt64)
-		for i, l := range vs {
-			_, el, err := metrics.Replay(fresh(l, 1), tr, i == 0)
-			if err != nil {
-				return nil, err
-			}
-			if el < best {
-				fastest, best = i, el
-			}
-		}
-		// Size the rounds to the clock: the fastest variant's round lasts
-		// speedRoundTarget, every variant replays the trace as often.
-		resolution := metrics.ClockResolution(cputime.Thread)
-		res.ClockResolutionNS = int64(resolution)
-		target := metrics.SpeedRoundTarget(resolution)
-		res.Reps = metrics.CalibrateReps(func(n int) time.Duration {
-			_, el, _ := metrics.Replay(fresh(vs[fastest], n), tr, false)
-			return el
-		}, target, resolution)
-		fmt.Fprintf(log, "speed: %d passes of the trace a round (%s of CPU time at least; %s, resolution %s)\n",
-			res.Reps, target, cputime.ThreadClock, resolution)
+		opt.EvalSpeed, opt.Trace = true, ps
 	}
-	benchRuns := 1
-	if m.Has(manifest.MetricBenchNPS) {
-		// The base's bench once, to warm up and to size the rounds to the
-		// resolution of the process's CPU time: a round sums enough runs
-		// to last roundSteps steps of it (one run at the default depth,
-		// unless the clock ticks coarsely).
-		resolution := metrics.ClockResolution(cputime.RusageThread)
-		res.BenchClock, res.BenchClockResolutionNS = metrics.ProcessClock, int64(resolution)
-		b, err := runBench(ctx, p, vs[0].v, vs[0].ref)
-		if err != nil {
-			return nil, err
-		}
-		target := metrics.RoundSteps * resolution
-		if b.cpu > 0 && b.cpu < target {
-			benchRuns = min(int(math.Ceil(float64(target)/float64(b.cpu))), metrics.MaxBenchRuns)
-		}
-		res.BenchRuns = benchRuns
-		fmt.Fprintf(log, "speed: %d bench run(s) a round (the base's took %s of CPU time; %s, resolution %s)\n",
-			benchRuns, b.cpu.Round(time.Millisecond), metrics.ProcessClock, resolution)
-	}
-	n := len(vs)
-	for round := 0; round < m.Speed.Rounds; round++ {
-		// Rotate the order so that no variant always runs first.
-		for k := 0; k < n; k++ {
-			i := (k + round) % n
-			l := vs[i]
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if tr != nil {
-				eps, _, err := metrics.Replay(fresh(l, res.Reps), tr, false)
-				if err != nil {
-					return nil, err
-				}
-				res.Variants[i].EvalsPerSec = append(res.Variants[i].EvalsPerSec, eps)
-			}
-			if m.Has(manifest.MetricBenchNPS) {
-				var sum benchRun
-				for range benchRuns {
-					b, err := runBench(ctx, p, l.v, l.ref)
-					if err != nil {
-						return nil, err
-					}
-					sum.nodes += b.nodes
-					sum.cpu += b.cpu
-					sum.wall += b.wall
-				}
-				vsp := &res.Variants[i]
-				vsp.BenchNodes = sum.nodes / uint64(benchRuns)
-				vsp.BenchNPS = append(vsp.BenchNPS, sum.cpuNPS())
-				vsp.BenchNPSWall = append(vsp.BenchNPSWall, sum.wallNPS())
-			}
-		}
-		fmt.Fprintf(log, "speed: round %d/%d done\n", round+1, m.Speed.Rounds)
-	}
-	return res, nil
+	return metrics.Speed(ctx, subjects, opt, log)
 }
 
 var (
@@ -317,32 +163,9 @@ var (
 	npsRE   = regexp.MustCompile(`(?m)^Nodes/second: (\d+)`)
 )
 
-// benchRun is what `nnuelab bench` did: its node count, the CPU time of
-// the process and the wall time its Nodes/second line implies.
-type benchRun struct {
-	nodes     uint64
-	cpu, wall time.Duration
-}
-
-// cpuNPS is nodes per CPU second (the printed, wall-time figure where the
-// OS reports no CPU time).
-func (b benchRun) cpuNPS() float64 {
-	if b.cpu <= 0 {
-		return b.wallNPS()
-	}
-	return float64(b.nodes) / b.cpu.Seconds()
-}
-
-func (b benchRun) wallNPS() float64 {
-	if b.wall <= 0 {
-		return 0
-	}
-	return math.Round(float64(b.nodes) / b.wall.Seconds())
-}
-
 // runBench runs `nnuelab bench` on a variant: its node count, the CPU
 // time of the process and the wall time it printed (as Nodes/second).
-func runBench(ctx context.Context, p *plan.Plan, v *plan.Variant, ref plan.NetRef) (benchRun, error) {
+func runBench(ctx context.Context, p *plan.Plan, v *plan.Variant, ref plan.NetRef) (metrics.BenchRun, error) {
 	args := []string{"bench", "--arch", filepath.Join(p.Out, v.SpecFile)}
 	if ref.Path != "" {
 		args = append(args, "--evalfile", ref.Path)
@@ -352,19 +175,19 @@ func runBench(ctx context.Context, p *plan.Plan, v *plan.Variant, ref plan.NetRe
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return benchRun{}, fmt.Errorf("%s %s: %v: %s", p.Binary, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return metrics.BenchRun{}, fmt.Errorf("%s %s: %v: %s", p.Binary, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	nm := nodesRE.FindSubmatch(stdout.Bytes())
 	sm := npsRE.FindSubmatch(stdout.Bytes())
 	if nm == nil || sm == nil {
-		return benchRun{}, fmt.Errorf("bench printed no Nodes searched / Nodes/second lines: %q", tail(stdout.String(), 300))
+		return metrics.BenchRun{}, fmt.Errorf("bench printed no Nodes searched / Nodes/second lines: %q", tail(stdout.String(), 300))
 	}
-	var b benchRun
-	b.nodes, _ = strconv.ParseUint(string(nm[1]), 10, 64)
+	var b metrics.BenchRun
+	b.Nodes, _ = strconv.ParseUint(string(nm[1]), 10, 64)
 	if nps, _ := strconv.ParseFloat(string(sm[1]), 64); nps > 0 {
-		b.wall = time.Duration(float64(b.nodes) / nps * float64(time.Second))
+		b.Wall = time.Duration(float64(b.Nodes) / nps * float64(time.Second))
 	}
-	b.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	b.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	return b, nil
 }
 

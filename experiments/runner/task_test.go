@@ -5,29 +5,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
 	"github.com/nnuelab/nnuelab/experiments/internal/plantest"
 	"github.com/nnuelab/nnuelab/experiments/plan"
 )
-
-func TestBenchRunNPS(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		b         benchRun
-		cpu, wall float64
-	}{
-		{"both clocks", benchRun{nodes: 1_000_000, cpu: 2 * time.Second, wall: 4 * time.Second}, 500_000, 250_000},
-		{"no CPU time: the wall rate", benchRun{nodes: 1_000_000, wall: 3 * time.Second}, 333_333, 333_333},
-		{"wall rounded", benchRun{nodes: 10, cpu: time.Second, wall: 3 * time.Second}, 10, 3},
-		{"nothing measured", benchRun{nodes: 5}, 0, 0},
-	} {
-		if cpu, wall := tc.b.cpuNPS(), tc.b.wallNPS(); cpu != tc.cpu || wall != tc.wall {
-			t.Errorf("%s: cpu %v wall %v, want %v %v", tc.name, cpu, wall, tc.cpu, tc.wall)
-		}
-	}
-}
 
 func TestTail(t *testing.T) {
 	for _, tc := range []struct {
