@@ -13,11 +13,11 @@ type ScalePoint struct {
 	Elo, SE   float64
 }
 
-// scalingFit is the line Elo = A + B·log2(positions) through scale points:
+// ScalingFit is the line Elo = A + B·log2(positions) through scale points:
 // B is the Elo one doubling of the data buys. SEB is B's standard error;
 // XMean is the points' mean log2(positions), weighted as the fit, about
 // which the line pivots when B moves within its interval.
-type scalingFit struct {
+type ScalingFit struct {
 	A, B, SEB, XMean float64
 	Points           int
 }
@@ -25,12 +25,12 @@ type scalingFit struct {
 // FitScaling fits Elo against log2(positions) by least squares weighted by
 // 1/SE² (a point measured over more games counts more). It needs two
 // points at different sizes, each with a positive standard error.
-func FitScaling(pts []ScalePoint) (scalingFit, error) {
+func FitScaling(pts []ScalePoint) (ScalingFit, error) {
 	var sw, sx, sy, sxx, sxy float64
 	sizes := map[float64]bool{}
 	for _, p := range pts {
 		if !(p.Positions > 0) || !(p.SE > 0) || math.IsInf(p.Elo, 0) || math.IsNaN(p.Elo) {
-			return scalingFit{}, fmt.Errorf("scale point %+v: positions and SE must be positive, Elo finite", p)
+			return ScalingFit{}, fmt.Errorf("scale point %+v: positions and SE must be positive, Elo finite", p)
 		}
 		w := 1 / (p.SE * p.SE)
 		x := math.Log2(p.Positions)
@@ -42,16 +42,16 @@ func FitScaling(pts []ScalePoint) (scalingFit, error) {
 		sizes[p.Positions] = true
 	}
 	if len(sizes) < 2 {
-		return scalingFit{}, errors.New("a scaling fit needs points at two data sizes or more")
+		return ScalingFit{}, errors.New("a scaling fit needs points at two data sizes or more")
 	}
 	d := sw*sxx - sx*sx
 	b := (sw*sxy - sx*sy) / d
-	return scalingFit{A: (sy - b*sx) / sw, B: b, SEB: math.Sqrt(sw / d), XMean: sx / sw, Points: len(pts)}, nil
+	return ScalingFit{A: (sy - b*sx) / sw, B: b, SEB: math.Sqrt(sw / d), XMean: sx / sw, Points: len(pts)}, nil
 }
 
 // PositionsFor returns the positions at which the fitted line reaches elo;
 // ok is false when the line does not rise (B <= 0).
-func (f scalingFit) PositionsFor(elo float64) (float64, bool) {
+func (f ScalingFit) PositionsFor(elo float64) (float64, bool) {
 	if !(f.B > 0) {
 		return 0, false
 	}

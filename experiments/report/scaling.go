@@ -154,8 +154,8 @@ func scalingSection(p *plan.Plan, recs []records.Record, reference string) (stri
 	fmt.Fprintf(&b, "- **At that rate the Elo against %s reaches %+.0f at about %s self-play positions**, %.0f× the %s of the largest point (%.1f doublings).",
 		reference, s.Goal, Millions(n), n/most, Millions(most), math.Log2(n/most))
 	if lo > 0 {
-		nLo, _ := scalingFit{A: f.A + (f.B-lo)*f.XMean, B: lo}.PositionsFor(s.Goal)
-		nHi, _ := scalingFit{A: f.A + (f.B-hi)*f.XMean, B: hi}.PositionsFor(s.Goal)
+		nLo, _ := ScalingFit{A: f.A + (f.B-lo)*f.XMean, B: lo}.PositionsFor(s.Goal)
+		nHi, _ := ScalingFit{A: f.A + (f.B-hi)*f.XMean, B: hi}.PositionsFor(s.Goal)
 		fmt.Fprintf(&b, " With the slope at either end of its interval (the line pivoting about the points' weighted centre): %s to %s positions.", Millions(nHi), Millions(nLo))
 	} else {
 		b.WriteString(" The slope's interval reaches zero, so the data cannot bound the size from above.")
