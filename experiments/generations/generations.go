@@ -331,7 +331,7 @@ func (r *genRunner) plan(k int) (*generation, error) {
 	}
 
 	// This generation's self-play, played by the best net so far.
-	positions, games, shards, nodes := g.GenSettings(k)
+	positions, games, shards, nodes := g.SelfplayOf(k)
 	gen.Datagen = manifest.DatagenSpec{
 		Name: genName(k), Positions: positions, Games: games, Shards: shards, RawSeed: int64(g.Seed) + int64(k) - 1,
 		Arch: r.playArch, ArchID: r.playArchID, Nodes: nodes, Depth: g.Depth, RandomPlies: g.RandomPlies, Keep: g.Keep,

@@ -334,8 +334,8 @@ func (m *Manifest) FixedElo() EloSpec {
 	return e
 }
 
-// GenSettings returns generation k's self-play size and search limit.
-func (g *GenerationsSpec) GenSettings(k int) (positions, games int64, shards int, nodes uint64) {
+// SelfplayOf returns generation k's self-play size and search limit.
+func (g *GenerationsSpec) SelfplayOf(k int) (positions, games int64, shards int, nodes uint64) {
 	positions, games, shards, nodes = g.Positions, g.Games, g.Shards, g.Nodes
 	for _, o := range g.Gen {
 		if o.Gen != k {

@@ -415,7 +415,7 @@ func EloRecord(p *plan.Plan, v *plan.Variant, results map[string]*plan.TaskResul
 // the second engine of the match (args: the first chunk's), else what the
 // manifest asks for (the classical engine, or the base).
 func eloAgainst(p *plan.Plan, args []string) string {
-	if name := MatchOpponent(args); name != "" {
+	if name := matchOpponent(args); name != "" {
 		return name
 	}
 	if p.Manifest.Elo != nil && p.Manifest.Elo.Opponent == manifest.OpponentClassical {
@@ -424,9 +424,9 @@ func eloAgainst(p *plan.Plan, args []string) string {
 	return p.BaseVariant().Name
 }
 
-// MatchOpponent returns the name= of the second -engine of `nnuelab
+// matchOpponent returns the name= of the second -engine of `nnuelab
 // match` arguments ("" when there is none).
-func MatchOpponent(args []string) string {
+func matchOpponent(args []string) string {
 	engines := 0
 	for _, a := range args {
 		if a == "-engine" || a == "--engine" {

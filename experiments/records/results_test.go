@@ -146,3 +146,21 @@ overrides = ["history=1"]
 		t.Errorf("full merge: %v, %+v", err, recs)
 	}
 }
+
+// TestMatchOpponent: the engine a chunk's games were played against, from
+// the match's arguments (the second engine's name; none when unnamed).
+func TestMatchOpponent(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"match", "-engine", "name=a"}, ""},
+		{[]string{"match", "-engine", "name=a", "-engine", "cmd=x", "-each", "name=z"}, ""},
+		{[]string{"match", "-engine", "name=a", "arg=name=q", "-engine", "cmd=x", "name=b"}, "b"},
+	} {
+		if got := matchOpponent(tc.args); got != tc.want {
+			t.Errorf("matchOpponent(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}

@@ -54,8 +54,8 @@ type agg struct {
 
 func (a *agg) value() float64 { return a.sum / float64(a.seeds) }
 
-// Summarize groups records by variant (in first-seen order) and metric.
-func Summarize(recs []records.Record) []*summary {
+// summarize groups records by variant (in first-seen order) and metric.
+func summarize(recs []records.Record) []*summary {
 	var out []*summary
 	for _, group := range lo.PartitionBy(recs, func(r records.Record) string { return r.Variant }) {
 		f := group[0]
@@ -157,9 +157,9 @@ func eloOpponent(m *manifest.Manifest) string {
 	return manifest.OpponentBase
 }
 
-// EloCell is a variant's Elo cell of the report's table: value, interval,
+// eloCell is a variant's Elo cell of the report's table: value, interval,
 // games and the SPRT's state.
-func EloCell(s *summary) string {
+func eloCell(s *summary) string {
 	a, ok := s.get("elo")
 	if !ok {
 		if s.base {
@@ -220,7 +220,7 @@ func writeReport(p *plan.Plan, recs []records.Record, dir string, missing []stri
 	}
 	m := p.Manifest
 	mdPath, plotDir := ReportPaths(dir, m.Name)
-	sums := Summarize(recs)
+	sums := summarize(recs)
 	if len(sums) == 0 {
 		return "", fmt.Errorf("no results to report")
 	}
@@ -308,7 +308,7 @@ func writeReport(p *plan.Plan, recs []records.Record, dir string, missing []stri
 			if m.Elo != nil && !m.Elo.Tests(s.name) && !(s.base && m.Elo.Opponent != manifest.OpponentClassical) {
 				return "not tested"
 			}
-			return EloCell(s)
+			return eloCell(s)
 		}, has("elo")},
 	}...)
 	b.WriteString("## Results\n\n| variant | overrides |")
@@ -560,7 +560,7 @@ func findings(sums []*summary, eloVs string) string {
 	for _, s := range sums {
 		if s.base {
 			if _, ok := s.get("elo"); ok {
-				fmt.Fprintf(&b, "- **%s** (the base) scores %s against the %s engine.\n", s.label, EloCell(s), eloVs)
+				fmt.Fprintf(&b, "- **%s** (the base) scores %s against the %s engine.\n", s.label, eloCell(s), eloVs)
 			}
 			continue
 		}
@@ -626,9 +626,9 @@ func findings(sums []*summary, eloVs string) string {
 		}
 		if _, ok := s.get("elo"); ok {
 			if eloVs == manifest.OpponentBase {
-				parts = append(parts, "scores "+EloCell(s)+" against it")
+				parts = append(parts, "scores "+eloCell(s)+" against it")
 			} else {
-				parts = append(parts, "scores "+EloCell(s)+" against the "+eloVs+" engine")
+				parts = append(parts, "scores "+eloCell(s)+" against the "+eloVs+" engine")
 			}
 		}
 		if len(parts) == 0 {

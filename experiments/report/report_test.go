@@ -22,7 +22,7 @@ func TestSummarize(t *testing.T) {
 		{Variant: "H1", Label: "H1", Metric: "m", Value: 3, N: 10, Seed: 2, Lower: fp(2), Upper: fp(4)},
 		{Variant: "H1", Label: "H1", Metric: "s", N: 0, Detail: map[string]any{"note": "ReLU has no ceiling"}},
 	}
-	sums := Summarize(recs)
+	sums := summarize(recs)
 	if len(sums) != 2 || sums[0].name != "H1" || sums[1].name != "base" || !sums[1].base {
 		t.Fatalf("summaries %+v", sums)
 	}

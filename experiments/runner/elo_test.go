@@ -180,17 +180,4 @@ func TestEloAgainst(t *testing.T) {
 			t.Errorf("%s: against %v, want %s", tc.name, got, tc.want)
 		}
 	}
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{nil, ""},
-		{[]string{"match", "-engine", "name=a"}, ""},
-		{[]string{"match", "-engine", "name=a", "-engine", "cmd=x", "-each", "name=z"}, ""},
-		{[]string{"match", "-engine", "name=a", "arg=name=q", "-engine", "cmd=x", "name=b"}, "b"},
-	} {
-		if got := records.MatchOpponent(tc.args); got != tc.want {
-			t.Errorf("matchOpponent(%q) = %q, want %q", tc.args, got, tc.want)
-		}
-	}
 }
