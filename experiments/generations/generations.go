@@ -339,9 +339,9 @@ func (r *genRunner) plan(k int) (*generation, error) {
 	if !player.Shipped {
 		gen.Datagen.Net, gen.Datagen.NetID = player.Path, player.ID
 	}
-	if g.LabelNodes > 0 {
+	if n := g.LabelNodesOf(k); n > 0 {
 		gen.Label = &manifest.LabelSpec{Name: genName(k), Inputs: []string{manifest.RefDatagen + genName(k)}, Engine: g.LabelEngine,
-			Hash: 16, Nodes: g.LabelNodes, Shards: shards}
+			Hash: 16, Nodes: n, Shards: shards}
 	}
 
 	// The train part: the window's data (earlier generations' as made by
@@ -818,6 +818,9 @@ func (r *genRunner) selfplayText() string {
 		}
 		if o.Nodes > 0 {
 			parts = append(parts, fmt.Sprintf("%d nodes", o.Nodes))
+		}
+		if o.LabelNodes > 0 && o.LabelNodes != g.LabelNodes {
+			parts = append(parts, fmt.Sprintf("rescored by %s at %d nodes", filepath.Base(g.LabelEngine), o.LabelNodes))
 		}
 		if len(parts) > 0 {
 			s += fmt.Sprintf("; generation %d: %s", o.Gen, strings.Join(parts, ", "))

@@ -307,6 +307,28 @@ func TestGenerationsPlan(t *testing.T) {
 	if l1.Train.Task("datagen-gen1-0001").Data.Gen.Positions != 400 {
 		t.Error("generation 2's settings changed generation 1")
 	}
+
+	// Rescoring from generation 2 on: generation 1 keeps the data and the
+	// net (so the keys) of the loop that never rescored; generation 2's
+	// own self-play is rescored and trains beside generation 1's as made.
+	plain := writeManifest(t, dir, "plain.toml", genHead(shippedChess768(t))+genTail)
+	p1 := planGen(t, genRunnerOf(t, plain, filepath.Join(dir, "out3"), filepath.Join(dir, "cache")), 1)
+	m = writeManifest(t, dir, "label2.toml", genHead(shippedChess768(t))+"label_engine = \"/bin/sh\"\n[[generations.gen]]\ngen = 2\nlabel_nodes = 50\n"+genTail)
+	r = genRunnerOf(t, m, filepath.Join(dir, "out4"), filepath.Join(dir, "cache"))
+	k1 := planGen(t, r, 1)
+	k1.Decided = true
+	k2 := planGen(t, r, 2)
+	if k1.Data.Ref != "datagen:gen1" || k1.Data.Key != p1.Data.Key || k1.Net.ID != p1.Net.ID {
+		t.Errorf("generation 1 of a loop rescoring from generation 2: %s key %s net %s; without rescoring: key %s net %s",
+			k1.Data.Ref, k1.Data.Key, k1.Net.ID, p1.Data.Key, p1.Net.ID)
+	}
+	if k2.Data.Ref != "label:gen2" || k2.Train.Task("label-gen2-0001") == nil {
+		t.Errorf("generation 2 rescored: trains on %s", k2.Data.Ref)
+	}
+	got := k2.Train.Task(k2.Train.Variant("gen2").Nets[0].Train).Train.Config.Data
+	if want := append(append([]string(nil), k1.Data.Files...), k2.Data.Files...); !slices.Equal(got, want) {
+		t.Errorf("generation 2 trains on %v, want generation 1's self-play and generation 2's rescored: %v", got, want)
+	}
 }
 
 // TestGenerationsKeys: tasks are keyed by content, never by path.

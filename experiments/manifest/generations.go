@@ -84,7 +84,8 @@ type GenerationsSpec struct {
 	Filter string `toml:"filter" json:"filter,omitempty"`
 	// LabelNodes > 0 rescores each generation's self-play with LabelEngine
 	// (default /usr/games/stockfish, Stockfish 15.1) at this many nodes
-	// per position ([[label]], one shard per self-play shard).
+	// per position ([[label]], one shard per self-play shard); a
+	// [[generations.gen]] label_nodes rescores that generation's alone.
 	LabelNodes  uint64 `toml:"label_nodes" json:"label_nodes,omitempty"`
 	LabelEngine string `toml:"label_engine" json:"label_engine,omitempty"`
 	// Gen changes the self-play of single generations ([[generations.gen]]).
@@ -103,6 +104,21 @@ type GenSettings struct {
 	// generation (e.g. a first generation trained from scratch, so that
 	// the lineage holds only the loop's own self-play).
 	WarmStart *bool `toml:"warm_start" json:"warm_start,omitempty"`
+	// LabelNodes > 0 rescores this generation's self-play (from then on a
+	// loop can rescore without changing the data, and so the keys, of the
+	// generations before it).
+	LabelNodes uint64 `toml:"label_nodes" json:"label_nodes,omitempty"`
+}
+
+// LabelNodesOf returns the nodes generation k's self-play is rescored at,
+// 0 for none.
+func (g *GenerationsSpec) LabelNodesOf(k int) uint64 {
+	for _, o := range g.Gen {
+		if o.Gen == k && o.LabelNodes > 0 {
+			return o.LabelNodes
+		}
+	}
+	return g.LabelNodes
 }
 
 // WarmStarts reports whether generation k starts from the previous net.
@@ -243,7 +259,11 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 			g.Filter = "default"
 		}
 	}
-	if g.LabelNodes > 0 && g.LabelEngine == "" {
+	rescores := g.LabelNodes > 0
+	for _, o := range g.Gen {
+		rescores = rescores || o.LabelNodes > 0
+	}
+	if rescores && g.LabelEngine == "" {
 		g.LabelEngine = "/usr/games/stockfish"
 	}
 	switch {
@@ -257,7 +277,7 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 		return bad("generations.keep", "%q is not one of %s, %s", g.Keep, datasets.KeepQuiet, datasets.KeepAll)
 	case g.Window < 0:
 		return bad("generations.window", "must be >= 0 (0 = every generation's data), got %d", g.Window)
-	case g.LabelEngine != "" && g.LabelNodes == 0:
+	case g.LabelEngine != "" && !rescores:
 		return bad("generations.label_engine", "rescoring needs label_nodes > 0")
 	}
 	if _, err := (&TrainSpec{Filter: g.Filter}).DataFilter(); err != nil {
