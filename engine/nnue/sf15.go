@@ -29,10 +29,14 @@ import (
 type sf15Stack struct {
 	b0 []int32
 	w0 []int8 // l0 rows of W
-	b1 []int32
-	w1 []int8 // l1 rows of pad32(2*(l0-1))
-	b2 int32
-	w2 []int8 // pad32(l1)
+	// w0s is w0 in the sparse layer's layout (simd.SparseWeights), when
+	// l0 is a multiple of simd.SparseRows: fc_0 then runs over the
+	// non-zero 4-byte groups of its input only (nil: the dense Affine7).
+	w0s []int8
+	b1  []int32
+	w1  []int8 // l1 rows of pad32(2*(l0-1))
+	b2  int32
+	w2  []int8 // pad32(l1)
 }
 
 // sf15Head is Stockfish 15.1's PSQT and layer stacks. Its Trace has
@@ -81,8 +85,16 @@ func (h *sf15Head) propagate(in []uint8, b int, tr *Trace) int32 {
 	st := &h.stacks[b]
 	var o0, o1 [maxSFDense]int32
 	var in1, in2 [maxSFDense]uint8 // zero beyond the live inputs: the padding
-	// Pairwise products are at most 126: the fast kernel is exact.
-	simd.Affine7(o0[:h.l0], in, st.w0, st.b0)
+	// Pairwise products are at most 127: the fast kernels are exact. Most
+	// of them are zero, so fc_0 skips the all-zero 4-byte groups of its
+	// input (Stockfish does since 16); the result is the dense one.
+	if st.w0s != nil {
+		var nnz [maxSF17Transformed / 4]uint16
+		k := simd.FindNNZ(nnz[:len(in)/4], in)
+		simd.AffineSparse7(o0[:h.l0], in, st.w0s, st.b0, nnz[:k])
+	} else {
+		simd.Affine7(o0[:h.l0], in, st.w0, st.b0)
+	}
 	k := h.l0 - 1 // the last output of fc_0 is the skip connection
 	for i, v := range o0[:k] {
 		// The square of a negative sum is positive: no ReLU before it.
@@ -221,6 +233,9 @@ func (h *sf15Head) readStacks(r *reader, stackHash uint32, w int) error {
 			}
 		}
 		st.b2 = b2[0]
+		if l0%simd.SparseRows == 0 {
+			st.w0s = simd.SparseWeights(st.w0, l0, w)
+		}
 	}
 	return nil
 }

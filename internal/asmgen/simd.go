@@ -37,6 +37,8 @@ func simdKernels(g *gen) {
 	g.dotUint8Int8()
 	g.affine("affineAVX2", true, 4)
 	g.affine("affine7AVX2", false, 4)
+	g.findNNZ()
+	g.affineSparse()
 	g.dotActivation("dotReLUAVX2", false)
 	g.dotActivation("dotClippedReLUAVX2", true)
 	g.dotSquaredClippedReLU()
@@ -547,5 +549,132 @@ func (g *gen) dotSquaredClippedReLU() {
 	g.VPSLLD(U8(16), sum[1], sum[1])
 	g.VPSUBD(sum[1], sum[0], sum[0])
 	g.retInt32(g.hsum32(sum[0]))
+	g.ret()
+}
+
+// findNNZ emits the search for the non-zero 4-byte groups of a uint8 vector
+// (the input of Stockfish's sparse first dense layer): out[0..count) =
+// the indices c, increasing, of the groups in[4c:4c+4] that are not all
+// zero; it returns count. Per 32 bytes (eight groups): VPCMPEQD against
+// zero and VMOVMSKPS give an eight-bit mask of the zero groups, inverted to
+// the non-zero ones; lut (256 rows of eight uint16) lists each mask's set
+// bits in order, and those eight words plus the index of the block's first
+// group are stored at out[count] in one 16-byte store, of which the first
+// POPCNT(mask) count. A store may write up to seven words past the new
+// count, never past the group it is at: out needs n/4 entries. Two blocks
+// per iteration.
+func (g *gen) findNNZ() {
+	g.kernel("findNNZAVX2", "func(in *uint8, n int, lut *uint16, out *uint16) int",
+		"findNNZAVX2 writes the indices of the non-zero 4-byte groups of in[0:n] to out, in order, and returns their count.")
+	in, n, lut, out := g.arg("in"), g.arg("n"), g.arg("lut"), g.arg("out")
+	count := g.GP64()
+	g.XORQ(count, count)
+	zero, base, eight := g.YMM(), g.XMM(), g.XMM()
+	g.VPXOR(zero, zero, zero)
+	g.VPXOR(base, base, base) // the first group's index, in every word
+	g.VPCMPEQW(eight, eight, eight)
+	g.VPSRLW(U8(15), eight, eight)
+	g.VPSLLW(U8(3), eight, eight) // 8 in every word
+	g.loop(n, 32, 2, func(i reg.GPVirtual, k int) {
+		v, m, row := g.ymms(k), make([]reg.GPVirtual, k), make([]reg.VecVirtual, k)
+		for j := range k {
+			m[j], row[j] = g.GP64(), g.XMM()
+		}
+		stages(k,
+			func(j int) { g.VMOVDQU(at(in, i, 1, 32*j), v[j]) },
+			func(j int) { g.VPCMPEQD(zero, v[j], v[j]) },
+			func(j int) { g.VMOVMSKPS(v[j], m[j].As32()) },
+			func(j int) { g.XORQ(U32(0xff), m[j]) })
+		for j := range k {
+			p := g.GP64()
+			g.POPCNTQ(m[j], p)
+			g.SHLQ(U8(4), m[j]) // 16 bytes a row of lut
+			g.VMOVDQU(at(lut, m[j], 1, 0), row[j])
+			g.VPADDW(base, row[j], row[j])
+			g.VMOVDQU(row[j], at(out, count, 2, 0))
+			g.ADDQ(p, count)
+			g.VPADDW(eight, base, base)
+		}
+	})
+	g.Store(count, g.ReturnIndex(0))
+	g.ret()
+}
+
+// affineSparse emits the sparse first dense layer for a block of 16
+// outputs: out[0:16] = bias[0:16] + sum over k < count of the products of
+// the 4-byte group c = nnz[k] of in with its weights, which the sparse
+// layout keeps together: w[64c + 4o + b] is the weight of input 4c+b for
+// output o. Per group: the four input bytes broadcast to every dword
+// (VPBROADCASTD), two VPMADDUBSW against the group's 64 weight bytes
+// (outputs 0-7 and 8-15), exact for inputs below 128 (a pair is at most
+// 2*127*128 = 32512 in magnitude), VPMADDWD against words of 1 to add the
+// pairs of each output into its dword, and VPADDD into the accumulators.
+// Two groups per iteration into two sets of accumulators. Every index is
+// checked against groups (the number of groups of in): the kernel returns
+// false at the first one out of range, without storing.
+func (g *gen) affineSparse() {
+	g.kernel("affineSparse16AVX2", "func(out *int32, in *uint8, w *int8, bias *int32, nnz *uint16, count, groups int) bool",
+		"affineSparse16AVX2 sets out[0:16] = bias[0:16] + the products of the 4-byte groups nnz[0:count] of in with their weights (sparse layout), for inputs below 128; false if an index is not below groups.")
+	out, in, w, bias := g.arg("out"), g.arg("in"), g.arg("w"), g.arg("bias")
+	nnz, count, groups := g.arg("nnz"), g.arg("count"), g.arg("groups")
+	ones := g.YMM()
+	g.VPCMPEQW(ones, ones, ones)
+	g.VPSRLW(U8(15), ones, ones) // 1 in every word
+	acc := [2][2]reg.VecVirtual{{g.YMM(), g.YMM()}, {g.YMM(), g.YMM()}}
+	g.VMOVDQU(Mem{Base: bias}, acc[0][0])
+	g.VMOVDQU(Mem{Base: bias, Disp: 32}, acc[0][1])
+	g.VPXOR(acc[1][0], acc[1][0], acc[1][0])
+	g.VPXOR(acc[1][1], acc[1][1], acc[1][1])
+	k := g.GP64()
+	g.XORQ(k, k)
+	// body emits the groups nnz[k+j] for j < steps, group j into set j.
+	body := func(steps int) {
+		c, x := make([]reg.GPVirtual, steps), g.ymms(steps)
+		t := [][2]reg.VecVirtual{}
+		for j := range steps {
+			c[j] = g.GP64()
+			t = append(t, [2]reg.VecVirtual{g.YMM(), g.YMM()})
+		}
+		stages(steps,
+			func(j int) { g.MOVWQZX(at(nnz, k, 2, 2*j), c[j]) },
+			func(j int) {
+				g.CMPQ(c[j], groups)
+				g.JAE(LabelRef("bad"))
+			},
+			func(j int) { g.VPBROADCASTD(at(in, c[j], 4, 0), x[j]) },
+			func(j int) { g.SHLQ(U8(6), c[j]) }, // 64 weight bytes a group
+			func(j int) { g.VPMADDUBSW(at(w, c[j], 1, 0), x[j], t[j][0]) },
+			func(j int) { g.VPMADDUBSW(at(w, c[j], 1, 32), x[j], t[j][1]) },
+			func(j int) { g.VPMADDWD(ones, t[j][0], t[j][0]) },
+			func(j int) { g.VPMADDWD(ones, t[j][1], t[j][1]) },
+			func(j int) { g.VPADDD(t[j][0], acc[j][0], acc[j][0]) },
+			func(j int) { g.VPADDD(t[j][1], acc[j][1], acc[j][1]) })
+	}
+	end := g.GP64()
+	g.MOVQ(count, end)
+	g.ANDQ(I8(-2), end) // the groups that fill whole iterations
+	g.JZ(LabelRef("tail"))
+	g.Label("loop2")
+	body(2)
+	g.ADDQ(U8(2), k)
+	g.CMPQ(k, end)
+	g.JB(LabelRef("loop2"))
+	g.Label("tail")
+	g.CMPQ(k, count)
+	g.JAE(LabelRef("store"))
+	body(1)
+	g.Label("store")
+	g.VPADDD(acc[1][0], acc[0][0], acc[0][0])
+	g.VPADDD(acc[1][1], acc[0][1], acc[0][1])
+	g.VMOVDQU(acc[0][0], Mem{Base: out})
+	g.VMOVDQU(acc[0][1], Mem{Base: out, Disp: 32})
+	ok := g.GP8()
+	g.MOVB(U8(1), ok)
+	g.Store(ok, g.ReturnIndex(0))
+	g.ret()
+	g.Label("bad")
+	bad := g.GP8()
+	g.XORB(bad, bad)
+	g.Store(bad, g.ReturnIndex(0))
 	g.ret()
 }

@@ -983,6 +983,150 @@ done:
 	VZEROUPPER
 	RET
 
+// func findNNZAVX2(in *uint8, n int, lut *uint16, out *uint16) int
+// Requires: AVX, AVX2, POPCNT
+TEXT ·findNNZAVX2(SB), NOSPLIT, $0-40
+	MOVQ     in+0(FP), AX
+	MOVQ     n+8(FP), CX
+	MOVQ     lut+16(FP), DX
+	MOVQ     out+24(FP), BX
+	XORQ     SI, SI
+	VPXOR    Y0, Y0, Y0
+	VPXOR    X1, X1, X1
+	VPCMPEQW X2, X2, X2
+	VPSRLW   $0x0f, X2, X2
+	VPSLLW   $0x03, X2, X2
+	XORQ     DI, DI
+	MOVQ     CX, R8
+	ANDQ     $-64, R8
+	JZ       tail
+
+loop2:
+	VMOVDQU   (AX)(DI*1), Y3
+	VMOVDQU   32(AX)(DI*1), Y4
+	VPCMPEQD  Y0, Y3, Y3
+	VPCMPEQD  Y0, Y4, Y4
+	VMOVMSKPS Y3, R9
+	VMOVMSKPS Y4, R10
+	XORQ      $0x000000ff, R9
+	XORQ      $0x000000ff, R10
+	POPCNTQ   R9, R11
+	SHLQ      $0x04, R9
+	VMOVDQU   (DX)(R9*1), X3
+	VPADDW    X1, X3, X3
+	VMOVDQU   X3, (BX)(SI*2)
+	ADDQ      R11, SI
+	VPADDW    X2, X1, X1
+	POPCNTQ   R10, R9
+	SHLQ      $0x04, R10
+	VMOVDQU   (DX)(R10*1), X3
+	VPADDW    X1, X3, X3
+	VMOVDQU   X3, (BX)(SI*2)
+	ADDQ      R9, SI
+	VPADDW    X2, X1, X1
+	ADDQ      $0x40, DI
+	CMPQ      DI, R8
+	JB        loop2
+
+tail:
+	CMPQ      DI, CX
+	JAE       done
+	VMOVDQU   (AX)(DI*1), Y3
+	VPCMPEQD  Y0, Y3, Y3
+	VMOVMSKPS Y3, AX
+	XORQ      $0x000000ff, AX
+	POPCNTQ   AX, CX
+	SHLQ      $0x04, AX
+	VMOVDQU   (DX)(AX*1), X0
+	VPADDW    X1, X0, X0
+	VMOVDQU   X0, (BX)(SI*2)
+	ADDQ      CX, SI
+	VPADDW    X2, X1, X1
+
+done:
+	MOVQ SI, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func affineSparse16AVX2(out *int32, in *uint8, w *int8, bias *int32, nnz *uint16, count int, groups int) bool
+// Requires: AVX, AVX2
+TEXT ·affineSparse16AVX2(SB), NOSPLIT, $0-57
+	MOVQ     out+0(FP), AX
+	MOVQ     in+8(FP), CX
+	MOVQ     w+16(FP), DX
+	MOVQ     bias+24(FP), BX
+	MOVQ     nnz+32(FP), SI
+	MOVQ     count+40(FP), DI
+	MOVQ     groups+48(FP), R8
+	VPCMPEQW Y0, Y0, Y0
+	VPSRLW   $0x0f, Y0, Y0
+	VMOVDQU  (BX), Y1
+	VMOVDQU  32(BX), Y2
+	VPXOR    Y3, Y3, Y3
+	VPXOR    Y4, Y4, Y4
+	XORQ     BX, BX
+	MOVQ     DI, R9
+	ANDQ     $-2, R9
+	JZ       tail
+
+loop2:
+	MOVWQZX      (SI)(BX*2), R10
+	MOVWQZX      2(SI)(BX*2), R11
+	CMPQ         R10, R8
+	JAE          bad
+	CMPQ         R11, R8
+	JAE          bad
+	VPBROADCASTD (CX)(R10*4), Y5
+	VPBROADCASTD (CX)(R11*4), Y6
+	SHLQ         $0x06, R10
+	SHLQ         $0x06, R11
+	VPMADDUBSW   (DX)(R10*1), Y5, Y7
+	VPMADDUBSW   (DX)(R11*1), Y6, Y8
+	VPMADDUBSW   32(DX)(R10*1), Y5, Y5
+	VPMADDUBSW   32(DX)(R11*1), Y6, Y6
+	VPMADDWD     Y0, Y7, Y7
+	VPMADDWD     Y0, Y8, Y8
+	VPMADDWD     Y0, Y5, Y5
+	VPMADDWD     Y0, Y6, Y6
+	VPADDD       Y7, Y1, Y1
+	VPADDD       Y8, Y3, Y3
+	VPADDD       Y5, Y2, Y2
+	VPADDD       Y6, Y4, Y4
+	ADDQ         $0x02, BX
+	CMPQ         BX, R9
+	JB           loop2
+
+tail:
+	CMPQ         BX, DI
+	JAE          store
+	MOVWQZX      (SI)(BX*2), BX
+	CMPQ         BX, R8
+	JAE          bad
+	VPBROADCASTD (CX)(BX*4), Y5
+	SHLQ         $0x06, BX
+	VPMADDUBSW   (DX)(BX*1), Y5, Y6
+	VPMADDUBSW   32(DX)(BX*1), Y5, Y5
+	VPMADDWD     Y0, Y6, Y6
+	VPMADDWD     Y0, Y5, Y5
+	VPADDD       Y6, Y1, Y1
+	VPADDD       Y5, Y2, Y2
+
+store:
+	VPADDD  Y3, Y1, Y1
+	VPADDD  Y4, Y2, Y2
+	VMOVDQU Y1, (AX)
+	VMOVDQU Y2, 32(AX)
+	MOVB    $0x01, AL
+	MOVB    AL, ret+56(FP)
+	VZEROUPPER
+	RET
+
+bad:
+	XORB AL, AL
+	MOVB AL, ret+56(FP)
+	VZEROUPPER
+	RET
+
 // func dotReLUAVX2(acc *int16, w *int16, n int) int32
 // Requires: AVX, AVX2
 TEXT ·dotReLUAVX2(SB), NOSPLIT, $0-28

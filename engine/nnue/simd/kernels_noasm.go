@@ -27,7 +27,15 @@ func affineAVX2(out *int32, in *uint8, w *int8, bias *int32, rows, cols int)  { 
 func affine7AVX2(out *int32, in *uint8, w *int8, bias *int32, rows, cols int) { unreachable() }
 
 func dotUint8Int8AVX2(a *uint8, w *int8, n int) int32 { unreachable(); return 0 }
-func dotReLUAVX2(acc, w *int16, n int) int32          { unreachable(); return 0 }
+
+func findNNZAVX2(in *uint8, n int, lut *uint16, out *uint16) int { unreachable(); return 0 }
+
+func affineSparse16AVX2(out *int32, in *uint8, w *int8, bias *int32, nnz *uint16, count, groups int) bool {
+	unreachable()
+	return false
+}
+
+func dotReLUAVX2(acc, w *int16, n int) int32 { unreachable(); return 0 }
 
 func dotClippedReLUAVX2(acc, w *int16, n int, max int16) int32 {
 	unreachable()

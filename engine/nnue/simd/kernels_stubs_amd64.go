@@ -84,6 +84,16 @@ func affineAVX2(out *int32, in *uint8, w *int8, bias *int32, rows int, cols int)
 //go:noescape
 func affine7AVX2(out *int32, in *uint8, w *int8, bias *int32, rows int, cols int)
 
+// findNNZAVX2 writes the indices of the non-zero 4-byte groups of in[0:n] to out, in order, and returns their count.
+//
+//go:noescape
+func findNNZAVX2(in *uint8, n int, lut *uint16, out *uint16) int
+
+// affineSparse16AVX2 sets out[0:16] = bias[0:16] + the products of the 4-byte groups nnz[0:count] of in with their weights (sparse layout), for inputs below 128; false if an index is not below groups.
+//
+//go:noescape
+func affineSparse16AVX2(out *int32, in *uint8, w *int8, bias *int32, nnz *uint16, count int, groups int) bool
+
 // dotReLUAVX2 returns the sum of max(acc[i], 0) * w[i] over n elements, wrapped to int32.
 //
 //go:noescape

@@ -805,6 +805,7 @@ func TestNoAllocs(t *testing.T) {
 	out, bias := make([]int32, 16), make([]int32, 16)
 	sums := make([]int32, 32)
 	p := make([]int32, 8)
+	nnz := make([]uint16, n/4)
 	var sink int32
 	forEachImpl(t, func(t *testing.T) {
 		allocs := testing.AllocsPerRun(20, func() {
@@ -823,6 +824,8 @@ func TestNoAllocs(t *testing.T) {
 			sink += DotClippedReLU(a, b, 127)
 			sink += DotSquaredClippedReLU(a, b, 255)
 			AddSubInt32(p, p, p, p)
+			k := FindNNZ(nnz, u)
+			AffineSparse7(out, u, w8, bias, nnz[:k])
 		})
 		if allocs != 0 {
 			t.Errorf("%v allocations per run, want 0", allocs)
