@@ -629,6 +629,7 @@ func (s *Searcher) negamax(alpha, beta, depth, ply int, cutNode bool) int {
 			r := 4 + depth/4 + min((ev-beta)/200, 3)
 			ss.move, ss.piece, ss.cont = board.NullMove, board.NoPiece, &s.contHist[12][0]
 			p.MakeNullMove()
+			s.tt.prefetch(p.Key())
 			s.ev.Push(p.LastDelta())
 			v := -s.negamax(-beta, -beta+1, depth-r, ply+1, !cutNode)
 			p.UnmakeNullMove()
@@ -724,6 +725,7 @@ func (s *Searcher) negamax(alpha, beta, depth, ply int, cutNode bool) int {
 		nodesBefore := s.nodes
 		ss.move, ss.piece, ss.cont = m, pc, &s.contHist[pc][m.To()]
 		p.MakeMove(m)
+		s.tt.prefetch(p.Key())
 		s.ev.Push(p.LastDelta())
 		givesCheck := p.InCheck()
 		if givesCheck && ext == 0 && ply < 2*s.rootDepth {
@@ -897,6 +899,7 @@ func (s *Searcher) qsearch(alpha, beta, ply int) int {
 		pc := p.PieceOn(m.From())
 		ss.move, ss.piece, ss.cont = m, pc, &s.contHist[pc][m.To()]
 		p.MakeMove(m)
+		s.tt.prefetch(p.Key())
 		s.ev.Push(p.LastDelta())
 		v := -s.qsearch(-beta, -alpha, ply+1)
 		p.UnmakeMove()

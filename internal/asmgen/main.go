@@ -51,6 +51,11 @@ var targets = map[string]target{
 		asm: "kernels_amd64.s", stubs: "kernels_stubs_amd64.go",
 		build: simdKernels, isa: []string{"AVX", "AVX2", "CMOV", "POPCNT"},
 	},
+	"search": {
+		path: "github.com/nnuelab/nnuelab/engine/search", dir: "engine/search",
+		asm: "prefetch_amd64.s", stubs: "prefetch_stubs_amd64.go",
+		build: searchKernels, isa: []string{"MMX+", "SSE"},
+	},
 	"vec": {
 		path: "github.com/nnuelab/nnuelab/nets/train/vec", dir: "nets/train/vec",
 		asm: "vec_amd64.s", stubs: "vec_stubs_amd64.go",
