@@ -2,6 +2,7 @@ package nnue
 
 import (
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/nnue/simd"
 )
 
 // entry is one ply of the accumulator stack.
@@ -59,6 +60,9 @@ type Evaluator struct {
 	mbTmp mailbox
 	// threats is the scratch list of a refresh's threats.
 	threats []threat
+	// addIdx and subIdx are the scratch lists of a refresh's feature
+	// indices.
+	addIdx, subIdx []int32
 }
 
 // NewEvaluator returns an evaluator for net with the spec's history depth
@@ -294,12 +298,15 @@ func (e *Evaluator) refresh(p *board.Position, c board.Color) {
 			clear(en.psqt[c])
 		}
 		e.feats = n.Features.Active(p, c, e.feats[:0])
+		adds := e.addIdx[:0]
 		for _, f := range e.feats {
-			addRow(en.acc[c], n.row(f))
+			adds = append(adds, int32(f))
 			if n.PSQTBuckets > 0 {
 				addRow32(en.psqt[c], n.psqtRow(f))
 			}
 		}
+		simd.AddSubRows(en.acc[c], n.FTWeights, adds, nil)
+		e.addIdx = adds
 		e.refreshThreats(en, c)
 		return
 	}
@@ -312,12 +319,15 @@ func (e *Evaluator) refresh(p *board.Position, c board.Color) {
 	} else {
 		e.stats.CacheHits++
 	}
+	// The changed features' rows are folded into the slot in one pass
+	// (simd.AddSubRows), not one pass over the accumulator per row.
+	adds, subs := e.addIdx[:0], e.subIdx[:0]
 	for pc := board.Piece(0); pc < board.NoPiece; pc++ {
 		now := p.Pieces(pc.Color(), pc.Type())
 		for b := slot.pieces[pc] &^ now; b != 0; {
 			sq := b.PopLSB()
 			if f := n.Features.index(v, c, pc, sq); f >= 0 {
-				subRow(slot.acc, n.row(f))
+				subs = append(subs, int32(f))
 				if n.PSQTBuckets > 0 {
 					subRow32(slot.psqt, n.psqtRow(f))
 				}
@@ -326,7 +336,7 @@ func (e *Evaluator) refresh(p *board.Position, c board.Color) {
 		for b := now &^ slot.pieces[pc]; b != 0; {
 			sq := b.PopLSB()
 			if f := n.Features.index(v, c, pc, sq); f >= 0 {
-				addRow(slot.acc, n.row(f))
+				adds = append(adds, int32(f))
 				if n.PSQTBuckets > 0 {
 					addRow32(slot.psqt, n.psqtRow(f))
 				}
@@ -334,6 +344,8 @@ func (e *Evaluator) refresh(p *board.Position, c board.Color) {
 		}
 		slot.pieces[pc] = now
 	}
+	simd.AddSubRows(slot.acc, n.FTWeights, adds, subs)
+	e.addIdx, e.subIdx = adds, subs
 	copy(en.acc[c], slot.acc)
 	if n.PSQTBuckets > 0 {
 		copy(en.psqt[c], slot.psqt)

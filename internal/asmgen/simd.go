@@ -26,6 +26,7 @@ func simdKernels(g *gen) {
 	g.int8Update("addInt8AVX2", false)
 	g.int8Update("subInt8AVX2", true)
 	g.int8Rows()
+	g.int16Rows()
 
 	// Activations to uint8.
 	g.clippedReLU()
@@ -112,12 +113,28 @@ func (g *gen) int8Update(name string, sub bool) {
 // while every row is folded in, so it is loaded and stored once, not once
 // per row. Row r starts at w + r*n.
 func (g *gen) int8Rows() {
-	const name = "int8RowsAVX2"
-	g.kernel(name, "func(dst *int16, w *int8, adds *int32, nadd int, subs *int32, nsub int, n int)",
-		name+" sets dst += the rows adds[0..nadd) of w - the rows subs[0..nsub) (int8, sign-extended, rows of n elements) over n int16 elements.")
+	g.rows("int8RowsAVX2", "int8", "(int8, sign-extended, rows of n elements)")
+}
+
+// int16Rows emits int8Rows for an int16 matrix (a refresh's piece-square
+// features): row r starts at w + 2*r*n, and its vectors are added as they
+// are.
+func (g *gen) int16Rows() {
+	g.rows("int16RowsAVX2", "int16", "(rows of n elements)")
+}
+
+// rows emits the fused row update for rows of elem ("int8" or "int16").
+func (g *gen) rows(name, elem, what string) {
+	g.kernel(name, "func(dst *int16, w *"+elem+", adds *int32, nadd int, subs *int32, nsub int, n int)",
+		name+" sets dst += the rows adds[0..nadd) of w - the rows subs[0..nsub) "+what+" over n int16 elements.")
 	dst, w := g.arg("dst"), g.arg("w")
 	adds, nadd, subs, nsub := g.arg("adds"), g.arg("nadd"), g.arg("subs"), g.arg("nsub")
 	n := g.arg("n")
+	stride := n // bytes between rows
+	if elem == "int16" {
+		stride = g.GP64()
+		g.LEAQ(at(n, n, 1, 0), stride)
+	}
 	g.loop(n, 16, 4, func(i reg.GPVirtual, k int) {
 		v, x := g.ymms(k), g.ymms(k)
 		for j := 0; j < k; j++ {
@@ -130,10 +147,14 @@ func (g *gen) int8Rows() {
 			g.JAE(LabelRef(label + "done"))
 			g.Label(label)
 			g.MOVLQSX(at(idx, r, 4, 0), p)
-			g.IMULQ(n, p)
+			g.IMULQ(stride, p)
 			g.ADDQ(w, p)
 			for j := 0; j < k; j++ {
-				g.VPMOVSXBW(at(p, i, 1, 16*j), x[j])
+				if elem == "int8" {
+					g.VPMOVSXBW(at(p, i, 1, 16*j), x[j])
+				} else {
+					g.VMOVDQU(at(p, i, 2, 32*j), x[j])
+				}
 			}
 			for j := 0; j < k; j++ {
 				if sub {

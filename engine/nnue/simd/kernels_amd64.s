@@ -521,6 +521,122 @@ done:
 	VZEROUPPER
 	RET
 
+// func int16RowsAVX2(dst *int16, w *int16, adds *int32, nadd int, subs *int32, nsub int, n int)
+// Requires: AVX, AVX2
+TEXT ·int16RowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), AX
+	MOVQ w+8(FP), CX
+	MOVQ adds+16(FP), DX
+	MOVQ nadd+24(FP), BX
+	MOVQ subs+32(FP), SI
+	MOVQ nsub+40(FP), DI
+	MOVQ n+48(FP), R8
+	LEAQ (R8)(R8*1), R9
+	XORQ R10, R10
+	MOVQ R8, R11
+	ANDQ $-64, R11
+	JZ   tail
+
+loop4:
+	VMOVDQU (AX)(R10*2), Y0
+	VMOVDQU 32(AX)(R10*2), Y1
+	VMOVDQU 64(AX)(R10*2), Y2
+	VMOVDQU 96(AX)(R10*2), Y3
+	XORQ    R12, R12
+	CMPQ    R12, BX
+	JAE     adds4done
+
+adds4:
+	MOVLQSX (DX)(R12*4), R13
+	IMULQ   R9, R13
+	ADDQ    CX, R13
+	VMOVDQU (R13)(R10*2), Y4
+	VMOVDQU 32(R13)(R10*2), Y5
+	VMOVDQU 64(R13)(R10*2), Y6
+	VMOVDQU 96(R13)(R10*2), Y7
+	VPADDW  Y4, Y0, Y0
+	VPADDW  Y5, Y1, Y1
+	VPADDW  Y6, Y2, Y2
+	VPADDW  Y7, Y3, Y3
+	INCQ    R12
+	CMPQ    R12, BX
+	JB      adds4
+
+adds4done:
+	XORQ R12, R12
+	CMPQ R12, DI
+	JAE  subs4done
+
+subs4:
+	MOVLQSX (SI)(R12*4), R13
+	IMULQ   R9, R13
+	ADDQ    CX, R13
+	VMOVDQU (R13)(R10*2), Y4
+	VMOVDQU 32(R13)(R10*2), Y5
+	VMOVDQU 64(R13)(R10*2), Y6
+	VMOVDQU 96(R13)(R10*2), Y7
+	VPSUBW  Y4, Y0, Y0
+	VPSUBW  Y5, Y1, Y1
+	VPSUBW  Y6, Y2, Y2
+	VPSUBW  Y7, Y3, Y3
+	INCQ    R12
+	CMPQ    R12, DI
+	JB      subs4
+
+subs4done:
+	VMOVDQU Y0, (AX)(R10*2)
+	VMOVDQU Y1, 32(AX)(R10*2)
+	VMOVDQU Y2, 64(AX)(R10*2)
+	VMOVDQU Y3, 96(AX)(R10*2)
+	ADDQ    $0x40, R10
+	CMPQ    R10, R11
+	JB      loop4
+
+tail:
+	CMPQ R10, R8
+	JAE  done
+
+loop1:
+	VMOVDQU (AX)(R10*2), Y0
+	XORQ    R11, R11
+	CMPQ    R11, BX
+	JAE     adds1done
+
+adds1:
+	MOVLQSX (DX)(R11*4), R12
+	IMULQ   R9, R12
+	ADDQ    CX, R12
+	VMOVDQU (R12)(R10*2), Y1
+	VPADDW  Y1, Y0, Y0
+	INCQ    R11
+	CMPQ    R11, BX
+	JB      adds1
+
+adds1done:
+	XORQ R11, R11
+	CMPQ R11, DI
+	JAE  subs1done
+
+subs1:
+	MOVLQSX (SI)(R11*4), R12
+	IMULQ   R9, R12
+	ADDQ    CX, R12
+	VMOVDQU (R12)(R10*2), Y1
+	VPSUBW  Y1, Y0, Y0
+	INCQ    R11
+	CMPQ    R11, DI
+	JB      subs1
+
+subs1done:
+	VMOVDQU Y0, (AX)(R10*2)
+	ADDQ    $0x10, R10
+	CMPQ    R10, R8
+	JB      loop1
+
+done:
+	VZEROUPPER
+	RET
+
 // func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16)
 // Requires: AVX, AVX2
 TEXT ·clippedReLUAVX2(SB), NOSPLIT, $0-26

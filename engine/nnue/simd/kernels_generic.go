@@ -44,6 +44,16 @@ func addSubInt8RowsGeneric(dst []int16, w []int8, adds, subs []int32) {
 	}
 }
 
+func addSubRowsGeneric(dst, w []int16, adds, subs []int32) {
+	n := len(dst)
+	for _, r := range adds {
+		addGeneric(dst, w[int(r)*n:int(r+1)*n])
+	}
+	for _, r := range subs {
+		subGeneric(dst, w[int(r)*n:int(r+1)*n])
+	}
+}
+
 func addSubGeneric(dst, src, add, sub []int16) {
 	n := len(dst)
 	src, add, sub = src[:n], add[:n], sub[:n]

@@ -19,6 +19,9 @@ func subInt8AVX2(dst *int16, a *int8, n int)                          { unreacha
 func int8RowsAVX2(dst *int16, w *int8, adds *int32, nadd int, subs *int32, nsub int, n int) {
 	unreachable()
 }
+func int16RowsAVX2(dst *int16, w *int16, adds *int32, nadd int, subs *int32, nsub int, n int) {
+	unreachable()
+}
 func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16)                { unreachable() }
 func pairwiseClippedReLUAVX2(dst *uint8, src *int16, n int)                   { unreachable() }
 func pairwiseClippedReLU255AVX2(dst *uint8, src *int16, n int)                { unreachable() }

@@ -49,6 +49,11 @@ func subInt8AVX2(dst *int16, a *int8, n int)
 //go:noescape
 func int8RowsAVX2(dst *int16, w *int8, adds *int32, nadd int, subs *int32, nsub int, n int)
 
+// int16RowsAVX2 sets dst += the rows adds[0..nadd) of w - the rows subs[0..nsub) (rows of n elements) over n int16 elements.
+//
+//go:noescape
+func int16RowsAVX2(dst *int16, w *int16, adds *int32, nadd int, subs *int32, nsub int, n int)
+
 // clippedReLUAVX2 sets dst[i] = clamp(src[i], 0, max) for n elements, 0 <= max <= 255.
 //
 //go:noescape

@@ -174,6 +174,44 @@ func AddSubInt8Rows(dst []int16, w []int8, adds, subs []int32) {
 	addSubInt8RowsGeneric(dst, w, adds, subs)
 }
 
+// AddSubRows is AddSubInt8Rows for an int16 matrix (a refresh's
+// piece-square features): dst += w[adds[0]] + ... - w[subs[0]] - ..., row
+// r being w[r*len(dst) : (r+1)*len(dst)], with int16 wraparound, in one
+// pass over dst. len(dst) is a multiple of 16 and every index selects a
+// whole row of w.
+func AddSubRows(dst, w []int16, adds, subs []int32) {
+	n := len(dst)
+	if n%16 != 0 {
+		panicPrecondition("AddSubRows: len(dst) must be a multiple of 16")
+	}
+	if n == 0 || len(adds)+len(subs) == 0 {
+		return
+	}
+	rows := len(w) / n
+	for _, r := range adds {
+		if uint(r) >= uint(rows) {
+			panicPrecondition("AddSubRows: row index out of range")
+		}
+	}
+	for _, r := range subs {
+		if uint(r) >= uint(rows) {
+			panicPrecondition("AddSubRows: row index out of range")
+		}
+	}
+	if useAVX2 {
+		var a, s *int32
+		if len(adds) > 0 {
+			a = &adds[0]
+		}
+		if len(subs) > 0 {
+			s = &subs[0]
+		}
+		int16RowsAVX2(&dst[0], &w[0], a, len(adds), s, len(subs), n)
+		return
+	}
+	addSubRowsGeneric(dst, w, adds, subs)
+}
+
 // AddSub is the fused copy+update of a quiet move: dst = src + add - sub,
 // reading the parent accumulator once and writing the child once. All lengths
 // equal, a multiple of 16; dst may be src.

@@ -419,6 +419,54 @@ func TestAddSubInt8Rows(t *testing.T) {
 	})
 }
 
+// TestAddSubRows covers the fused int16 row-list update like
+// TestAddSubInt8Rows: row counts from none to more than a refresh has,
+// repeated rows, every width, against int64 sums wrapped to int16.
+func TestAddSubRows(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		each16(t, func(t *testing.T, r *rand.Rand, n int, g gen16) {
+			if n == 0 {
+				return
+			}
+			const rows = 40
+			w := fill16(r, g, rows*n)
+			for _, counts := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {3, 2}, {32, 0}, {70, 5}, {9, 33}} {
+				adds, subs := make([]int32, counts[0]), make([]int32, counts[1])
+				for i := range adds {
+					adds[i] = int32(r.IntN(rows))
+				}
+				for i := range subs {
+					subs[i] = int32(r.IntN(rows))
+				}
+				src := fill16(r, g, n)
+				want := make([]int16, n)
+				for i := range want {
+					v := int64(src[i])
+					for _, a := range adds {
+						v += int64(w[int(a)*n+i])
+					}
+					for _, s := range subs {
+						v -= int64(w[int(s)*n+i])
+					}
+					want[i] = int16(v)
+				}
+				twin := slices.Clone(src)
+				addSubRowsGeneric(twin, w, adds, subs)
+				if !slices.Equal(twin, want) {
+					t.Fatalf("%v rows: pure-Go twin differs from the reference at %d", counts, firstDiff(twin, want))
+				}
+				dst, check := guarded[int16](n, 0x7777)
+				copy(dst, src)
+				AddSubRows(dst, w, adds, subs)
+				check(t)
+				if !slices.Equal(dst, want) {
+					t.Fatalf("%v rows: differs from the reference at %d", counts, firstDiff(dst, want))
+				}
+			}
+		})
+	})
+}
+
 var reluMaxes = []int16{0, 1, 126, 127, 128, 181, 254, 255}
 
 func TestClippedReLU(t *testing.T) {
@@ -752,6 +800,8 @@ func TestPreconditions(t *testing.T) {
 		"SubInt8/not16":          func() { SubInt8(make([]int16, 8), make([]int8, 8)) },
 		"AddSubInt8Rows/row":     func() { AddSubInt8Rows(s16, make([]int8, 32), []int32{2}, nil) },
 		"AddSubInt8Rows/neg":     func() { AddSubInt8Rows(s16, make([]int8, 32), nil, []int32{-1}) },
+		"AddSubRows/row":         func() { AddSubRows(s16, make([]int16, 32), []int32{2}, nil) },
+		"AddSubRows/neg":         func() { AddSubRows(s16, make([]int16, 32), nil, []int32{-1}) },
 		"Sub/not16":              func() { Sub(s15, s15) },
 		"AddSub/unequal":         func() { AddSub(s16, s16, s16, s32) },
 		"AddSubSub/unequal":      func() { AddSubSub(s16, s16, s16, s16, s32) },
@@ -806,6 +856,7 @@ func TestNoAllocs(t *testing.T) {
 	sums := make([]int32, 32)
 	p := make([]int32, 8)
 	nnz := make([]uint16, n/4)
+	w16, idx := make([]int16, 4*n), []int32{0, 3, 1, 2}
 	var sink int32
 	forEachImpl(t, func(t *testing.T) {
 		allocs := testing.AllocsPerRun(20, func() {
@@ -824,6 +875,7 @@ func TestNoAllocs(t *testing.T) {
 			sink += DotClippedReLU(a, b, 127)
 			sink += DotSquaredClippedReLU(a, b, 255)
 			AddSubInt32(p, p, p, p)
+			AddSubRows(a, w16, idx[:2], idx[2:])
 			k := FindNNZ(nnz, u)
 			AffineSparse7(out, u, w8, bias, nnz[:k])
 		})
