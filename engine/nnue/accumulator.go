@@ -63,6 +63,8 @@ type Evaluator struct {
 	// addIdx and subIdx are the scratch lists of a refresh's feature
 	// indices.
 	addIdx, subIdx []int32
+	// sc is the Stockfish heads' working memory (scratch).
+	sc *sfScratch
 }
 
 // NewEvaluator returns an evaluator for net with the spec's history depth
@@ -199,7 +201,19 @@ func (e *Evaluator) Raw(p *board.Position, tr *Trace) int32 {
 	e.computeAll(p)
 	en := &e.stack[e.top]
 	us, them := p.SideToMove(), p.SideToMove().Other()
+	if h, ok := e.net.head.(*sf15Head); ok {
+		return h.forwardScratch(e.scratch(), en.acc[us], en.acc[them], en.psqt[us], en.psqt[them], en.pieces, tr)
+	}
 	return e.net.head.forward(en.acc[us], en.acc[them], en.psqt[us], en.psqt[them], en.pieces, tr)
+}
+
+// scratch returns the evaluator's working memory for the Stockfish heads,
+// allocated on first use.
+func (e *Evaluator) scratch() *sfScratch {
+	if e.sc == nil {
+		e.sc = new(sfScratch)
+	}
+	return e.sc
 }
 
 // Evaluate returns the evaluation of p in centipawns from the side to

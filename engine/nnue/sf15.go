@@ -55,18 +55,33 @@ type sf15Head struct {
 	desc     string
 }
 
+// sfScratch is the working memory of a Stockfish head's evaluation that
+// nothing reads before it is written: the transformed features and the
+// list of their non-zero groups. An Evaluator keeps one, so that its
+// evaluations do not clear 4-6 KB of stack each (Go zeroes every local
+// array); one-off evaluations use a local one.
+type sfScratch struct {
+	x   [maxSF17Transformed]uint8
+	nnz [maxSF17Transformed / 4]uint16
+}
+
 // forward implements head. The per-call buffers are stack arrays, so an
 // evaluation does not allocate unless tr asks for the layers.
 func (h *sf15Head) forward(us, them []int16, psqtUs, psqtThem []int32, pieces int, tr *Trace) int32 {
-	var x [maxSFTransformed]uint8
+	var sc sfScratch
+	return h.forwardScratch(&sc, us, them, psqtUs, psqtThem, pieces, tr)
+}
+
+// forwardScratch is forward with the working memory sc.
+func (h *sf15Head) forwardScratch(sc *sfScratch, us, them []int16, psqtUs, psqtThem []int32, pieces int, tr *Trace) int32 {
 	w := len(us)
-	in := x[:w]
+	in := sc.x[:w]
 	simd.PairwiseClippedReLU(in[:w/2], us)
 	simd.PairwiseClippedReLU(in[w/2:], them)
 
 	b := h.net.outputBucket(pieces)
 	psqt := psqtUs[b] - psqtThem[b]
-	positional := h.propagate(in, b, tr)
+	positional := h.propagateNNZ(in, b, tr, sc.nnz[:])
 	raw := (psqt/2 + positional) / h.div
 
 	if tr != nil {
@@ -82,6 +97,13 @@ func (h *sf15Head) forward(us, them []int16, psqtUs, psqtThem []int32, pieces in
 // propagate runs layer stack b on the transformed features in and returns
 // its output o2 + fwd (tr.Layers, when tr is not nil).
 func (h *sf15Head) propagate(in []uint8, b int, tr *Trace) int32 {
+	var nnz [maxSF17Transformed / 4]uint16
+	return h.propagateNNZ(in, b, tr, nnz[:])
+}
+
+// propagateNNZ is propagate with nnz (at least len(in)/4 entries) as the
+// scratch list of in's non-zero groups.
+func (h *sf15Head) propagateNNZ(in []uint8, b int, tr *Trace, nnz []uint16) int32 {
 	st := &h.stacks[b]
 	var o0, o1 [maxSFDense]int32
 	var in1, in2 [maxSFDense]uint8 // zero beyond the live inputs: the padding
@@ -89,7 +111,6 @@ func (h *sf15Head) propagate(in []uint8, b int, tr *Trace) int32 {
 	// of them are zero, so fc_0 skips the all-zero 4-byte groups of its
 	// input (Stockfish does since 16); the result is the dense one.
 	if st.w0s != nil {
-		var nnz [maxSF17Transformed / 4]uint16
 		k := simd.FindNNZ(nnz[:len(in)/4], in)
 		simd.AffineSparse7(o0[:h.l0], in, st.w0s, st.b0, nnz[:k])
 	} else {

@@ -172,15 +172,26 @@ func sf17TransformExact(dst []uint8, acc []int16) {
 // divided by the output scale, in internal units from the side to move's
 // view.
 func (h *sf17Head) eval(us, them []int16, psqtUs, psqtThem []int32, pieces int, tr *Trace) (psqt, positional int32) {
-	return h.evalBucket(us, them, psqtUs, psqtThem, pieces, h.net.outputBucket(pieces), tr)
+	var sc sfScratch
+	return h.evalScratch(&sc, us, them, psqtUs, psqtThem, pieces, tr)
+}
+
+// evalScratch is eval with the working memory sc.
+func (h *sf17Head) evalScratch(sc *sfScratch, us, them []int16, psqtUs, psqtThem []int32, pieces int, tr *Trace) (psqt, positional int32) {
+	return h.evalBucketScratch(sc, us, them, psqtUs, psqtThem, pieces, h.net.outputBucket(pieces), tr)
 }
 
 // evalBucket is eval with PSQT bucket and layer stack b (Stockfish's
 // trace evaluates every bucket).
 func (h *sf17Head) evalBucket(us, them []int16, psqtUs, psqtThem []int32, pieces, b int, tr *Trace) (psqt, positional int32) {
-	var x [maxSF17Transformed]uint8
+	var sc sfScratch
+	return h.evalBucketScratch(&sc, us, them, psqtUs, psqtThem, pieces, b, tr)
+}
+
+// evalBucketScratch is evalBucket with the working memory sc.
+func (h *sf17Head) evalBucketScratch(sc *sfScratch, us, them []int16, psqtUs, psqtThem []int32, pieces, b int, tr *Trace) (psqt, positional int32) {
 	w := len(us)
-	in := x[:w]
+	in := sc.x[:w]
 	if h.threats {
 		sf18Transform(in[:w/2], us)
 		sf18Transform(in[w/2:], them)
@@ -192,7 +203,7 @@ func (h *sf17Head) evalBucket(us, them []int16, psqtUs, psqtThem []int32, pieces
 		sf17Transform(in[w/2:], them)
 	}
 	d := psqtUs[b] - psqtThem[b]
-	out := h.propagate(in, b, tr)
+	out := h.propagateNNZ(in, b, tr, sc.nnz[:])
 	psqt, positional = d/2/h.div, out/h.div
 	if tr != nil {
 		tr.Bucket = b
@@ -297,7 +308,7 @@ func (e *Evaluator) runNet(n *Network, p *board.Position, tr *Trace) (int32, int
 	e.computeAll(p)
 	en := &e.stack[e.top]
 	us, them := p.SideToMove(), p.SideToMove().Other()
-	return e.net.head.(*sf17Head).eval(en.acc[us], en.acc[them], en.psqt[us], en.psqt[them], en.pieces, tr)
+	return e.net.head.(*sf17Head).evalScratch(e.scratch(), en.acc[us], en.acc[them], en.psqt[us], en.psqt[them], en.pieces, tr)
 }
 
 // sf17Evaluate is Stockfish 17.1's (head sf17) or 18's (head sf18)
