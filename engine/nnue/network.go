@@ -13,6 +13,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/internal/hugepage"
 )
 
 // Network is a loaded, quantized network: the feature transformer shared by
@@ -136,15 +137,17 @@ func newNetwork(spec *archs.Spec) *Network {
 	n.FTBias = make([]int16, n.Width)
 	if t := spec.Features.ThreatSize(); t > 0 && spec.Net.Format != "sf18" {
 		// nnuelab's own nets: the threat rows follow the piece-square ones.
-		n.FTWeights = make([]int16, (fs.Size()+t)*n.Width)
+		n.FTWeights = hugepage.Make[int16]((fs.Size() + t) * n.Width)
 		if n.PSQTBuckets > 0 {
 			n.PSQT = make([]int32, (fs.Size()+t)*n.PSQTBuckets)
 		}
 		return n
 	}
-	n.FTWeights = make([]int16, fs.Size()*n.Width)
+	// The weight tables are read a few random rows at a time, all through
+	// the search: huge pages spare those reads most of their TLB misses.
+	n.FTWeights = hugepage.Make[int16](fs.Size() * n.Width)
 	if t := spec.Features.ThreatSize(); t > 0 {
-		n.ThreatWeights = make([]int8, t*n.Width)
+		n.ThreatWeights = hugepage.Make[int8](t * n.Width)
 		n.psqtAll = make([]int32, (t+fs.Size())*n.PSQTBuckets)
 		n.ThreatPSQT, n.PSQT = n.psqtAll[:t*n.PSQTBuckets], n.psqtAll[t*n.PSQTBuckets:]
 		return n
