@@ -55,14 +55,20 @@ type sf15Head struct {
 	desc     string
 }
 
-// sfScratch is the working memory of a Stockfish head's evaluation that
-// nothing reads before it is written: the transformed features and the
-// list of their non-zero groups. An Evaluator keeps one, so that its
-// evaluations do not clear 4-6 KB of stack each (Go zeroes every local
-// array); one-off evaluations use a local one.
+// sfScratch is the working memory of a Stockfish head's evaluation. An
+// Evaluator keeps one, so that its evaluations do not clear 7 KB of stack
+// each (Go zeroes every local array); one-off evaluations use a fresh
+// local one. Nothing reads x, nnz or o0 before writing it. The dense
+// layers read their inputs padded to a multiple of 32 with zeros: the
+// padding of in1 (past 2*(l0-1)) and of o1 (past l1) is never written, so
+// it stays the zero of a fresh scratch, and in2's padding is written from
+// o1's, as zeros. A scratch therefore serves one head shape only (an
+// Evaluator's net; the small net's evaluator has its own).
 type sfScratch struct {
-	x   [maxSF17Transformed]uint8
-	nnz [maxSF17Transformed / 4]uint16
+	x        [maxSF17Transformed]uint8
+	nnz      [maxSF17Transformed / 4]uint16
+	o0, o1   [maxSFDense]int32
+	in1, in2 [maxSFDense]uint8
 }
 
 // forward implements head. The per-call buffers are stack arrays, so an
@@ -81,7 +87,7 @@ func (h *sf15Head) forwardScratch(sc *sfScratch, us, them []int16, psqtUs, psqtT
 
 	b := h.net.outputBucket(pieces)
 	psqt := psqtUs[b] - psqtThem[b]
-	positional := h.propagateNNZ(in, b, tr, sc.nnz[:])
+	positional := h.propagateScratch(sc, in, b, tr)
 	raw := (psqt/2 + positional) / h.div
 
 	if tr != nil {
@@ -97,16 +103,15 @@ func (h *sf15Head) forwardScratch(sc *sfScratch, us, them []int16, psqtUs, psqtT
 // propagate runs layer stack b on the transformed features in and returns
 // its output o2 + fwd (tr.Layers, when tr is not nil).
 func (h *sf15Head) propagate(in []uint8, b int, tr *Trace) int32 {
-	var nnz [maxSF17Transformed / 4]uint16
-	return h.propagateNNZ(in, b, tr, nnz[:])
+	var sc sfScratch
+	return h.propagateScratch(&sc, in, b, tr)
 }
 
-// propagateNNZ is propagate with nnz (at least len(in)/4 entries) as the
-// scratch list of in's non-zero groups.
-func (h *sf15Head) propagateNNZ(in []uint8, b int, tr *Trace, nnz []uint16) int32 {
+// propagateScratch is propagate with the working memory sc (whose x may
+// be in).
+func (h *sf15Head) propagateScratch(sc *sfScratch, in []uint8, b int, tr *Trace) int32 {
 	st := &h.stacks[b]
-	var o0, o1 [maxSFDense]int32
-	var in1, in2 [maxSFDense]uint8 // zero beyond the live inputs: the padding
+	o0, o1, in1, in2, nnz := &sc.o0, &sc.o1, &sc.in1, &sc.in2, sc.nnz[:]
 	// Pairwise products are at most 127: the fast kernels are exact. Most
 	// of them are zero, so fc_0 skips the all-zero 4-byte groups of its
 	// input (Stockfish does since 16); the result is the dense one.

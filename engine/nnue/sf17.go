@@ -203,7 +203,7 @@ func (h *sf17Head) evalBucketScratch(sc *sfScratch, us, them []int16, psqtUs, ps
 		sf17Transform(in[w/2:], them)
 	}
 	d := psqtUs[b] - psqtThem[b]
-	out := h.propagateNNZ(in, b, tr, sc.nnz[:])
+	out := h.propagateScratch(sc, in, b, tr)
 	psqt, positional = d/2/h.div, out/h.div
 	if tr != nil {
 		tr.Bucket = b
