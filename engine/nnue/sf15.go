@@ -60,9 +60,10 @@ type sf15Head struct {
 // each (Go zeroes every local array); one-off evaluations use a fresh
 // local one. Nothing reads x, nnz or o0 before writing it. The dense
 // layers read their inputs padded to a multiple of 32 with zeros: the
-// padding of in1 (past 2*(l0-1)) and of o1 (past l1) is never written, so
-// it stays the zero of a fresh scratch, and in2's padding is written from
-// o1's, as zeros. A scratch therefore serves one head shape only (an
+// padding of in1 (past 2*(l0-1)) and of o1 (past l1) is never left
+// non-zero (in1[2*(l0-1)] is written and cleared again), so it stays the
+// zero of a fresh scratch, and in2's padding is written from o1's, as
+// zeros. A scratch therefore serves one head shape only (an
 // Evaluator's net; the small net's evaluator has its own).
 type sfScratch struct {
 	x        [maxSF17Transformed]uint8
@@ -122,10 +123,18 @@ func (h *sf15Head) propagateScratch(sc *sfScratch, in []uint8, b int, tr *Trace)
 		simd.Affine7(o0[:h.l0], in, st.w0, st.b0)
 	}
 	k := h.l0 - 1 // the last output of fc_0 is the skip connection
-	for i, v := range o0[:k] {
-		// The square of a negative sum is positive: no ReLU before it.
-		in1[i] = uint8(min((int64(v)*int64(v))>>h.sqrShift, int64(h.qa)))
-		in1[k+i] = uint8(min(max(v>>h.shift, 0), h.qa))
+	if h.l0 == 16 {
+		// Stockfish's shape: one kernel call for both activations; the
+		// clipped half's sixteenth byte (of the skip output) lands on the
+		// padding, which must stay zero.
+		simd.SqrClip16(in1[:], k, o0[:16], h.sqrShift, h.shift, h.qa)
+		in1[2*k] = 0
+	} else {
+		for i, v := range o0[:k] {
+			// The square of a negative sum is positive: no ReLU before it.
+			in1[i] = uint8(min((int64(v)*int64(v))>>h.sqrShift, int64(h.qa)))
+			in1[k+i] = uint8(min(max(v>>h.shift, 0), h.qa))
+		}
 	}
 	affineClipped(o1[:h.l1], in1[:pad32(2*k)], st.w1, st.b1, h.qa)
 	clipShift(in2[:], o1[:], h.l1, h.shift, h.qa)

@@ -33,6 +33,7 @@ func simdKernels(g *gen) {
 	g.pairwiseClippedReLU("pairwiseClippedReLUAVX2", 127)
 	g.pairwiseClippedReLU("pairwiseClippedReLU255AVX2", 255)
 	g.clipShift()
+	g.sqrClip16()
 
 	// Dot products and dense layers.
 	g.dotUint8Int8()
@@ -697,5 +698,60 @@ func (g *gen) affineSparse() {
 	bad := g.GP8()
 	g.XORB(bad, bad)
 	g.Store(bad, g.ReturnIndex(0))
+	g.ret()
+}
+
+// sqrClip16 emits the activations of Stockfish's first dense layer (15.1
+// to 18) for 16 int32 sums v: the squared one, min((v*v) >> sqrShift,
+// ceil), stored as 16 bytes at dst, then the clipped one, clamp(v >> shift,
+// 0, ceil), stored as 16 bytes at dst+off (after the first store, so a
+// smaller off overwrites the first bytes' tail). The square works on
+// c = min(|v|, 65535) (VPABSD, whose -2^31 reads as 2^31 unsigned, then
+// VPMINUD): c*c fits 32 unsigned bits, so VPMULLD and a logical shift give
+// (c*c) >> sqrShift exactly, and the Go wrapper uses this kernel only when
+// (65535*65535) >> sqrShift >= ceil, where any |v| > 65535 clamps to ceil
+// either way. Both results are at most ceil <= 255 and pack without
+// saturation: VPACKUSDW and VPACKUSWB pack within 128-bit lanes, VPERMQ
+// (packOrder) and a pack of the two halves put the bytes in order.
+func (g *gen) sqrClip16() {
+	g.kernel("sqrClip16AVX2", "func(dst *uint8, off int, src *int32, sqrShift, shift uint, ceil int32)",
+		"sqrClip16AVX2 sets dst[i] = min((src[i]*src[i]) >> sqrShift, ceil), then dst[off+i] = clamp(src[i] >> shift, 0, ceil), for i < 16.")
+	dst, off, src := g.arg("dst"), g.arg("off"), g.arg("src")
+	sqrShift, shift := g.XMM(), g.XMM()
+	g.VMOVQ(g.arg("sqrShift"), sqrShift)
+	g.VMOVQ(g.arg("shift"), shift)
+	ceil, lim, zero := g.YMM(), g.YMM(), g.YMM()
+	r := g.GP32()
+	g.Load(g.Param("ceil"), r)
+	g.VMOVD(r, ceil.AsX())
+	g.VPBROADCASTD(ceil.AsX(), ceil)
+	g.VPCMPEQD(lim, lim, lim)
+	g.VPSRLD(U8(16), lim, lim) // 65535 in every dword
+	g.VPXOR(zero, zero, zero)
+	v := g.ymms(2)
+	g.VMOVDQU(Mem{Base: src}, v[0])
+	g.VMOVDQU(Mem{Base: src, Disp: 32}, v[1])
+	// pack stores the 16 dwords of a (all in [0, 255]) as bytes at m.
+	pack := func(a []reg.VecVirtual, m Mem) {
+		hi := g.XMM()
+		g.VPACKUSDW(a[1], a[0], a[0])
+		g.VPERMQ(U8(packOrder), a[0], a[0])
+		g.VEXTRACTI128(U8(1), a[0], hi)
+		g.VPACKUSWB(hi, a[0].AsX(), a[0].AsX())
+		g.VMOVDQU(a[0].AsX(), m)
+	}
+	sq := g.ymms(2)
+	stages(2,
+		func(j int) { g.VPABSD(v[j], sq[j]) },
+		func(j int) { g.VPMINUD(lim, sq[j], sq[j]) },
+		func(j int) { g.VPMULLD(sq[j], sq[j], sq[j]) },
+		func(j int) { g.VPSRLD(sqrShift, sq[j], sq[j]) },
+		func(j int) { g.VPMINUD(ceil, sq[j], sq[j]) })
+	pack(sq, Mem{Base: dst})
+	stages(2,
+		func(j int) { g.VPSRAD(shift, v[j], v[j]) },
+		func(j int) { g.VPMAXSD(zero, v[j], v[j]) },
+		func(j int) { g.VPMINSD(ceil, v[j], v[j]) })
+	pack(v, at(dst, off, 1, 0))
 	g.ret()
 }

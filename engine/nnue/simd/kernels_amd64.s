@@ -803,6 +803,53 @@ loop1:
 	VZEROUPPER
 	RET
 
+// func sqrClip16AVX2(dst *uint8, off int, src *int32, sqrShift uint, shift uint, ceil int32)
+// Requires: AVX, AVX2
+TEXT ·sqrClip16AVX2(SB), NOSPLIT, $0-44
+	MOVQ         dst+0(FP), AX
+	MOVQ         off+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         sqrShift+24(FP), BX
+	VMOVQ        BX, X0
+	MOVQ         shift+32(FP), BX
+	VMOVQ        BX, X1
+	MOVL         ceil+40(FP), BX
+	VMOVD        BX, X2
+	VPBROADCASTD X2, Y2
+	VPCMPEQD     Y3, Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VPXOR        Y4, Y4, Y4
+	VMOVDQU      (DX), Y5
+	VMOVDQU      32(DX), Y6
+	VPABSD       Y5, Y7
+	VPABSD       Y6, Y8
+	VPMINUD      Y3, Y7, Y7
+	VPMINUD      Y3, Y8, Y8
+	VPMULLD      Y7, Y7, Y7
+	VPMULLD      Y8, Y8, Y8
+	VPSRLD       X0, Y7, Y7
+	VPSRLD       X0, Y8, Y8
+	VPMINUD      Y2, Y7, Y7
+	VPMINUD      Y2, Y8, Y8
+	VPACKUSDW    Y8, Y7, Y7
+	VPERMQ       $0xd8, Y7, Y7
+	VEXTRACTI128 $0x01, Y7, X0
+	VPACKUSWB    X0, X7, X7
+	VMOVDQU      X7, (AX)
+	VPSRAD       X1, Y5, Y5
+	VPSRAD       X1, Y6, Y6
+	VPMAXSD      Y4, Y5, Y5
+	VPMAXSD      Y4, Y6, Y6
+	VPMINSD      Y2, Y5, Y5
+	VPMINSD      Y2, Y6, Y6
+	VPACKUSDW    Y6, Y5, Y5
+	VPERMQ       $0xd8, Y5, Y5
+	VEXTRACTI128 $0x01, Y5, X0
+	VPACKUSWB    X0, X5, X5
+	VMOVDQU      X5, (AX)(CX*1)
+	VZEROUPPER
+	RET
+
 // func dotUint8Int8AVX2(a *uint8, w *int8, n int) int32
 // Requires: AVX, AVX2
 TEXT ·dotUint8Int8AVX2(SB), NOSPLIT, $0-28

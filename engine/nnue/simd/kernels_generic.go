@@ -122,6 +122,16 @@ func clipShiftGeneric(dst []uint8, src []int32, shift uint, ceil int32) {
 	}
 }
 
+func sqrClip16Generic(dst []uint8, off int, src []int32, sqrShift, shift uint, ceil int32) {
+	src = src[:16]
+	for i, v := range src {
+		dst[i] = uint8(min((int64(v)*int64(v))>>sqrShift, int64(ceil)))
+	}
+	for i, v := range src {
+		dst[off+i] = uint8(min(max(v>>shift, 0), ceil))
+	}
+}
+
 func dotUint8Int8Generic(a []uint8, w []int8) int32 {
 	w = w[:len(a)]
 	var sum int32

@@ -74,6 +74,11 @@ func pairwiseClippedReLU255AVX2(dst *uint8, src *int16, n int)
 //go:noescape
 func clipShiftAVX2(dst *uint8, src *int32, n int, shift uint, ceil uint8)
 
+// sqrClip16AVX2 sets dst[i] = min((src[i]*src[i]) >> sqrShift, ceil), then dst[off+i] = clamp(src[i] >> shift, 0, ceil), for i < 16.
+//
+//go:noescape
+func sqrClip16AVX2(dst *uint8, off int, src *int32, sqrShift uint, shift uint, ceil int32)
+
 // dotUint8Int8AVX2 returns the exact sum of a[i]*w[i] over n elements, wrapped to int32.
 //
 //go:noescape

@@ -345,6 +345,27 @@ func ClipShift(dst []uint8, src []int32, shift uint, ceil int32) {
 	clipShiftGeneric(dst, src, shift, ceil)
 }
 
+// SqrClip16 is the activation of Stockfish's first dense layer (15.1 to
+// 18) for 16 int32 sums: dst[i] = min((src[i]*src[i]) >> sqrShift, ceil)
+// (the square in int64) for i < 16, then dst[off+i] = clamp(src[i] >>
+// shift, 0, ceil) for i < 16, in that order, so that with off < 16 the
+// second half overwrites the tail of the first (Stockfish's 15 squared
+// outputs followed by 15 clipped ones: off = 15, and dst[30] is left with
+// the sixteenth clipped value). len(src) == 16, len(dst) >= max(16,
+// off+16), 0 <= ceil <= 255, shifts arithmetic as in Go.
+func SqrClip16(dst []uint8, off int, src []int32, sqrShift, shift uint, ceil int32) {
+	if len(src) != 16 || off < 0 || len(dst) < 16 || len(dst)-16 < off || uint32(ceil) > 255 {
+		panicPrecondition("SqrClip16: need len(src) == 16, len(dst) >= max(16, off+16), ceil in [0, 255]")
+	}
+	// The kernel squares min(|v|, 65535) in 32 bits: exact below, and
+	// above only where that square still reaches ceil after the shift.
+	if useAVX2 && sqrShift < 32 && shift < 64 && (uint64(65535*65535)>>sqrShift) >= uint64(ceil) {
+		sqrClip16AVX2(&dst[0], off, &src[0], sqrShift, shift, ceil)
+		return
+	}
+	sqrClip16Generic(dst, off, src, sqrShift, shift, ceil)
+}
+
 // DotUint8Int8 returns sum a[i]*w[i] as an exact int32 (no intermediate
 // saturation, whatever the inputs). len(a) == len(w), a multiple of 32.
 func DotUint8Int8(a []uint8, w []int8) int32 {

@@ -802,6 +802,9 @@ func TestPreconditions(t *testing.T) {
 		"AddSubInt8Rows/neg":     func() { AddSubInt8Rows(s16, make([]int8, 32), nil, []int32{-1}) },
 		"AddSubRows/row":         func() { AddSubRows(s16, make([]int16, 32), []int32{2}, nil) },
 		"AddSubRows/neg":         func() { AddSubRows(s16, make([]int16, 32), nil, []int32{-1}) },
+		"SqrClip16/src":          func() { SqrClip16(make([]uint8, 32), 0, make([]int32, 15), 19, 6, 127) },
+		"SqrClip16/dst":          func() { SqrClip16(make([]uint8, 30), 15, make([]int32, 16), 19, 6, 127) },
+		"SqrClip16/ceil":         func() { SqrClip16(make([]uint8, 32), 0, make([]int32, 16), 19, 6, 256) },
 		"Sub/not16":              func() { Sub(s15, s15) },
 		"AddSub/unequal":         func() { AddSub(s16, s16, s16, s32) },
 		"AddSubSub/unequal":      func() { AddSubSub(s16, s16, s16, s16, s32) },
@@ -876,6 +879,7 @@ func TestNoAllocs(t *testing.T) {
 			sink += DotSquaredClippedReLU(a, b, 255)
 			AddSubInt32(p, p, p, p)
 			AddSubRows(a, w16, idx[:2], idx[2:])
+			SqrClip16(u[:32], 15, sums[:16], 19, 6, 127)
 			k := FindNNZ(nnz, u)
 			AffineSparse7(out, u, w8, bias, nnz[:k])
 		})
