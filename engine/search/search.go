@@ -664,6 +664,9 @@ func (s *Searcher) negamax(alpha, beta, depth, ply int, cutNode bool) int {
 			continue
 		}
 		moveCount++
+		// Ask for the child's table entry now, while the pruning tests
+		// run, not only once the move is made (wasted on pruned moves).
+		s.tt.prefetch(p.KeyAfter(m))
 		noisy := isNoisy(p, m)
 		pc := p.PieceOn(m.From())
 		hist := 0
@@ -877,6 +880,7 @@ func (s *Searcher) qsearch(alpha, beta, ply int) int {
 	moveCount := 0
 	for m := mp.next(); m != board.NullMove; m = mp.next() {
 		moveCount++
+		s.tt.prefetch(p.KeyAfter(m))
 		if !inCheck {
 			// Futility: even winning the captured piece leaves us below alpha.
 			if m.Kind() != board.Promotion {
