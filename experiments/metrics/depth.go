@@ -60,7 +60,7 @@ func init() {
 // evaluator (its history depth and refresh cache) and returns the nodes of
 // each search.
 func nodesToDepth(ctx context.Context, s *Subject, ps []data.Position, depth int) (*DepthNodes, error) {
-	ev := nnue.NewEvaluatorWith(s.Net, s.Spec.History, s.Spec.RefreshCache)
+	ev := nnue.NewEvaluator(s.Net)
 	tt, err := search.NewTT(16)
 	if err != nil {
 		return nil, err

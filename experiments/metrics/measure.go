@@ -76,7 +76,7 @@ func Measure(ctx context.Context, s *Subject, which []string, log io.Writer) (*M
 	}
 	if slices.Contains(which, MetricHistoryShares) {
 		var err error
-		if r.Shares, r.SharesQuiet, err = historyShares(ctx, spec, net, SearchPositions(ps, s.Search.Positions), s.Search.Nodes); err != nil {
+		if r.Shares, r.SharesQuiet, err = historyShares(ctx, net, SearchPositions(ps, s.Search.Positions), s.Search.Nodes); err != nil {
 			return nil, err
 		}
 		fmt.Fprintf(log, "%s: %d accumulator updates in %d nodes\n", s.Variant, r.Shares.Updates, r.Shares.Nodes)

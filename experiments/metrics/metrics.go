@@ -426,8 +426,8 @@ func SearchPositions(ps []data.Position, n int) []data.Position {
 // root is not in check (the search does not evaluate a root in check, which
 // changes where accumulators come from). Searches are deterministic, so the
 // shares are too.
-func historyShares(ctx context.Context, spec *archs.Spec, net *nnue.Network, ps []data.Position, nodes int) (all, quiet *Shares, err error) {
-	ev := nnue.NewEvaluatorWith(net, spec.History, spec.RefreshCache)
+func historyShares(ctx context.Context, net *nnue.Network, ps []data.Position, nodes int) (all, quiet *Shares, err error) {
+	ev := nnue.NewEvaluator(net)
 	tt, err := search.NewTT(16)
 	if err != nil {
 		return nil, nil, err
@@ -527,9 +527,9 @@ func (r *recorder) Evaluate(p *board.Position) int {
 
 // recordTrace searches the positions with the network's evaluator and
 // records its calls.
-func recordTrace(ctx context.Context, spec *archs.Spec, net *nnue.Network, ps []data.Position, nodes int) (*trace, error) {
+func recordTrace(ctx context.Context, net *nnue.Network, ps []data.Position, nodes int) (*trace, error) {
 	tr := &trace{}
-	rec := &recorder{ev: nnue.NewEvaluatorWith(net, spec.History, spec.RefreshCache), tr: tr}
+	rec := &recorder{ev: nnue.NewEvaluator(net), tr: tr}
 	tt, err := search.NewTT(16)
 	if err != nil {
 		return nil, err

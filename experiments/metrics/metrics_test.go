@@ -264,7 +264,7 @@ func TestTraceReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	tr, err := recordTrace(ctx, spec, net, ps, 3000)
+	tr, err := recordTrace(ctx, net, ps, 3000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,13 @@ func TestTraceReplay(t *testing.T) {
 		if _, _, err := replay([]*nnue.Evaluator{ev}, tr, true); err != nil {
 			t.Fatalf("H=%d: %v", h, err)
 		}
-		want, _, err := historyShares(ctx, s, net, ps, 3000)
+		// The search side loads the net with the variant's spec, as the
+		// runner does: the history depth comes from the spec alone.
+		ns, err := nets.Load(s, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := historyShares(ctx, ns, ps, 3000)
 		if err != nil {
 			t.Fatal(err)
 		}

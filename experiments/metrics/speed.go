@@ -96,7 +96,7 @@ func Speed(ctx context.Context, vs []*Subject, opt SpeedOptions, log io.Writer) 
 	fresh := func(l *Subject, n int) []*nnue.Evaluator {
 		evs := make([]*nnue.Evaluator, n)
 		for i := range evs {
-			evs[i] = nnue.NewEvaluatorWith(l.Net, l.Spec.History, l.Spec.RefreshCache)
+			evs[i] = nnue.NewEvaluator(l.Net)
 		}
 		return evs
 	}
@@ -104,7 +104,7 @@ func Speed(ctx context.Context, vs []*Subject, opt SpeedOptions, log io.Writer) 
 	if opt.EvalSpeed {
 		base := vs[0]
 		var err error
-		if tr, err = recordTrace(ctx, base.Spec, base.Net, SearchPositions(opt.Trace, opt.Search.Positions), opt.Search.Nodes); err != nil {
+		if tr, err = recordTrace(ctx, base.Net, SearchPositions(opt.Trace, opt.Search.Positions), opt.Search.Nodes); err != nil {
 			return nil, err
 		}
 		res.Evals = tr.Evals
