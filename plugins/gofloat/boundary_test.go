@@ -109,9 +109,12 @@ func BenchmarkBoundary(b *testing.B) {
 	})
 }
 
-// TestBatchBoundary checks with a generous bound, robust on a loaded
-// machine, that a batch costs little per position across the boundary
-// (the benchmark reports the real figures; the design target is 1 µs).
+// TestBatchBoundary checks that a batch crosses the boundary as one call,
+// not a round trip per position: its overhead per position must stay far
+// below one round trip (46-120 µs here, plugins/README.md). The bound, 20
+// µs, is that loose on purpose: on a loaded machine the overhead reached
+// 5 µs (load average 11 on 2 cores), and timing is the benchmark's job
+// (BenchmarkBoundary reports the real figures; the design target is 1 µs).
 func TestBatchBoundary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing test")
@@ -146,7 +149,7 @@ func TestBatchBoundary(t *testing.T) {
 	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / n / 1000 }
 	t.Logf("%d positions: in process %.3f µs/position, across the boundary %.3f µs/position, overhead %.3f µs/position",
 		n, per(in), per(across), per(across-in))
-	if per(across-in) > 5 {
-		t.Errorf("the boundary costs %.3f µs per position, want at most 5 (target 1)", per(across-in))
+	if per(across-in) > 20 {
+		t.Errorf("the boundary costs %.3f µs per position, want at most 20, far below a round trip (target 1)", per(across-in))
 	}
 }
