@@ -491,6 +491,10 @@ func settingsText(cfg GenConfig) (string, error) {
 // error. When all games are done the chunks are merged into out, the
 // manifest is written and the parts directory is removed.
 func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*GenManifest, error) {
+	// The revision the manifest records is looked up (once) now: for a
+	// binary without a VCS stamp it is a guess from the working tree, which
+	// is right when the run starts and may have moved on when it ends.
+	version.Revision()
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}

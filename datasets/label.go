@@ -92,6 +92,7 @@ type LabelManifest struct {
 // PartsDir(out), a rerun of the same command skips them, and the final
 // output is the same whatever the interruptions and the process count.
 func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*LabelManifest, error) {
+	version.Revision() // looked up at the start, as in Generate
 	if cfg.Engine == "" {
 		return nil, errors.New("no engine given")
 	}
