@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # nnuelab's search nps with a network against Stockfish 15.1's NNUE-only
 # bench, alternating, several rounds, medians and ratios. Peers: the native
-# AVX2 build of Stockfish 15.1 when one is found ($NNUELAB_SF151_AVX2, else
-# ../shared/tools/stockfish-15.1-avx2 beside the repository; optional, the
-# output says which) and Debian's generic build (always). The net is
+# AVX2 build of Stockfish 15.1 when $NNUELAB_SF151_AVX2 names one (optional:
+# the output says whether it ran) and Debian's generic build (always). The net is
 # exported from the installed Stockfish on first use (cached).
 #
 # Like the AVX2 peer (built for x86-64 with AVX2, BMI, POPCNT), nnuelab is

@@ -8,9 +8,8 @@
 //   - the native AVX2 build (official source, tag sf_15.1, built with
 //     ARCH=x86-64-avx2 and no embedded net), the peer that counts: Stockfish
 //     at full speed. benchvs looks for it at -stockfish-avx2, else
-//     $NNUELAB_SF151_AVX2, else ../shared/tools/stockfish-15.1-avx2 beside
-//     the repository (the team machine's shared tools), and says which one it
-//     found. It has no embedded net, so benchvs gives it Stockfish 15.1's
+//     $NNUELAB_SF151_AVX2, and says which one it found (or that it runs
+//     without it). It has no embedded net, so benchvs gives it Stockfish 15.1's
 //     default net from nnuelab's net cache (exported from the Debian build on
 //     first use) with `setoption name EvalFile`. It is optional: without it
 //     benchvs says so and compares against the Debian build only.
@@ -42,7 +41,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -58,10 +56,6 @@ const sfBench = "bench 16 1 13 default depth NNUE"
 // avx2Env names the environment variable that may point at the AVX2 build.
 const avx2Env = "NNUELAB_SF151_AVX2"
 
-// avx2Shared is where the team machine keeps the AVX2 build, relative to
-// the repository root (bench/nnue.sh runs benchvs from there).
-const avx2Shared = "../shared/tools/stockfish-15.1-avx2"
-
 // engine is one contestant: how to run its bench and what it measured.
 type engine struct {
 	name  string
@@ -74,7 +68,7 @@ type engine struct {
 func main() {
 	ours := flag.String("nnuelab", "./nnuelab", "nnuelab binary")
 	sf := flag.String("stockfish", "/usr/games/stockfish", "Stockfish 15.1 binary with its embedded net (Debian's build); also exports the net for the AVX2 build")
-	avx2 := flag.String("stockfish-avx2", "", "Stockfish 15.1 AVX2 build without embedded net (default: $"+avx2Env+", else "+avx2Shared+" if present; \"none\" to skip)")
+	avx2 := flag.String("stockfish-avx2", "", "Stockfish 15.1 AVX2 build without embedded net (default: $"+avx2Env+" if set; \"none\" to skip)")
 	archName := flag.String("arch", "sf15.1", "nnuelab architecture to bench")
 	runs := flag.Int("runs", 5, "rounds (each engine once per round)")
 	flag.Parse()
@@ -153,14 +147,7 @@ func findAVX2(flagValue string) (path, why string) {
 		}
 		return "", fmt.Sprintf("$%s=%s is not an executable file", avx2Env, p)
 	}
-	if isExec(avx2Shared) {
-		abs, err := filepath.Abs(avx2Shared)
-		if err != nil {
-			abs = avx2Shared
-		}
-		return abs, "the shared tools beside the repository"
-	}
-	return "", fmt.Sprintf("no $%s and no %s", avx2Env, avx2Shared)
+	return "", fmt.Sprintf("no -stockfish-avx2 and no $%s", avx2Env)
 }
 
 func isExec(p string) bool {
