@@ -142,33 +142,11 @@ func SubInt8(dst []int16, a []int8) {
 // wraparound (a ply's or a refresh's threat features). len(dst) is a
 // multiple of 16 and every index selects a whole row of w.
 func AddSubInt8Rows(dst []int16, w []int8, adds, subs []int32) {
-	n := len(dst)
-	if n%16 != 0 {
-		panicPrecondition("AddSubInt8Rows: len(dst) must be a multiple of 16")
-	}
-	if n == 0 || len(adds)+len(subs) == 0 {
+	if !rowsWork("AddSubInt8Rows", len(dst), len(w), adds, subs) {
 		return
 	}
-	rows := len(w) / n
-	for _, r := range adds {
-		if uint(r) >= uint(rows) {
-			panicPrecondition("AddSubInt8Rows: row index out of range")
-		}
-	}
-	for _, r := range subs {
-		if uint(r) >= uint(rows) {
-			panicPrecondition("AddSubInt8Rows: row index out of range")
-		}
-	}
 	if useAVX2 {
-		var a, s *int32
-		if len(adds) > 0 {
-			a = &adds[0]
-		}
-		if len(subs) > 0 {
-			s = &subs[0]
-		}
-		int8RowsAVX2(&dst[0], &w[0], a, len(adds), s, len(subs), n)
+		int8RowsAVX2(&dst[0], &w[0], firstOrNil(adds), len(adds), firstOrNil(subs), len(subs), len(dst))
 		return
 	}
 	addSubInt8RowsGeneric(dst, w, adds, subs)
@@ -180,36 +158,48 @@ func AddSubInt8Rows(dst []int16, w []int8, adds, subs []int32) {
 // pass over dst. len(dst) is a multiple of 16 and every index selects a
 // whole row of w.
 func AddSubRows(dst, w []int16, adds, subs []int32) {
-	n := len(dst)
-	if n%16 != 0 {
-		panicPrecondition("AddSubRows: len(dst) must be a multiple of 16")
-	}
-	if n == 0 || len(adds)+len(subs) == 0 {
+	if !rowsWork("AddSubRows", len(dst), len(w), adds, subs) {
 		return
 	}
-	rows := len(w) / n
-	for _, r := range adds {
-		if uint(r) >= uint(rows) {
-			panicPrecondition("AddSubRows: row index out of range")
-		}
-	}
-	for _, r := range subs {
-		if uint(r) >= uint(rows) {
-			panicPrecondition("AddSubRows: row index out of range")
-		}
-	}
 	if useAVX2 {
-		var a, s *int32
-		if len(adds) > 0 {
-			a = &adds[0]
-		}
-		if len(subs) > 0 {
-			s = &subs[0]
-		}
-		int16RowsAVX2(&dst[0], &w[0], a, len(adds), s, len(subs), n)
+		int16RowsAVX2(&dst[0], &w[0], firstOrNil(adds), len(adds), firstOrNil(subs), len(subs), len(dst))
 		return
 	}
 	addSubRowsGeneric(dst, w, adds, subs)
+}
+
+// rowsWork checks the preconditions AddSubRows and AddSubInt8Rows share
+// (n, the accumulator's length, a multiple of 16; every index a whole row
+// of a matrix of wLen entries) and reports whether there is anything to do.
+func rowsWork(name string, n, wLen int, adds, subs []int32) bool {
+	if n%16 != 0 {
+		panicPrecondition(name + ": len(dst) must be a multiple of 16")
+	}
+	if n == 0 || len(adds)+len(subs) == 0 {
+		return false
+	}
+	rows := wLen / n
+	checkRows(name, adds, rows)
+	checkRows(name, subs, rows)
+	return true
+}
+
+// checkRows panics unless every index in list selects one of rows rows.
+func checkRows(name string, list []int32, rows int) {
+	for _, r := range list {
+		if uint(r) >= uint(rows) {
+			panicPrecondition(name + ": row index out of range")
+		}
+	}
+}
+
+// firstOrNil returns &xs[0], or nil for an empty list (the kernels read
+// nothing through it then).
+func firstOrNil(xs []int32) *int32 {
+	if len(xs) == 0 {
+		return nil
+	}
+	return &xs[0]
 }
 
 // AddSub is the fused copy+update of a quiet move: dst = src + add - sub,
