@@ -555,7 +555,7 @@ func genFindings(rows []*genRow, m *manifest.Manifest) string {
 			lines = append(lines, fmt.Sprintf("**%s** %s.", row.label, strings.Join(parts, "; ")))
 		}
 	}
-	if l := genExtrapolation(rows, m.Generations.Reference); l != "" {
+	if l := genExtrapolation(rows, m.Generations); l != "" {
 		lines = append(lines, l)
 	}
 	if len(lines) == 0 {
@@ -570,9 +570,11 @@ func genFindings(rows []*genRow, m *manifest.Manifest) string {
 
 // genExtrapolation fits the generations' Elo against the reference to the
 // log of the self-play positions they were trained on and says where the
-// line comes within 200 Elo of the reference (issue 24's goal); "" with
-// fewer than two measured generations.
-func genExtrapolation(rows []*genRow, reference string) string {
+// line comes within 200 Elo of the reference (issue 24's goal), with the
+// range the slope's interval gives and, when the manifest gives
+// self-play's rate, the CPU time; "" with fewer than two measured
+// generations.
+func genExtrapolation(rows []*genRow, g *manifest.GenerationsSpec) string {
 	var pts []report.ScalePoint
 	made := 0.0
 	for _, row := range rows {
@@ -590,11 +592,21 @@ func genExtrapolation(rows []*genRow, reference string) string {
 		return ""
 	}
 	s := fmt.Sprintf("Against %s the generations gain %+.0f ± %.0f Elo per doubling of the self-play positions (log-linear fit over %d generations, weighted by their intervals)",
-		reference, f.B, 1.96*f.SEB, f.Points)
-	if n, ok := f.PositionsFor(-200); ok {
-		return s + fmt.Sprintf("; at that rate the own net comes within 200 Elo of it at about %s positions, %.0f× the %s made so far.", report.Millions(n), n/made, report.Millions(made))
+		g.Reference, f.B, 1.96*f.SEB, f.Points)
+	n, ok := f.PositionsFor(-200)
+	if !ok {
+		return s + "; at that rate it does not close the gap."
 	}
-	return s + "; at that rate it does not close the gap."
+	s += fmt.Sprintf("; at that rate the own net comes within 200 Elo of it at about %s positions, %.0f× the %s made so far.", report.Millions(n), n/made, report.Millions(made))
+	if g.PositionsPerCPUSecond <= 0 {
+		return s
+	}
+	if fast, slow, ok := f.PositionsRange(-200); ok {
+		s += fmt.Sprintf(" With the slope at either end of its interval: %s to %s positions.", report.Millions(fast), report.Millions(slow))
+	} else {
+		s += " The slope's interval reaches zero, so the data cannot bound the size from above."
+	}
+	return s + " Cost: " + report.SelfplayCost(n, g.PositionsPerCPUSecond, g.Rate)
 }
 
 // genPlots draws the training loss curves of every generation and the Elo

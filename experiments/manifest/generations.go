@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -90,6 +91,12 @@ type GenerationsSpec struct {
 	LabelEngine string `toml:"label_engine" json:"label_engine,omitempty"`
 	// Gen changes the self-play of single generations ([[generations.gen]]).
 	Gen []GenSettings `toml:"gen" json:"gen,omitempty"`
+	// PositionsPerCPUSecond is self-play's measured rate with the player
+	// net on one core, which turns the report's extrapolation to the goal
+	// into CPU time (0 leaves the time out); Rate says where it was
+	// measured.
+	PositionsPerCPUSecond float64 `toml:"positions_per_cpu_second" json:"positions_per_cpu_second,omitempty"`
+	Rate                  string  `toml:"rate" json:"rate,omitempty"`
 }
 
 // GenSettings ([[generations.gen]]) overrides the self-play settings of
@@ -236,6 +243,12 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 	}
 	if g.RawSeed < 0 {
 		return bad("generations.seed", "seed %d is negative", g.RawSeed)
+	}
+	if !(g.PositionsPerCPUSecond >= 0) || math.IsInf(g.PositionsPerCPUSecond, 0) {
+		return bad("generations.positions_per_cpu_second", "must be a finite rate >= 0, got %v", g.PositionsPerCPUSecond)
+	}
+	if g.PositionsPerCPUSecond > 0 && strings.TrimSpace(g.Rate) == "" {
+		return bad("generations.rate", "missing: say where positions_per_cpu_second was measured (a doc and the command)")
 	}
 	g.Seed = uint64(g.RawSeed)
 	if !md.IsDefined("generations", "seed") {

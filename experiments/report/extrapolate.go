@@ -58,5 +58,19 @@ func (f ScalingFit) PositionsFor(elo float64) (float64, bool) {
 	return math.Exp2((elo - f.A) / f.B), true
 }
 
+// PositionsRange returns the positions at which the line reaches elo with
+// its slope at the upper (fast) and lower (slow) end of its 95% interval,
+// the line pivoting about the points' weighted centre; ok is false when
+// the lower end does not rise, so the data bound nothing from above.
+func (f ScalingFit) PositionsRange(elo float64) (fast, slow float64, ok bool) {
+	lo, hi := f.B-1.96*f.SEB, f.B+1.96*f.SEB
+	if !(lo > 0) {
+		return 0, 0, false
+	}
+	slow, _ = ScalingFit{A: f.A + (f.B-lo)*f.XMean, B: lo}.PositionsFor(elo)
+	fast, _ = ScalingFit{A: f.A + (f.B-hi)*f.XMean, B: hi}.PositionsFor(elo)
+	return fast, slow, true
+}
+
 // SeFromInterval returns the standard error a 95% interval implies.
 func SeFromInterval(lo, hi float64) float64 { return (hi - lo) / (2 * 1.959964) }

@@ -145,7 +145,6 @@ func scalingSection(p *plan.Plan, recs []records.Record, reference string) (stri
 	}
 	fmt.Fprintf(&b, "- **Fit** (Elo = A + B·log2(positions), weighted by 1/SE² of each point's Elo, %d points): B = **%+.1f ± %.1f Elo per doubling** of the self-play (95%%), A = %.1f.\n",
 		f.Points, f.B, 1.96*f.SEB, f.A)
-	lo, hi := f.B-1.96*f.SEB, f.B+1.96*f.SEB
 	n, ok := f.PositionsFor(s.Goal)
 	if !ok {
 		fmt.Fprintf(&b, "- The line does not rise, so it never reaches %+.0f Elo against %s.\n\n", s.Goal, reference)
@@ -153,18 +152,14 @@ func scalingSection(p *plan.Plan, recs []records.Record, reference string) (stri
 	}
 	fmt.Fprintf(&b, "- **At that rate the Elo against %s reaches %+.0f at about %s self-play positions**, %.0f× the %s of the largest point (%.1f doublings).",
 		reference, s.Goal, Millions(n), n/most, Millions(most), math.Log2(n/most))
-	if lo > 0 {
-		nLo, _ := ScalingFit{A: f.A + (f.B-lo)*f.XMean, B: lo}.PositionsFor(s.Goal)
-		nHi, _ := ScalingFit{A: f.A + (f.B-hi)*f.XMean, B: hi}.PositionsFor(s.Goal)
-		fmt.Fprintf(&b, " With the slope at either end of its interval (the line pivoting about the points' weighted centre): %s to %s positions.", Millions(nHi), Millions(nLo))
+	if nFast, nSlow, ok := f.PositionsRange(s.Goal); ok {
+		fmt.Fprintf(&b, " With the slope at either end of its interval (the line pivoting about the points' weighted centre): %s to %s positions.", Millions(nFast), Millions(nSlow))
 	} else {
 		b.WriteString(" The slope's interval reaches zero, so the data cannot bound the size from above.")
 	}
 	b.WriteString("\n")
 	if s.PositionsPerCPUSecond > 0 {
-		cpu := n / s.PositionsPerCPUSecond
-		fmt.Fprintf(&b, "- **Cost**: self-play makes %.0f positions per CPU-second with the player net (%s), so %s positions take about %s CPU-hours: %.1f days of this 2-core machine, or %.1f sessions of 3 hours on 2 cores (training is minutes beside it). One such session makes about %s positions.\n",
-			s.PositionsPerCPUSecond, s.Rate, Millions(n), thousands(int64(math.Round(cpu/3600))), cpu/3600/2/24, cpu/3600/6, Millions(s.PositionsPerCPUSecond*3*3600*2))
+		fmt.Fprintf(&b, "- **Cost**: %s\n", SelfplayCost(n, s.PositionsPerCPUSecond, s.Rate))
 	}
 	b.WriteString("- A log-linear fit over one data size range says nothing certain about a range 10× larger: the curve of engine authors' nets flattens as the data grows, and larger nets (wider layers, king buckets) are what turn more data into Elo there. Read the numbers as the order of magnitude, not a forecast.\n\n")
 	return b.String(), nil
@@ -259,3 +254,12 @@ var doublings = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	}
 	return ts
 })
+
+// SelfplayCost says what making n self-play positions costs at rate
+// positions per CPU-second (measured where src says): CPU-hours, days of
+// this 2-core machine and 3-hour sessions, and what one session makes.
+func SelfplayCost(n, rate float64, src string) string {
+	cpu := n / rate
+	return fmt.Sprintf("self-play makes %.0f positions per CPU-second with the player net (%s), so %s positions take about %s CPU-hours: %.1f days of this 2-core machine, or %.1f sessions of 3 hours on 2 cores (training is minutes beside it). One such session makes about %s positions.",
+		rate, src, Millions(n), thousands(int64(math.Round(cpu/3600))), cpu/3600/2/24, cpu/3600/6, Millions(rate*3*3600*2))
+}
