@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
+	"github.com/nnuelab/nnuelab/internal/svgplot"
 )
 
 func init() {
@@ -99,7 +99,7 @@ func plotClocks(path, title string, names []string, by map[string][]match.ClockU
 	p.X.Label.Text = "move number (the engine's own moves)"
 	p.Y.Label.Text = "share of the clock the move used (%)"
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
+	var legend svgplot.Legend
 	colors := []color.RGBA{{31, 119, 180, 255}, {214, 39, 40, 255}, {44, 160, 44, 255}, {148, 103, 189, 255}}
 	for i, n := range names {
 		perMove := map[int][]float64{}
@@ -135,16 +135,12 @@ func plotClocks(path, title string, names []string, by map[string][]match.ClockU
 		}
 		l2.Color, l2.Width, l2.Dashes = c, vg.Points(1), []vg.Length{vg.Points(3), vg.Points(2)}
 		p.Add(l1, l2)
-		p.Legend.Add(n+" median", l1)
-		p.Legend.Add(n+" max", l2)
+		legend.Add(n+" median", l1)
+		legend.Add(n+" max", l2)
 	}
-	var buf bytes.Buffer
-	wt, err := p.WriterTo(9*vg.Inch, 5*vg.Inch, "svg")
+	svg, err := svgplot.Render(p, &legend, 9*vg.Inch, 5*vg.Inch)
 	if err != nil {
 		return err
 	}
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return err
-	}
-	return fsutil.WriteFileAtomic(path, buf.Bytes(), 0o644)
+	return fsutil.WriteFileAtomic(path, svg, 0o644)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/nnuelab/nnuelab/experiments/report"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/plotaxis"
+	"github.com/nnuelab/nnuelab/internal/svgplot"
 	"github.com/nnuelab/nnuelab/nets/train"
 	"github.com/samber/lo"
 	"gonum.org/v1/plot"
@@ -672,7 +673,7 @@ func eloByPositions(rows []*genRow, reference string) ([]byte, error) {
 	p.X.Label.Text = "self-play positions so far (" + unit + ")"
 	p.Y.Label.Text = "Elo (95% interval)"
 	p.Add(plotter.NewGrid())
-	p.Legend.Top, p.Legend.Left = true, true
+	var legend svgplot.Legend
 	drawn := 0
 	for i, s := range ss {
 		var xys plotter.XYs
@@ -722,7 +723,7 @@ func eloByPositions(rows []*genRow, reference string) ([]byte, error) {
 		}
 		eb.LineStyle.Color = c
 		p.Add(line, points, eb)
-		p.Legend.Add(s.label, line, points)
+		legend.Add(s.label, line, points)
 	}
 	if drawn == 0 {
 		return nil, nil
@@ -735,5 +736,5 @@ func eloByPositions(rows []*genRow, reference string) ([]byte, error) {
 		a.Min, a.Max = a.Min-pad, a.Max+pad
 	}
 	p.X.Tick.Marker, p.Y.Tick.Marker = plotaxis.Ticks, plotaxis.Ticks
-	return report.SVG(p, 17*vg.Centimeter, 11*vg.Centimeter)
+	return svgplot.Render(p, &legend, 17*vg.Centimeter, 11*vg.Centimeter)
 }

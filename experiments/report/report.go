@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -17,13 +16,13 @@ import (
 	"github.com/nnuelab/nnuelab/experiments/records"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/plotaxis"
+	"github.com/nnuelab/nnuelab/internal/svgplot"
 	"github.com/nnuelab/nnuelab/nets/train"
 	"github.com/samber/lo"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Palette is colour-blind safe (Okabe and Ito).
@@ -730,24 +729,12 @@ func reportPlots(sums []*summary, recs []records.Record, eloVs string) (map[stri
 
 // nominal sets up a bar chart's x axis: names under the bars, rotated,
 // with half a bar of room at both ends (and extra room on the right).
-func nominal(p *plot.Plot, names []string, extraRight float64) {
+func nominal(p *plot.Plot, names []string) {
 	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4+extraRight
+	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
 	p.X.Tick.Label.Rotation = math.Pi / 6
 	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 	p.Y.Tick.Marker = plotaxis.Ticks
-}
-
-// SVG renders a plot to SVG bytes of the given size, as every report
-// plot is written.
-func SVG(p *plot.Plot, w, h vg.Length) ([]byte, error) {
-	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // scatter plots y against x, one labelled point per variant; nil when
@@ -800,27 +787,51 @@ func scatter(sums []*summary, xm, ym, xl, yl string) ([]byte, error) {
 			p.Add(eb)
 		}
 	}
-	lab, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
-	if err != nil {
-		return nil, err
+	// Labels of the points in the right half read leftwards from them, so
+	// that no label runs off the figure's right edge.
+	xmin, xmax := xys[0].X, xys[0].X
+	for _, q := range xys {
+		xmin, xmax = min(xmin, q.X), max(xmax, q.X)
 	}
-	for i := range lab.TextStyle {
-		lab.TextStyle[i].XAlign, lab.TextStyle[i].YAlign = draw.XLeft, draw.YBottom
+	var left, right plotter.XYLabels
+	for i, q := range xys {
+		side := &left
+		if xmax > xmin && q.X > (xmin+xmax)/2 {
+			side = &right
+		}
+		side.XYs = append(side.XYs, q)
+		side.Labels = append(side.Labels, labels[i])
 	}
-	lab.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
-	p.Add(lab)
+	for _, side := range []struct {
+		l     plotter.XYLabels
+		align draw.XAlignment
+		dx    vg.Length
+	}{{left, draw.XLeft, vg.Points(4)}, {right, draw.XRight, -vg.Points(4)}} {
+		if len(side.l.XYs) == 0 {
+			continue
+		}
+		lab, err := plotter.NewLabels(side.l)
+		if err != nil {
+			return nil, err
+		}
+		for i := range lab.TextStyle {
+			lab.TextStyle[i].XAlign, lab.TextStyle[i].YAlign = side.align, draw.YBottom
+		}
+		lab.Offset = vg.Point{X: side.dx, Y: vg.Points(2)}
+		p.Add(lab)
+	}
 	pad := func(a *plot.Axis) {
 		d := (a.Max - a.Min) * 0.08
 		if d == 0 {
 			d = math.Max(math.Abs(a.Max)*0.01, 0.01)
 		}
 		a.Min -= d
-		a.Max += 3 * d
+		a.Max += d
 	}
 	pad(&p.X)
 	pad(&p.Y)
 	p.X.Tick.Marker, p.Y.Tick.Marker = plotaxis.Ticks, plotaxis.Ticks
-	return SVG(p, 17*vg.Centimeter, 11*vg.Centimeter)
+	return svgplot.Render(p, nil, 17*vg.Centimeter, 11*vg.Centimeter)
 }
 
 // barPlot draws one bar per variant with its range or interval; nil when
@@ -878,9 +889,9 @@ func barPlot(sums []*summary, metric, label string) ([]byte, error) {
 		}
 		p.Add(eb)
 	}
-	nominal(p, names, 0)
+	nominal(p, names)
 	w := vg.Length(math.Max(12, 1.8*float64(len(vals))+5)) * vg.Centimeter
-	return SVG(p, w, 11*vg.Centimeter)
+	return svgplot.Render(p, nil, w, 11*vg.Centimeter)
 }
 
 // sharesPlot stacks, per variant, the shares of accumulator updates by
@@ -910,9 +921,7 @@ func sharesPlot(sums []*summary) ([]byte, error) {
 	}
 	p := plot.New()
 	p.Y.Label.Text = "share of accumulator updates (%)"
-	p.Legend.Top = true
-	p.Legend.Left = false
-	p.Legend.Padding = vg.Points(3)
+	var legend svgplot.Legend
 	var prev *plotter.BarChart
 	for i, se := range ss {
 		vals := make(plotter.Values, len(rows))
@@ -934,13 +943,12 @@ func sharesPlot(sums []*summary) ([]byte, error) {
 		}
 		prev = bars
 		p.Add(bars)
-		p.Legend.Add(se.label, bars)
+		legend.Add(se.label, bars)
 	}
 	p.Y.Min, p.Y.Max = 0, 100
-	// Room on the right for the legend.
-	nominal(p, names, 2.2)
+	nominal(p, names)
 	w := vg.Length(math.Max(16, 1.8*float64(len(rows))+10)) * vg.Centimeter
-	return SVG(p, w, 11*vg.Centimeter)
+	return svgplot.Render(p, &legend, w, 11*vg.Centimeter)
 }
 
 // Floats reads a list of numbers from a record's detail (as stored:

@@ -13,6 +13,7 @@ import (
 	"github.com/nnuelab/nnuelab/experiments/plan"
 	"github.com/nnuelab/nnuelab/experiments/records"
 	"github.com/nnuelab/nnuelab/internal/plotaxis"
+	"github.com/nnuelab/nnuelab/internal/svgplot"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -192,7 +193,7 @@ func scalingPlot(p *plan.Plan, recs []records.Record, reference string) ([]byte,
 	pl.X.Label.Text = "self-play positions (log scale)"
 	pl.Y.Label.Text = "Elo (95% interval)"
 	pl.Add(plotter.NewGrid())
-	pl.Legend.Top, pl.Legend.Left = false, false
+	var legend svgplot.Legend
 	points, err := plotter.NewScatter(xys)
 	if err != nil {
 		return nil, err
@@ -207,7 +208,7 @@ func scalingPlot(p *plan.Plan, recs []records.Record, reference string) ([]byte,
 	}
 	eb.LineStyle.Color = Palette[0]
 	pl.Add(points, eb)
-	pl.Legend.Add("measured", points)
+	legend.Add("measured", points)
 	x0, x1 := xys[0].X, xys[len(xys)-1].X
 	goal := p.Manifest.Scaling.Goal
 	if n, ok := f.PositionsFor(goal); ok && math.Log2(n/1e6) <= x1+12 {
@@ -219,14 +220,14 @@ func scalingPlot(p *plan.Plan, recs []records.Record, reference string) ([]byte,
 	}
 	line.Color, line.Dashes = Palette[1], []vg.Length{vg.Points(4), vg.Points(3)}
 	pl.Add(line)
-	pl.Legend.Add(fmt.Sprintf("fit: %+.0f Elo per doubling", f.B), line)
+	legend.Add(fmt.Sprintf("fit: %+.0f Elo per doubling", f.B), line)
 	target, err := plotter.NewLine(plotter.XYs{{X: x0, Y: goal}, {X: x1, Y: goal}})
 	if err != nil {
 		return nil, err
 	}
 	target.Color, target.Dashes = Palette[2], []vg.Length{vg.Points(1), vg.Points(2)}
 	pl.Add(target)
-	pl.Legend.Add(fmt.Sprintf("goal: %+.0f", goal), target)
+	legend.Add(fmt.Sprintf("goal: %+.0f", goal), target)
 	for _, a := range []*plot.Axis{&pl.X, &pl.Y} {
 		pad := (a.Max - a.Min) * 0.06
 		if pad == 0 || math.IsNaN(pad) {
@@ -235,7 +236,7 @@ func scalingPlot(p *plan.Plan, recs []records.Record, reference string) ([]byte,
 		a.Min, a.Max = a.Min-pad, a.Max+pad
 	}
 	pl.X.Tick.Marker, pl.Y.Tick.Marker = doublings, plotaxis.Ticks
-	return SVG(pl, 17*vg.Centimeter, 11*vg.Centimeter)
+	return svgplot.Render(pl, &legend, 17*vg.Centimeter, 11*vg.Centimeter)
 }
 
 // doublings ticks an axis in log2 of millions at every doubling, labelled

@@ -1,7 +1,6 @@
 package train
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
@@ -11,9 +10,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/nnuelab/nnuelab/internal/fsutil"
+	"github.com/nnuelab/nnuelab/internal/svgplot"
 )
 
 // Curve is one loss history to plot, with its legend label.
@@ -59,7 +58,7 @@ func PlotLoss(curves []Curve, o PlotOptions) ([]byte, error) {
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
+	legend := svgplot.Legend{Group: 2} // a curve's train and val side by side
 	points := 0
 	for i, c := range curves {
 		if len(c.History) == 0 {
@@ -100,7 +99,7 @@ func PlotLoss(curves []Curve, o PlotOptions) ([]byte, error) {
 				s.Shape = draw.BoxGlyph{}
 			}
 			p.Add(l, s)
-			p.Legend.Add(c.Label+" "+series.name, l, s)
+			legend.Add(c.Label+" "+series.name, l, s)
 			points += len(xy)
 		}
 	}
@@ -114,13 +113,7 @@ func PlotLoss(curves []Curve, o PlotOptions) ([]byte, error) {
 	if h == 0 {
 		h = 10 * vg.Centimeter
 	}
-	canvas := vgsvg.New(w, h)
-	p.Draw(draw.New(canvas))
-	var buf bytes.Buffer
-	if _, err := canvas.WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return svgplot.Render(p, &legend, w, h)
 }
 
 // PlotLossFile writes PlotLoss's SVG to path atomically.
