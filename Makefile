@@ -96,7 +96,8 @@ test: deps fmt-check vet asm-check
 
 # Every committed report is rewritten from the committed results alone (no
 # file outside the repository, no task run) and must come out byte-identical;
-# so must docs/claims.md's table (docs/claims.toml read against the results).
+# so must docs/claims.md's table (docs/claims.toml read against the results)
+# and docs/strength.md's ladder tables (docs/strength/ladder.toml and its matches).
 reports-check: build
 	@tmp=$$(mktemp -d); status=0; \
 	for f in experiments/*.toml; do \
@@ -107,6 +108,7 @@ reports-check: build
 	diff -r $$tmp docs/reports >/dev/null || { echo "reports differ from their results:"; diff -rq $$tmp docs/reports; status=1; }; \
 	for d in docs/reports/*.md; do [ -f $$tmp/$$(basename $$d) ] || { echo "$$d: not regenerated"; status=1; }; done; \
 	./$(EXE) experiment claims --check || status=1; \
+	./$(EXE) ladder --report-only --check >/dev/null || status=1; \
 	rm -rf $$tmp; [ $$status = 0 ] && echo "reports-check: every report and the claims table regenerate byte-identically"; exit $$status
 
 # docs/nets: one page per shipped net (figures and numbers from `nnuelab nets

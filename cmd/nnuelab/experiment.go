@@ -85,12 +85,6 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// multiFlag collects a repeatable string flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
-func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
-
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
@@ -119,7 +113,7 @@ func experimentRun(args []string, stdout, stderr io.Writer) error {
 	skip := fs.String("skip", "", "metrics to leave out of this run, comma-separated (e.g. elo); the report marks them pending")
 	allowDirty := fs.Bool("allow-dirty", false, "let a binary built from a tree with uncommitted changes write results under experiments/results (refused otherwise); the run records the sha256 of the output of git diff HEAD")
 	shared := fs.String("shared", filepath.Join("experiments", "results"), "results root searched for Elo chunks that another experiment played under the same key (adopted, not replayed); empty adopts none")
-	var sbatch multiFlag
+	var sbatch repeatFlag
 	fs.Var(&sbatch, "sbatch", "slurm executor: extra sbatch argument, repeatable (--sbatch=--partition=cpu --sbatch=--time=2:00:00)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {

@@ -1,0 +1,174 @@
+package ladder
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// outcome is what the report reads of a kept match summary.
+type outcome struct {
+	Engines [2]string `json:"engines"`
+	Games   int       `json:"games"`
+	Wins    int       `json:"wins"`
+	Draws   int       `json:"draws"`
+	Losses  int       `json:"losses"`
+	Elo     struct {
+		Value, Lower, Upper *float64
+	} `json:"elo"`
+	Faults map[string]struct {
+		Crashes      int `json:"crashes"`
+		Hangs        int `json:"hangs"`
+		IllegalMoves int `json:"illegal_moves"`
+		TimeForfeits int `json:"time_forfeits"`
+	} `json:"faults"`
+}
+
+// z95 is the normal quantile of a two-sided 95% interval.
+const z95 = 1.959964
+
+// Rating is a rung's strength on Stockfish's UCI_Elo scale, combined over
+// its levels: each level L whose match gave a finite Elo difference d
+// with a 95% interval says L + d, weighted by 1/SE²; the interval is the
+// weighted mean's.
+type Rating struct {
+	Value, Lower, Upper float64
+	Levels              int // levels that entered it
+}
+
+// combine returns the weighted rating of the levels' estimates, ok false
+// when none has a finite interval.
+func combine(levels []int, outs []*outcome) (Rating, bool) {
+	var sw, swx float64
+	n := 0
+	for i, o := range outs {
+		if o == nil || o.Elo.Value == nil || o.Elo.Lower == nil || o.Elo.Upper == nil {
+			continue
+		}
+		se := (*o.Elo.Upper - *o.Elo.Lower) / (2 * z95)
+		if !(se > 0) || math.IsInf(se, 0) {
+			continue
+		}
+		w := 1 / (se * se)
+		sw += w
+		swx += w * (float64(levels[i]) + *o.Elo.Value)
+		n++
+	}
+	if n == 0 {
+		return Rating{}, false
+	}
+	m, se := swx/sw, 1/math.Sqrt(sw)
+	return Rating{Value: m, Lower: m - z95*se, Upper: m + z95*se, Levels: n}, true
+}
+
+// Report returns the ladder's Markdown: a table of every match kept in
+// out (the ones not played yet say so) and a table of each rung's rating
+// on the UCI_Elo scale.
+func Report(c *Config, out string) (string, error) {
+	var b, sum strings.Builder
+	fmt.Fprintf(&b, "| rung | Stockfish 15.1 `UCI_Elo` | games | nnuelab W-D-L | score | Elo difference [95%%] | implied rating | time forfeits (nnuelab / Stockfish) | other faults | nnuelab revision |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&sum, "| rung | arch | threads | clock | rating on Stockfish's `UCI_Elo` scale [95%%] | levels | games |\n|---|---|---|---|---|---|---|\n")
+	for i := range c.Rungs {
+		r := &c.Rungs[i]
+		outs := make([]*outcome, len(r.Levels))
+		games := 0
+		for k, l := range r.Levels {
+			id := Cell{Rung: r, Level: l}.ID()
+			res, err := readResult(filepath.Join(out, id+".json"))
+			if os.IsNotExist(err) {
+				fmt.Fprintf(&b, "| %s | %d | not played yet | | | | | | | |\n", r.Name, l)
+				continue
+			}
+			if err != nil {
+				return "", err
+			}
+			var o outcome
+			if err := json.Unmarshal(res.Summary, &o); err != nil {
+				return "", fmt.Errorf("%s.json: summary: %w", id, err)
+			}
+			outs[k] = &o
+			games += o.Games
+			nn, sf := o.Faults[o.Engines[0]], o.Faults[o.Engines[1]]
+			other := nn.Crashes + nn.Hangs + nn.IllegalMoves
+			otherSF := sf.Crashes + sf.Hangs + sf.IllegalMoves
+			score := (float64(o.Wins) + 0.5*float64(o.Draws)) / float64(max(o.Games, 1))
+			fmt.Fprintf(&b, "| %s | %d | %d | %d-%d-%d | %.1f%% | %s | %s | %d / %d | %d / %d | %s |\n",
+				r.Name, l, o.Games, o.Wins, o.Draws, o.Losses, 100*score, eloText(&o), impliedText(l, &o),
+				nn.TimeForfeits, sf.TimeForfeits, other, otherSF, short(res.Revision))
+		}
+		rt, ok := combine(r.Levels, outs)
+		rating := "–"
+		if ok {
+			rating = fmt.Sprintf("**%.0f** [%.0f, %.0f]", rt.Value, rt.Lower, rt.Upper)
+		}
+		lv := make([]string, len(r.Levels))
+		for k, l := range r.Levels {
+			lv[k] = fmt.Sprint(l)
+		}
+		fmt.Fprintf(&sum, "| %s | %s | %d | %s | %s | %s | %d |\n", r.Name, r.Arch, r.Threads, r.TC, rating, strings.Join(lv, ", "), games)
+	}
+	var notes strings.Builder
+	for i := range c.Rungs {
+		if n := strings.TrimSpace(c.Rungs[i].Note); n != "" {
+			fmt.Fprintf(&notes, "- %s: %s\n", c.Rungs[i].Name, n)
+		}
+	}
+	s := sum.String() + "\n" + b.String()
+	if notes.Len() > 0 {
+		s += "\n" + notes.String()
+	}
+	return s, nil
+}
+
+func eloText(o *outcome) string {
+	if o.Elo.Value == nil {
+		return "– (all games one way)"
+	}
+	if o.Elo.Lower == nil || o.Elo.Upper == nil {
+		return fmt.Sprintf("%+.1f", *o.Elo.Value)
+	}
+	return fmt.Sprintf("%+.1f [%+.1f, %+.1f]", *o.Elo.Value, *o.Elo.Lower, *o.Elo.Upper)
+}
+
+func impliedText(level int, o *outcome) string {
+	if o.Elo.Value == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", float64(level)+*o.Elo.Value)
+}
+
+// short cuts a revision to 7 hex digits and its marks.
+func short(rev string) string {
+	if len(rev) < 7 {
+		return rev
+	}
+	s := rev[:7]
+	if strings.Contains(rev, "+dirty") {
+		s += "+dirty"
+	}
+	if strings.Contains(rev, "not VCS-stamped") {
+		s += " (unstamped)"
+	}
+	return s
+}
+
+// The markers around the generated part of the page the report goes in.
+const (
+	BeginMarker = "<!-- ladder:begin: generated by `nnuelab ladder` from the ladder file and its results; do not edit by hand -->"
+	EndMarker   = "<!-- ladder:end -->"
+)
+
+// Splice puts report between the page's markers (replacing what stood
+// there); a page without both markers, in order, is an error.
+func Splice(page, report string) (string, error) {
+	i := strings.Index(page, "<!-- ladder:begin")
+	j := strings.Index(page, EndMarker)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("no %q ... %q markers, in that order, to put the table between", "<!-- ladder:begin -->", EndMarker)
+	}
+	return page[:i] + BeginMarker + "\n\n" + report + "\n" + page[j:], nil
+}

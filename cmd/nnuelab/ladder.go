@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/nnuelab/nnuelab/bench/ladder"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
+)
+
+func init() {
+	register(command{"ladder", "strength on Stockfish's UCI_Elo scale: each setting against Stockfish 15.1 at several levels (resumable), table into a page", runLadder})
+}
+
+func runLadder(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("ladder", `ladder [flags]
+
+Plays every rung of the ladder file (an nnuelab setting: Arch, Threads, clock)
+against Stockfish 15.1 limited to each of the rung's UCI_Elo levels, one match
+a level, keeping each finished match in the results folder (a rerun plays only
+what is missing), then writes the table of results and each rung's rating on
+the UCI_Elo scale between the page's ladder markers.
+
+Flags:`, stderr)
+	cfgPath := fs.String("config", "docs/strength/ladder.toml", "ladder file")
+	out := fs.String("out", "docs/strength/ladder", "results folder (RUNG-eLEVEL.json and .pgn per match)")
+	page := fs.String("page", "docs/strength.md", "page whose ladder markers receive the table (\"\" = print it)")
+	reportOnly := fs.Bool("report-only", false, "play nothing: write the table from the kept results")
+	check := fs.Bool("check", false, "with --report-only: fail if the page's table differs from the results instead of writing it")
+	var only listFlag
+	fs.Var(&only, "rung", "play only these rungs (repeatable, or comma-separated)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *check && !*reportOnly {
+		return errors.New("--check goes with --report-only")
+	}
+	cfg, err := ladder.Load(*cfgPath)
+	if err != nil {
+		return err
+	}
+	if !*reportOnly {
+		bin, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := ladder.Run(ctx, cfg, ladder.Options{Binary: bin, Out: *out, Only: only, Log: stderr}); err != nil {
+			return err
+		}
+	}
+	table, err := ladder.Report(cfg, *out)
+	if err != nil {
+		return err
+	}
+	if *page == "" {
+		_, err := fmt.Fprint(stdout, table)
+		return err
+	}
+	old, err := os.ReadFile(*page)
+	if err != nil {
+		return err
+	}
+	doc, err := ladder.Splice(string(old), table)
+	if err != nil {
+		return fmt.Errorf("%s: %w", *page, err)
+	}
+	if *check {
+		if doc != string(old) {
+			return fmt.Errorf("%s: the ladder table differs from the results in %s (nnuelab ladder --report-only rewrites it)", *page, *out)
+		}
+		fmt.Fprintf(stdout, "%s: the ladder table regenerates byte-identically\n", *page)
+		return nil
+	}
+	if err := fsutil.WriteFileAtomic(*page, []byte(doc), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s\n", *page)
+	return nil
+}
