@@ -57,6 +57,15 @@ type GenConfig struct {
 	RandomPlies int    `toml:"random_plies"`
 	Book        string `toml:"book"`
 	BookSHA256  string `toml:"book_sha256"` // filled in by Generate
+	// MaxOpeningScore > 0 keeps only balanced openings: after the random
+	// plies a search at the game's limits scores the position, and one
+	// scored beyond ±MaxOpeningScore centipawns is thrown away for the
+	// game's next random opening (random plies otherwise open many games
+	// already decided, whose positions teach a net little). 0: every
+	// opening is played. Left out of the TOML and JSON forms when 0, so
+	// that manifests and experiments' keys of sets made before it existed
+	// stay as they were.
+	MaxOpeningScore int `toml:"max_opening_score,omitzero" json:",omitempty"`
 
 	// MinPly: positions are recorded from this game ply on.
 	MinPly int `toml:"min_ply"`
@@ -127,6 +136,8 @@ func (c *GenConfig) check() error {
 		return fmt.Errorf("depth %d outside 0..%d", c.Depth, search.MaxPly-1)
 	case c.HashMB < 1:
 		return fmt.Errorf("hash %d MB: want at least 1", c.HashMB)
+	case c.MaxOpeningScore < 0:
+		return fmt.Errorf("max opening score %d: want 0 (off) or a positive bound in centipawns", c.MaxOpeningScore)
 	case c.RandomPlies < 0 || c.MinPly < 0 || c.WinPlies < 1 || c.DrawPlies < 1 || c.DrawMinPly < 0 || c.MaxPlies < 0:
 		return errors.New("ply counts must not be negative (win and draw plies at least 1)")
 	case c.ChunkGames < 1:
@@ -176,6 +187,9 @@ type Game struct {
 	Result      Result
 	Termination string
 	Records     []Record
+	// Rejected counts the openings thrown away before this game's for
+	// scoring beyond GenConfig.MaxOpeningScore.
+	Rejected int
 }
 
 // player plays games with one searcher and one table for both sides.
@@ -198,18 +212,20 @@ func newPlayer(cfg *GenConfig, book []string) (*player, error) {
 	return &player{cfg: cfg, tt: tt, s: search.New(ev, tt), book: book}, nil
 }
 
-// opening returns the position after the book line and random plies of game
-// g, or an error if 1000 attempts all ended the game during the random
-// plies.
-func (pl *player) opening(r *rng) (*board.Position, error) {
+// opening returns the position after the book line and random plies of
+// game g, with the number of openings thrown away before it as unbalanced
+// (MaxOpeningScore), or an error if 1000 attempts all ended the game
+// during the random plies or were unbalanced.
+func (pl *player) opening(ctx context.Context, r *rng) (*board.Position, int, error) {
 	var ml board.MoveList
+	rejected := 0
 	for attempt := 0; attempt < 1000; attempt++ {
 		p := board.StartPosition()
 		if len(pl.book) > 0 {
 			line := pl.book[r.intn(len(pl.book))]
 			var err error
 			if p, err = board.ParseFEN(line); err != nil {
-				return nil, fmt.Errorf("book: %w", err)
+				return nil, 0, fmt.Errorf("book: %w", err)
 			}
 		}
 		ok := true
@@ -221,11 +237,39 @@ func (pl *player) opening(r *rng) (*board.Position, error) {
 			}
 			p.MakeMove(ml.Moves[r.intn(ml.N)])
 		}
-		if ok && p.CountLegal() > 0 {
-			return p, nil
+		if !ok || p.CountLegal() == 0 {
+			continue
 		}
+		if max := pl.cfg.MaxOpeningScore; max > 0 {
+			sr, err := pl.search(ctx, p)
+			if err != nil {
+				return nil, 0, err
+			}
+			if sr.Score > max || sr.Score < -max {
+				rejected++
+				continue
+			}
+		}
+		return p, rejected, nil
 	}
-	return nil, errors.New("no playable opening in 1000 attempts")
+	return nil, 0, fmt.Errorf("no playable opening in 1000 attempts (%d unbalanced beyond ±%d cp)", rejected, pl.cfg.MaxOpeningScore)
+}
+
+// search scores p at the game's limits from a cleared table and
+// histories, so that the result depends on p alone.
+func (pl *player) search(ctx context.Context, p *board.Position) (search.Result, error) {
+	pl.tt.Clear()
+	pl.s.Clear()
+	sctx, cancel := context.WithTimeout(ctx, searchTimeout)
+	defer cancel()
+	sr := pl.s.Search(sctx, p, search.Limits{Nodes: pl.cfg.Nodes, Depth: pl.cfg.Depth}, nil)
+	if err := ctx.Err(); err != nil {
+		return sr, err
+	}
+	if sctx.Err() != nil {
+		return sr, fmt.Errorf("the search of %s did not end within %v (a search bug: the run stops rather than hang; the position reproduces it)", p.FEN(), searchTimeout)
+	}
+	return sr, nil
 }
 
 // searchTimeout bounds one move's search in self-play. A search at the
@@ -239,13 +283,13 @@ var searchTimeout = 5 * time.Minute
 func (pl *player) play(ctx context.Context, g uint64) (*Game, error) {
 	cfg := pl.cfg
 	r := newRNG(cfg.Seed, g)
-	p, err := pl.opening(r)
+	p, rejected, err := pl.opening(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("game %d: %w", g, err)
 	}
 	pl.tt.Clear()
 	pl.s.Clear()
-	game := &Game{Index: g}
+	game := &Game{Index: g, Rejected: rejected}
 	lim := search.Limits{Nodes: cfg.Nodes, Depth: cfg.Depth}
 	winStreak, drawStreak := 0, 0
 	plies := p.Ply() // plies played in this game, the random ones included
@@ -410,6 +454,9 @@ type GenSummary struct {
 	GameResults  map[string]int64 `toml:"game_results"`     // "1.0", "0.5", "0.0"
 	PosResults   map[string]int64 `toml:"position_results"` // by the game's result
 	Terminations map[string]int64 `toml:"terminations"`
+	// OpeningsRejected counts the openings thrown away as unbalanced
+	// (GenConfig.MaxOpeningScore).
+	OpeningsRejected int64 `toml:"openings_rejected,omitzero"`
 }
 
 // GenManifest is written beside the output as OUT.manifest.toml.
@@ -779,7 +826,11 @@ func checkGameFile(path string, b []byte) (int64, error) {
 // its positions, each a text line with the move played appended (partLine).
 func gameText(g *Game) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# game %d plies %d result %s termination %s\n", g.Index, g.Plies, g.Result, g.Termination)
+	fmt.Fprintf(&b, "# game %d plies %d result %s termination %s", g.Index, g.Plies, g.Result, g.Termination)
+	if g.Rejected > 0 {
+		fmt.Fprintf(&b, " rejected %d", g.Rejected)
+	}
+	b.WriteByte('\n')
 	for i := range g.Records {
 		b.WriteString(partLine(&g.Records[i]))
 		b.WriteByte('\n')
@@ -1108,6 +1159,13 @@ func (r *genRun) merge(out string, format Format, last int64) (*GenManifest, err
 		var res, term string
 		if _, err := fmt.Sscanf(string(line), "# game %d plies %d result %s termination %s", &idx, &plies, &res, &term); err != nil {
 			return fmt.Errorf("bad game header %q", line)
+		}
+		if _, tail, ok := strings.Cut(string(line), " rejected "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(tail), 10, 64)
+			if err != nil || n < 1 {
+				return fmt.Errorf("bad game header %q", line)
+			}
+			sum.OpeningsRejected += n
 		}
 		sum.Games++
 		sum.Plies += int64(plies)

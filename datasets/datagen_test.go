@@ -78,6 +78,7 @@ func TestGenConfigErrors(t *testing.T) {
 		{"arch", func(c *GenConfig) { c.Arch = "no-such-arch" }, "no-such-arch"},
 		{"book", func(c *GenConfig) { c.Book = "testdata/does-not-exist.epd" }, "does-not-exist"},
 		{"seed", func(c *GenConfig) { c.Seed = 1 << 63 }, "seed"},
+		{"opening score", func(c *GenConfig) { c.MaxOpeningScore = -1 }, "max opening score -1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -431,5 +432,70 @@ func TestGenerateKilledWhileCleaningUp(t *testing.T) {
 	}
 	if _, err := os.Stat(PartsDir(out)); !os.IsNotExist(err) {
 		t.Fatal("parts directory not removed")
+	}
+}
+
+// TestBalancedOpenings: with MaxOpeningScore every game starts from an
+// opening its search scores within the bound, the unbalanced ones thrown
+// away are counted, the output stays independent of the thread count, and
+// without it the openings are exactly those of before (the first attempt
+// of each game's random stream).
+func TestBalancedOpenings(t *testing.T) {
+	cfg := testGenConfig(12)
+	cfg.MaxOpeningScore = 40
+	pl, err := newPlayer(&cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := cfg
+	off.MaxOpeningScore = 0
+	plOff, err := newPlayer(&off, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rejected := 0
+	for g := uint64(0); g < 12; g++ {
+		p, n, err := pl.opening(ctx, newRNG(cfg.Seed, g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rejected += n
+		sr, err := pl.search(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sr.Score > cfg.MaxOpeningScore || sr.Score < -cfg.MaxOpeningScore {
+			t.Errorf("game %d opens at %s, scored %d beyond ±%d", g, p.FEN(), sr.Score, cfg.MaxOpeningScore)
+		}
+		q, n0, err := plOff.opening(ctx, newRNG(cfg.Seed, g))
+		if err != nil || n0 != 0 {
+			t.Fatalf("without the bound: %d rejected, %v", n0, err)
+		}
+		if n == 0 && q.FEN() != p.FEN() {
+			t.Errorf("game %d: nothing rejected, yet the opening differs from the unbounded one", g)
+		}
+	}
+	if rejected == 0 {
+		t.Fatal("no opening rejected at ±40 cp after 10 random plies: the bound is not applied")
+	}
+
+	dir := t.TempDir()
+	cfg.Threads = 1
+	m1 := generate(t, cfg, filepath.Join(dir, "a.txt"))
+	cfg.Threads = 2
+	m2 := generate(t, cfg, filepath.Join(dir, "b.txt"))
+	if m1.SHA256 != m2.SHA256 || m1.Summary.OpeningsRejected != int64(rejected) || m2.Summary.OpeningsRejected != int64(rejected) {
+		t.Errorf("sha %s / %s, rejected %d / %d, want %d both", m1.SHA256, m2.SHA256, m1.Summary.OpeningsRejected, m2.Summary.OpeningsRejected, rejected)
+	}
+	mf, err := os.ReadFile(ManifestPath(filepath.Join(dir, "a.txt")))
+	if err != nil || !bytes.Contains(mf, []byte("max_opening_score = 40")) || !bytes.Contains(mf, []byte(fmt.Sprintf("openings_rejected = %d", rejected))) {
+		t.Errorf("manifest lacks the bound or the count (%v):\n%s", err, mf)
+	}
+	// Without the bound the manifest has neither key (old manifests read alike).
+	mOff := generate(t, off, filepath.Join(dir, "c.txt"))
+	mf, _ = os.ReadFile(ManifestPath(filepath.Join(dir, "c.txt")))
+	if mOff.Summary.OpeningsRejected != 0 || bytes.Contains(mf, []byte("max_opening_score")) || bytes.Contains(mf, []byte("openings_rejected")) {
+		t.Errorf("unbounded run mentions openings:\n%s", mf)
 	}
 }

@@ -136,6 +136,7 @@ func TestMadeDataErrors(t *testing.T) {
 		{"no size", head + "[[datagen]]\nname = \"g\"\n[data]\ntrain = [\"datagen:g\"]\n", "datagen[0].positions", "positions or games"},
 		{"twice", head + "[[datagen]]\nname = \"g\"\npositions = 1\n[[datagen]]\nname = \"g\"\npositions = 1\n[data]\ntrain = [\"datagen:g\"]\n", "datagen[1].name", "twice"},
 		{"unknown key", head + "[[datagen]]\nname = \"g\"\npositions = 1\nnode = 5\n[data]\ntrain = [\"datagen:g\"]\n", "datagen.node", "unknown key"},
+		{"negative opening bound", head + "[[datagen]]\nname = \"g\"\npositions = 1\nmax_opening_score = -3\n[data]\ntrain = [\"datagen:g\"]\n", "datagen[0].max_opening_score", "centipawns"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := manifest.Parse("m.toml", t.TempDir(), []byte(c.text))

@@ -33,6 +33,7 @@ func runDatagen(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&d.HashMB, "hash", d.HashMB, "transposition table MB, one table for both sides")
 	fs.IntVar(&d.RandomPlies, "random-plies", d.RandomPlies, "random legal plies opening each game")
 	fs.StringVar(&d.Book, "book", "", "EPD file of openings: each game starts from a random line, then --random-plies")
+	fs.IntVar(&d.MaxOpeningScore, "max-opening-score", 0, "play only openings a search at the game's limits scores within ±this many cp after the random plies (0: all)")
 	fs.IntVar(&d.MinPly, "min-ply", d.MinPly, "record positions from this game ply on (--keep quiet)")
 	fs.StringVar(&d.Keep, "keep", "", "positions recorded: quiet (from --min-ply, not in check, quiet best move, no mate score) or all (every searched position with its move; the trainer filters); default all for .binpack and .plain, quiet otherwise")
 	fs.IntVar(&d.WinScore, "win-score", d.WinScore, "win adjudication: |score| above this (cp) ...")

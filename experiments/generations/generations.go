@@ -335,6 +335,7 @@ func (r *genRunner) plan(k int) (*generation, error) {
 	gen.Datagen = manifest.DatagenSpec{
 		Name: genName(k), Positions: positions, Games: games, Shards: shards, RawSeed: int64(g.Seed) + int64(k) - 1,
 		Arch: r.playArch, ArchID: r.playArchID, Nodes: nodes, Depth: g.Depth, RandomPlies: g.RandomPlies, Keep: g.Keep,
+		MaxOpeningScore: g.OpeningBoundOf(k),
 	}
 	if !player.Shipped {
 		gen.Datagen.Net, gen.Datagen.NetID = player.Path, player.ID
@@ -819,6 +820,9 @@ func (r *genRunner) selfplayText() string {
 		if o.Nodes > 0 {
 			parts = append(parts, fmt.Sprintf("%d nodes", o.Nodes))
 		}
+		if o.MaxOpeningScore > 0 && o.MaxOpeningScore != g.MaxOpeningScore {
+			parts = append(parts, fmt.Sprintf("openings within ±%d cp from then on", o.MaxOpeningScore))
+		}
 		if o.LabelNodes > 0 && o.LabelNodes != g.LabelNodes {
 			parts = append(parts, fmt.Sprintf("rescored by %s at %d nodes", filepath.Base(g.LabelEngine), o.LabelNodes))
 		}
@@ -828,6 +832,9 @@ func (r *genRunner) selfplayText() string {
 	}
 	if g.LabelNodes > 0 {
 		s += fmt.Sprintf("; rescored by %s at %d nodes", filepath.Base(g.LabelEngine), g.LabelNodes)
+	}
+	if g.MaxOpeningScore > 0 {
+		s += fmt.Sprintf("; openings within ±%d cp", g.MaxOpeningScore)
 	}
 	return s
 }

@@ -151,6 +151,8 @@ func TestGenerationsManifest(t *testing.T) {
 		{"elo variants", head + genTail + "variants = [\"gen1\"]\n", "elo", "opponent and variants"},
 		{"odd games", strings.Replace(head+genTail, "games = 4\n", "games = 3\n", 1), "elo.games", "even"},
 		{"bad sprt", head + genTail + "[elo.sprt]\nelo0 = 5\nelo1 = 0\n", "elo.sprt.elo1", "above elo0"},
+		{"negative opening bound", head + "max_opening_score = -1\n" + genTail, "generations.max_opening_score", "centipawns"},
+		{"negative gen opening bound", head + "[[generations.gen]]\ngen = 2\nmax_opening_score = -5\n" + genTail, "generations.gen[1].max_opening_score", "centipawns"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := manifest.Parse("g.toml", dir, []byte(c.text))
@@ -321,6 +323,22 @@ func TestGenerationsPlan(t *testing.T) {
 	if k1.Data.Ref != "datagen:gen1" || k1.Data.Key != p1.Data.Key || k1.Net.ID != p1.Net.ID {
 		t.Errorf("generation 1 of a loop rescoring from generation 2: %s key %s net %s; without rescoring: key %s net %s",
 			k1.Data.Ref, k1.Data.Key, k1.Net.ID, p1.Data.Key, p1.Net.ID)
+	}
+	// Balanced openings from generation 2 on: generation 1 keeps its data
+	// key, generation 2's self-play carries the bound (and so another key).
+	m = writeManifest(t, dir, "bal.toml", genHead(shippedChess768(t))+"[[generations.gen]]\ngen = 2\nmax_opening_score = 300\n"+genTail)
+	r = genRunnerOf(t, m, filepath.Join(dir, "out5"), filepath.Join(dir, "cache"))
+	b1 := planGen(t, r, 1)
+	b1.Decided = true
+	b2 := planGen(t, r, 2)
+	if b1.Data.Key != p1.Data.Key || b1.Train.Task("datagen-gen1-0001").Data.Gen.MaxOpeningScore != 0 {
+		t.Errorf("generation 1 of a loop bounding openings from generation 2: key %s, want %s", b1.Data.Key, p1.Data.Key)
+	}
+	if gc := b2.Train.Task("datagen-gen2-0001").Data.Gen; gc.MaxOpeningScore != 300 {
+		t.Errorf("generation 2's self-play: max opening score %d, want 300", gc.MaxOpeningScore)
+	}
+	if g := m.Generations; g.OpeningBoundOf(1) != 0 || g.OpeningBoundOf(2) != 300 || g.OpeningBoundOf(5) != 300 {
+		t.Errorf("OpeningBoundOf: %d %d %d", g.OpeningBoundOf(1), g.OpeningBoundOf(2), g.OpeningBoundOf(5))
 	}
 	if k2.Data.Ref != "label:gen2" || k2.Train.Task("label-gen2-0001") == nil {
 		t.Errorf("generation 2 rescored: trains on %s", k2.Data.Ref)

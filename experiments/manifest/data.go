@@ -46,6 +46,10 @@ type DatagenSpec struct {
 	// (every searched position with its move; the shards are then
 	// Stockfish .binpack files, and training filters, [train] filter).
 	Keep string `toml:"keep" json:"keep,omitempty"`
+	// MaxOpeningScore > 0 plays only openings that a search at the game's
+	// limits scores within ±this many centipawns after the random plies
+	// (datagen's --max-opening-score); 0 plays every opening.
+	MaxOpeningScore int `toml:"max_opening_score" json:"max_opening_score,omitempty"`
 
 	// Not manifest keys: the generations driver sets them. NetID keys Net
 	// when another plan makes it (a trained generation's net, by its
@@ -155,6 +159,8 @@ func (m *Manifest) checkMade() *Error {
 			return &Error{Key: key + ".shards", Reason: fmt.Sprintf("must be 1..10000, got %d", g.Shards)}
 		case g.Depth < 0 || g.RandomPlies < 0:
 			return &Error{Key: key, Reason: "depth and random_plies must be >= 0"}
+		case g.MaxOpeningScore < 0:
+			return &Error{Key: key + ".max_opening_score", Reason: fmt.Sprintf("must be 0 (every opening) or a bound in centipawns > 0, got %d", g.MaxOpeningScore)}
 		case g.Keep != "" && g.Keep != datasets.KeepQuiet && g.Keep != datasets.KeepAll:
 			return &Error{Key: key + ".keep", Reason: fmt.Sprintf("%q is not one of %s, %s", g.Keep, datasets.KeepQuiet, datasets.KeepAll)}
 		case g.Net != "" && strings.TrimSpace(g.Net) == "":

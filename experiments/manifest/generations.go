@@ -89,6 +89,10 @@ type GenerationsSpec struct {
 	// [[generations.gen]] label_nodes rescores that generation's alone.
 	LabelNodes  uint64 `toml:"label_nodes" json:"label_nodes,omitempty"`
 	LabelEngine string `toml:"label_engine" json:"label_engine,omitempty"`
+	// MaxOpeningScore > 0 plays only openings scored within ±this many
+	// centipawns after the random plies ([[datagen]] max_opening_score);
+	// a [[generations.gen]] max_opening_score sets one generation's.
+	MaxOpeningScore int `toml:"max_opening_score" json:"max_opening_score,omitempty"`
 	// Gen changes the self-play of single generations ([[generations.gen]]).
 	Gen []GenSettings `toml:"gen" json:"gen,omitempty"`
 	// PositionsPerCPUSecond is self-play's measured rate with the player
@@ -115,6 +119,22 @@ type GenSettings struct {
 	// loop can rescore without changing the data, and so the keys, of the
 	// generations before it).
 	LabelNodes uint64 `toml:"label_nodes" json:"label_nodes,omitempty"`
+	// MaxOpeningScore > 0 bounds this generation's openings (and those of
+	// the generations after it that set none), leaving the data and keys
+	// of the generations before it.
+	MaxOpeningScore int `toml:"max_opening_score" json:"max_opening_score,omitempty"`
+}
+
+// OpeningBoundOf returns generation k's max_opening_score: the last
+// [[generations.gen]] at or before k that sets one, else [generations]'.
+func (g *GenerationsSpec) OpeningBoundOf(k int) int {
+	bound, at := g.MaxOpeningScore, 0
+	for _, o := range g.Gen {
+		if o.Gen <= k && o.Gen > at && o.MaxOpeningScore > 0 {
+			bound, at = o.MaxOpeningScore, o.Gen
+		}
+	}
+	return bound
 }
 
 // LabelNodesOf returns the nodes generation k's self-play is rescored at,
@@ -243,6 +263,14 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 	}
 	if g.RawSeed < 0 {
 		return bad("generations.seed", "seed %d is negative", g.RawSeed)
+	}
+	if g.MaxOpeningScore < 0 {
+		return bad("generations.max_opening_score", "must be 0 (every opening) or a bound in centipawns > 0, got %d", g.MaxOpeningScore)
+	}
+	for i, o := range g.Gen {
+		if o.MaxOpeningScore < 0 {
+			return bad(fmt.Sprintf("generations.gen[%d].max_opening_score", i+1), "must be 0 (keep the loop's) or a bound in centipawns > 0, got %d", o.MaxOpeningScore)
+		}
 	}
 	if !(g.PositionsPerCPUSecond >= 0) || math.IsInf(g.PositionsPerCPUSecond, 0) {
 		return bad("generations.positions_per_cpu_second", "must be a finite rate >= 0, got %v", g.PositionsPerCPUSecond)

@@ -178,7 +178,7 @@ func (p *Plan) datagenConfig(g manifest.DatagenSpec) (string, datasets.GenConfig
 	cfg := datasets.DefaultGenConfig()
 	cfg.Seed, cfg.Positions, cfg.Games = g.Seed, g.Positions, g.Games
 	cfg.Arch, cfg.Nodes, cfg.Depth, cfg.RandomPlies = g.Arch, g.Nodes, g.Depth, g.RandomPlies
-	cfg.Shards = g.Shards
+	cfg.Shards, cfg.MaxOpeningScore = g.Shards, g.MaxOpeningScore
 	if g.Keep == datasets.KeepAll {
 		cfg.Keep = datasets.KeepAll // "quiet" is stored empty: the same games, the same key
 	}
