@@ -2,6 +2,7 @@ package match
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
 
 // opening is a start position: a FEN and the book moves played from it.
@@ -133,11 +135,25 @@ type pgnGame struct {
 
 // readPGN splits PGN text into games. It understands tag pairs, comments
 // ({} and ;), variations (skipped), NAGs, move numbers and result tokens.
-func readPGN(r io.Reader, name string) ([]pgnGame, error) {
-	br := bufio.NewReader(r)
+//
+// A read error (a damaged compressed file, say) is the error returned, in
+// place of what the text cut short by it looks like.
+func readPGN(r io.Reader, name string) (_ []pgnGame, err error) {
+	er := &errReader{r: r}
+	line := 1
+	defer func() {
+		if er.err != nil {
+			var ze *zstdfile.Error
+			if errors.As(er.err, &ze) {
+				err = er.err // it names the file
+			} else {
+				err = fmt.Errorf("%s:%d: %w", name, line, er.err)
+			}
+		}
+	}()
+	br := bufio.NewReader(er)
 	var games []pgnGame
 	var g *pgnGame
-	line := 1
 	start := func() {
 		if g == nil {
 			games = append(games, pgnGame{tags: map[string]string{}, line: line})
@@ -259,6 +275,20 @@ func readPGN(r io.Reader, name string) ([]pgnGame, error) {
 		}
 	}
 	return games, nil
+}
+
+// errReader keeps the first error other than io.EOF its reader returned.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // parseTag parses the inside of [Key "Value"].

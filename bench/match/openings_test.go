@@ -1,12 +1,15 @@
 package match
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
 
 func TestReadEPD(t *testing.T) {
@@ -213,5 +216,45 @@ func TestLoadOpenings(t *testing.T) {
 	os.WriteFile(empty, []byte("\n"), 0o644)
 	if _, err := loadOpenings(&OpeningsConfig{File: empty, Format: "pgn"}); err == nil || !strings.Contains(err.Error(), "no positions") {
 		t.Errorf("empty file: %v", err)
+	}
+}
+
+// failingReader yields text, then an error.
+type failingReader struct {
+	text string
+	err  error
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if f.text == "" {
+		return 0, f.err
+	}
+	n := copy(p, f.text)
+	f.text = f.text[n:]
+	return n, nil
+}
+
+// TestReadPGNReadError: a reader that fails (a damaged compressed file)
+// is an error, never the games read before it passing for the whole file.
+func TestReadPGNReadError(t *testing.T) {
+	games := "[Event \"x\"]\n\n1. e4 e5 1-0\n\n[Event \"y\"]\n\n1. d4 {a comment"
+	zerr := &zstdfile.Error{File: "g.pgn.zst", Offset: 40, Size: 30, Err: io.ErrUnexpectedEOF}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"damaged zstd file", zerr, "g.pgn.zst: damaged zstd file"},
+		{"other read error", errors.New("disk on fire"), "g.pgn:7: disk on fire"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := readPGN(&failingReader{games, tc.err}, "g.pgn")
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, tc.err) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+			if _, err := ReadClockUse(&failingReader{games, tc.err}, "g.pgn"); err == nil {
+				t.Error("ReadClockUse: no error")
+			}
+		})
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"os"
 	"sort"
 
 	"gonum.org/v1/plot"
@@ -15,6 +14,7 @@ import (
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/svgplot"
+	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
 
 func init() {
@@ -22,7 +22,7 @@ func init() {
 }
 
 func runClocks(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("clocks", "clocks [--plot FILE.svg] [--title T] PGN...", stderr)
+	fs := newFlagSet("clocks", "clocks [--plot FILE.svg] [--title T] PGN... (PGN or zstd-compressed .pgn.zst)", stderr)
 	plotFile := fs.String("plot", "", "write the share of the clock each move used, by move number, to this SVG file")
 	title := fs.String("title", "", "plot title")
 	if err := fs.Parse(args); err != nil {
@@ -35,7 +35,7 @@ func runClocks(args []string, stdout, stderr io.Writer) error {
 	by := map[string][]match.ClockUse{}
 	var names []string
 	for _, f := range fs.Args() {
-		r, err := os.Open(f)
+		r, err := zstdfile.Open(f) // an experiment's games are .pgn.zst
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
 
 func TestClocksCommand(t *testing.T) {
@@ -40,5 +42,22 @@ func TestClocksCommand(t *testing.T) {
 	}
 	if code := run([]string{"clocks", filepath.Join(dir, "none.pgn")}, &out, &errb); code == 0 {
 		t.Error("a missing file gave exit 0")
+	}
+	// An experiment's games, compressed: the same summary; cut short: an
+	// error naming the file.
+	zst := filepath.Join(dir, "g.pgn.zst")
+	if err := zstdfile.WriteFile(zst, []byte(pgn.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain := out.String()
+	out.Reset()
+	if code := run([]string{"clocks", zst}, &out, &errb); code != 0 || !strings.Contains(plain, out.String()) {
+		t.Errorf("compressed games: exit %d, %q; want %q", code, out.String(), plain)
+	}
+	b, _ := os.ReadFile(zst)
+	os.WriteFile(zst, b[:len(b)-5], 0o644)
+	errb.Reset()
+	if code := run([]string{"clocks", zst}, &out, &errb); code == 0 || !strings.Contains(errb.String(), zst+": damaged zstd file") {
+		t.Errorf("truncated games: exit %d, %q", code, errb.String())
 	}
 }
