@@ -102,7 +102,7 @@ reports-check: build
 	@tmp=$$(mktemp -d); status=0; \
 	for f in experiments/*.toml; do \
 		name=$$(basename $$f .toml); \
-		[ -f experiments/results/$$name/results.jsonl ] || continue; \
+		[ -f results/$$name/results.jsonl ] || continue; \
 		./$(EXE) experiment report $$f --report-dir $$tmp >/dev/null || status=1; \
 	done; \
 	diff -r $$tmp docs/reports >/dev/null || { echo "reports differ from their results:"; diff -rq $$tmp docs/reports; status=1; }; \

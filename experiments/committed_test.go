@@ -22,7 +22,7 @@ func TestCommittedResultsKeepTheirKeys(t *testing.T) {
 		if m.IsGenerations() {
 			continue
 		}
-		p, err := plan.NewPlan(m, plan.PlanOptions{Out: filepath.Join("results", m.Name), Cache: t.TempDir()})
+		p, err := plan.NewPlan(m, plan.PlanOptions{Out: filepath.Join("..", plan.ResultsRoot, m.Name), Cache: t.TempDir()})
 		if err != nil {
 			t.Logf("%s: cannot plan here (%v)", f, err)
 			continue

@@ -27,6 +27,12 @@
 //	    nnuelab experiment task --out DIR ID   ──▶ DIR/tasks/ID.json (atomic)
 //	records.Merge ──▶ DIR/results.jsonl ──report.WriteReport──▶ docs/reports/NAME.md + SVGs
 //
+// DIR is results/NAME at the repository's top level (plan.DefaultOut),
+// outside the Go package folders; an Elo chunk's games are kept there as
+// games/ID.pgn.zst (plan.GamesPath). runner.Migrate (`nnuelab experiment
+// migrate`) moves a folder an earlier nnuelab wrote under
+// experiments/results, compressing its games.
+//
 // Tasks are train (one per distinct net to train, content-addressed in the
 // net cache), measure (per variant and seed: agreement with Stockfish 15.1,
 // quantization error, validation loss, history-depth shares and the

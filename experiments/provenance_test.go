@@ -71,13 +71,15 @@ func sha(s string) string {
 
 // TestCheckBuild: a binary built from a dirty tree (vcs.modified=true, or
 // no stamp and a dirty working tree) may not write results under a
-// repository's experiments/results without --allow-dirty; with it, or
+// repository's results/ (or the old experiments/results) without
+// --allow-dirty; with it, or
 // writing elsewhere, the run records the sha256 of `git diff HEAD`; a
 // clean build records nothing.
 func TestCheckBuild(t *testing.T) {
 	const diff = "diff --git a/x b/x\n+uncommitted\n"
 	repo := fakeRepo(t)
-	committed := filepath.Join(repo, "experiments", "results", "quickstart")
+	committed := filepath.Join(repo, "results", "quickstart")
+	legacy := filepath.Join(repo, "experiments", "results", "quickstart")
 	elsewhere := filepath.Join(t.TempDir(), "out")
 	for _, tc := range []struct {
 		name       string
@@ -95,8 +97,11 @@ func TestCheckBuild(t *testing.T) {
 			[]string{"refusing to write results under", "vcs.modified=true, revision abc123", "--allow-dirty", "sha256 of `git diff HEAD`"}},
 		{"dirty stamped build allowed", "abc123", true, "", nil, committed, true, sha(diff), nil},
 		{"dirty stamped build, results elsewhere", "abc123", true, "", nil, elsewhere, false, sha(diff), nil},
-		{"the results folder itself", "abc123", true, "", nil, filepath.Join(repo, "experiments", "results"), false, "", []string{"refusing"}},
-		{"a sibling folder is not committed results", "abc123", true, "", nil, filepath.Join(repo, "experiments", "results-mine"), false, sha(diff), nil},
+		{"the results folder itself", "abc123", true, "", nil, filepath.Join(repo, "results"), false, "", []string{"refusing"}},
+		{"a sibling folder is not committed results", "abc123", true, "", nil, filepath.Join(repo, "results-mine"), false, sha(diff), nil},
+		{"the old results folder, refused", "abc123", true, "", nil, legacy, false, "", []string{"refusing"}},
+		{"the old results root itself", "abc123", true, "", nil, filepath.Join(repo, "experiments", "results"), false, "", []string{"refusing"}},
+		{"a sibling of the old root is not committed results", "abc123", true, "", nil, filepath.Join(repo, "experiments", "results-mine"), false, sha(diff), nil},
 		{"unstamped, dirty tree refused", "", false, " M engine/eval/eval.go\n", nil, committed, false, "", []string{"no VCS stamp", "uncommitted changes", "--allow-dirty"}},
 		{"unstamped, dirty tree allowed", "", false, " M engine/eval/eval.go\n", nil, committed, true, sha(diff), nil},
 		{"unstamped, clean tree", "", false, "", nil, committed, false, "", nil},
@@ -127,7 +132,7 @@ func TestCheckBuild(t *testing.T) {
 }
 
 // TestRunRefusesDirtyBuild runs a one-task manifest into a repository's
-// experiments/results with a dirty build: refused without --allow-dirty
+// results/ with a dirty build: refused without --allow-dirty
 // (nothing written), run with it, and the task result and run.json
 // record the diff's hash.
 func TestRunRefusesDirtyBuild(t *testing.T) {
@@ -143,7 +148,7 @@ func TestRunRefusesDirtyBuild(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte("metrics = [\"agreement\"]\n[base]\narch = \"koivisto-7.4\"\n[positions]\nlimit = 20\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(repo, "experiments", "results", "dirty")
+	out := filepath.Join(repo, "results", "dirty")
 	opt := runner.RunOptions{PlanOptions: plan.PlanOptions{Out: out, Cache: filepath.Join(repo, "cache"), Binary: exptest.Nnuelab(t), Command: "nnuelab experiment run dirty.toml"},
 		NoReport: true, Executor: &runner.Local{Jobs: 1}}
 	fakeBuild(t, "abc123", true, "", diff, nil)

@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"io"
-	"path/filepath"
 
 	"github.com/nnuelab/nnuelab/experiments/generations"
 	"github.com/nnuelab/nnuelab/experiments/manifest"
@@ -33,7 +32,9 @@ func Run(ctx context.Context, file string, opt runner.RunOptions) (*plan.Plan, e
 	if !opt.DryRun {
 		out := opt.Out
 		if out == "" {
-			out = filepath.Join("experiments", "results", m.Name)
+			if out, err = plan.DefaultOut(m.Name); err != nil {
+				return nil, err
+			}
 		}
 		if opt.DiffSHA256, err = runner.CheckBuild(out, opt.AllowDirty); err != nil {
 			return nil, err

@@ -129,6 +129,23 @@ func TestRunLocal(t *testing.T) {
 	if r := got["k51 elo"]; r.N != 4 || r.Detail["chunks"] != float64(2) {
 		t.Errorf("Elo record: %d games, %v chunks", r.N, r.Detail["chunks"])
 	}
+	// Each chunk's games: compressed, complete (2 games a chunk), no plain
+	// PGN or temporary file left beside them.
+	games, _ := os.ReadDir(filepath.Join(dir, "out", "games"))
+	if len(games) != 4 {
+		t.Errorf("games/ holds %d files, want 4 chunks' .pgn.zst", len(games))
+	}
+	for _, g := range games {
+		id, ok := strings.CutSuffix(g.Name(), ".pgn.zst")
+		if !ok {
+			t.Errorf("games/%s: not a chunk's compressed games", g.Name())
+			continue
+		}
+		pgn, err := plan.ReadGames(filepath.Join(dir, "out"), id)
+		if err != nil || bytes.Count(pgn, []byte("[Event ")) != 2 {
+			t.Errorf("%s: %d games, %v", g.Name(), bytes.Count(pgn, []byte("[Event ")), err)
+		}
+	}
 
 	// The report: markdown and plots; `report` rewrites it identically.
 	md := filepath.Join(dir, "reports", "small.md")

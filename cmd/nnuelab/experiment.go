@@ -28,13 +28,17 @@ func init() {
 	register(command{"experiment", "run architecture experiments from a manifest: tables, plots, Elo (local or Slurm)", runExperiment})
 }
 
-const experimentUsage = `Usage: nnuelab experiment <run|report|claims|task|engine> ...
+const experimentUsage = `Usage: nnuelab experiment <run|report|claims|migrate|task|engine> ...
 
   run FILE [flags]      plan the manifest, run what has no result yet (a killed
                         run resumes), merge results, write the report
   report FILE [flags]   rewrite the report from the results, without running
   claims [--check]      rewrite docs/claims.md's table from docs/claims.toml and
                         the experiments' results (--check: fail if it differs)
+  migrate DIR... [--to DEST]
+                        move results an earlier nnuelab wrote under
+                        experiments/results to results/ (games compressed
+                        to .pgn.zst); idempotent
   task --out DIR ID...  run tasks of a plan (what executors start; internal)
   engine --arch FILE [--net FILE]
                         a UCI engine preset to a variant (what matches start)
@@ -56,6 +60,8 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		return experimentReport(rest, stdout, stderr)
 	case "claims":
 		return experimentClaims(rest, stdout, stderr)
+	case "migrate":
+		return experimentMigrate(rest, stdout, stderr)
 	case "task":
 		return experimentTask(rest, stderr)
 	case "engine":
@@ -102,7 +108,7 @@ func experimentRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("experiment run", "experiment run FILE [--dry-run] [--executor local|slurm] [--out DIR] [flags]", stderr)
 	dry := fs.Bool("dry-run", false, "print the plan (variants, nets, tasks and their state) and a cost estimate; run nothing")
 	executor := fs.String("executor", "local", "where tasks run: local (processes on this machine) or slurm (sbatch --array)")
-	out := fs.String("out", "", "results folder (default experiments/results/NAME)")
+	out := fs.String("out", "", "results folder (default results/NAME)")
 	cache := fs.String("cache", filepath.Join("experiments", "cache"), "trained-net cache, shared by experiments (content-addressed)")
 	reportDir := fs.String("report-dir", filepath.Join("docs", "reports"), "where NAME.md and its plots go")
 	noReport := fs.Bool("no-report", false, "skip the report")
@@ -111,8 +117,8 @@ func experimentRun(args []string, stdout, stderr io.Writer) error {
 	poll := fs.Duration("poll", 5*time.Second, "slurm executor: squeue interval")
 	fresh := fs.Bool("fresh", false, "run every task again, ignoring stored results (after an engine change); trained nets stay cached")
 	skip := fs.String("skip", "", "metrics to leave out of this run, comma-separated (e.g. elo); the report marks them pending")
-	allowDirty := fs.Bool("allow-dirty", false, "let a binary built from a tree with uncommitted changes write results under experiments/results (refused otherwise); the run records the sha256 of the output of git diff HEAD")
-	shared := fs.String("shared", filepath.Join("experiments", "results"), "results root searched for Elo chunks that another experiment played under the same key (adopted, not replayed); empty adopts none")
+	allowDirty := fs.Bool("allow-dirty", false, "let a binary built from a tree with uncommitted changes write results under the repository's results/ (refused otherwise); the run records the sha256 of the output of git diff HEAD")
+	shared := fs.String("shared", plan.ResultsRoot, "results root searched for Elo chunks that another experiment played under the same key (adopted, not replayed); empty adopts none")
 	var sbatch repeatFlag
 	fs.Var(&sbatch, "sbatch", "slurm executor: extra sbatch argument, repeatable (--sbatch=--partition=cpu --sbatch=--time=2:00:00)")
 	pos, err := parseInterleaved(fs, args)
@@ -169,7 +175,7 @@ func splitList(s string) []string {
 
 func experimentReport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("experiment report", "experiment report FILE [--out DIR] [--report-dir DIR] [--partial]", stderr)
-	out := fs.String("out", "", "results folder (default experiments/results/NAME)")
+	out := fs.String("out", "", "results folder (default results/NAME)")
 	reportDir := fs.String("report-dir", filepath.Join("docs", "reports"), "where NAME.md and its plots go")
 	partial := fs.Bool("partial", false, "report a run that has not finished, from the tasks done so far (Elo from the chunks played)")
 	pos, err := parseInterleaved(fs, args)
@@ -237,7 +243,7 @@ func experimentClaims(args []string, stdout, stderr io.Writer) error {
 	claims := fs.String("claims", filepath.Join("docs", "claims.toml"), "the rows: claims, readings and the results they quote")
 	doc := fs.String("doc", filepath.Join("docs", "claims.md"), "the page whose generated part is rewritten (between its claims:begin and claims:end markers)")
 	manifests := fs.String("manifests", "experiments", "folder of the manifests (NAME.toml)")
-	results := fs.String("results", filepath.Join("experiments", "results"), "folder of the results (NAME/results.jsonl, NAME/tasks)")
+	results := fs.String("results", plan.ResultsRoot, "folder of the results (NAME/results.jsonl, NAME/tasks)")
 	check := fs.Bool("check", false, "write nothing; fail if the page differs from what the results give")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -277,6 +283,33 @@ func experimentClaims(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(stdout, *doc)
+	return nil
+}
+
+// experimentMigrate moves results folders of an earlier layout
+// (experiments/results/..., plain PGN) into the current one.
+func experimentMigrate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("experiment migrate", "experiment migrate DIR... [--to DEST]", stderr)
+	to := fs.String("to", "", "destination of the one DIR given (default: its place under results/ for a folder under experiments/results)")
+	dirs, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(dirs) == 0 || (*to != "" && len(dirs) != 1) {
+		fs.Usage()
+		return fmt.Errorf("give the folders to migrate (--to with one folder only)")
+	}
+	for _, d := range dirs {
+		dst := *to
+		if dst == "" {
+			if dst, err = runner.LegacyDest(d); err != nil {
+				return err
+			}
+		}
+		if _, err := runner.Migrate(d, dst, stdout); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
 
 // TestExperimentCommand covers the command's argument handling and a dry
@@ -21,7 +23,7 @@ func TestExperimentCommand(t *testing.T) {
 	// later --doc wins over the one given here).
 	root := filepath.Join("..", "..")
 	claimsPaths := []string{"--claims", filepath.Join(root, "docs", "claims.toml"), "--manifests", filepath.Join(root, "experiments"),
-		"--results", filepath.Join(root, "experiments", "results")}
+		"--results", filepath.Join(root, "results")}
 	claimsPaths = append([]string{"--doc", filepath.Join(root, "docs", "claims.md")}, claimsPaths...)
 	tests := []struct {
 		name   string
@@ -64,5 +66,48 @@ func TestExperimentCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a dry run created the results folder")
+	}
+}
+
+// TestExperimentMigrate: `experiment migrate` moves an earlier binary's
+// results folder (plain PGN) to results/, compressed; a report before it
+// names the command, after it reads the new place; a second migrate does
+// nothing.
+func TestExperimentMigrate(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.WriteFile("m.toml", []byte("name = \"m\"\nmetrics = [\"agreement\"]\n[base]\narch = \"koivisto-7.4\"\n"), 0o644)
+	old := filepath.Join("experiments", "results", "m")
+	os.MkdirAll(filepath.Join(old, "games"), 0o755)
+	os.MkdirAll(filepath.Join(old, "tasks"), 0o755)
+	os.WriteFile(filepath.Join(old, "games", "elo-a-c000.pgn"), []byte("[Event \"x\"]\n\n1. e4 e5 1-0\n"), 0o644)
+	os.WriteFile(filepath.Join(old, "tasks", "measure-base-s1.json"), []byte("{}\n"), 0o644)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"no folder", []string{"experiment", "migrate"}, 1, "", "give the folders"},
+		{"--to with two folders", []string{"experiment", "migrate", "a", "b", "--to", "c"}, 1, "", "--to with one folder only"},
+		{"a folder outside experiments/results", []string{"experiment", "migrate", "elsewhere"}, 1, "", "not under experiments/results"},
+		{"report before: names the command", []string{"experiment", "report", "m.toml"}, 1, "", "nnuelab experiment migrate experiments/results/m"},
+		{"migrate", []string{"experiment", "migrate", old}, 0, "1 files copied, 1 games compressed", ""},
+		{"again", []string{"experiment", "migrate", old}, 0, "migrated already", ""},
+		{"report after: no results.jsonl in the new place", []string{"experiment", "report", "m.toml"}, 1, "", "results/m/results.jsonl"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var o, e bytes.Buffer
+			if code := run(tc.args, &o, &e); code != tc.code {
+				t.Fatalf("exit code %d, want %d; stderr %q", code, tc.code, e.String())
+			}
+			if !strings.Contains(o.String(), tc.stdout) || !strings.Contains(e.String(), tc.stderr) {
+				t.Errorf("stdout %q, stderr %q; want %q, %q", o.String(), e.String(), tc.stdout, tc.stderr)
+			}
+		})
+	}
+	if b, err := zstdfile.ReadFile(filepath.Join("results", "m", "games", "elo-a-c000.pgn.zst")); err != nil || !strings.Contains(string(b), "1. e4 e5") {
+		t.Errorf("migrated games: %q, %v", b, err)
 	}
 }

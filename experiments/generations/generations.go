@@ -139,7 +139,9 @@ func newGenRunner(m *manifest.Manifest, opt runner.RunOptions) (*genRunner, erro
 	r := &genRunner{m: m, g: g, opt: opt, producers: map[string]producer{}}
 	var err error
 	if opt.Out == "" {
-		opt.Out = filepath.Join("experiments", "results", m.Name)
+		if opt.Out, err = plan.DefaultOut(m.Name); err != nil {
+			return nil, err
+		}
 	}
 	if opt.Cache == "" {
 		opt.Cache = filepath.Join("experiments", "cache")

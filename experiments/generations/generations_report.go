@@ -259,11 +259,14 @@ func (r *genRunner) writeSummary() error {
 }
 
 // ReportGenerations rewrites a generations manifest's report from its
-// results file alone (OUT/results.jsonl; out "" is
-// experiments/results/NAME), as `nnuelab experiment report` does.
+// results file alone (OUT/results.jsonl; out "" is plan.DefaultOut,
+// results/NAME), as `nnuelab experiment report` does.
 func ReportGenerations(m *manifest.Manifest, out, reportDir, command string) (string, error) {
 	if out == "" {
-		out = filepath.Join("experiments", "results", m.Name)
+		var err error
+		if out, err = plan.DefaultOut(m.Name); err != nil {
+			return "", err
+		}
 	}
 	recs, err := records.ReadResults(records.ResultsPath(out))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nnuelab/nnuelab/internal/fsutil"
+	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
 
 // Elo chunks are keyed by content (both players' nets and settings, the
@@ -20,7 +21,7 @@ import (
 // another results folder under the shared results root into this plan's
 // folder, so that each experiment's results stay self-contained (a report
 // is rewritten from its own folder alone) while git stores the identical
-// PGN once.
+// games (compressed the same way, so byte for byte the same) once.
 
 // EloIndex maps an Elo chunk's key to the task file that holds it, over
 // every results folder under root.
@@ -61,8 +62,8 @@ func IndexElo(root string) EloIndex {
 
 // AdoptElo gives the plan's unfinished Elo chunks that idx holds their
 // results: the task file (its ID and variant renamed to this plan's, and
-// AdoptedFrom naming the source) and its games, copied byte for byte. It
-// returns the IDs adopted.
+// AdoptedFrom naming the source) and its games, copied byte for byte (an
+// older run's plain PGN is compressed). It returns the IDs adopted.
 func AdoptElo(p *Plan, done map[string]bool, idx EloIndex, log io.Writer) ([]string, error) {
 	var ids []string
 	for _, t := range p.Tasks {
@@ -81,17 +82,34 @@ func AdoptElo(p *Plan, done map[string]bool, idx EloIndex, log io.Writer) ([]str
 		if err := json.Unmarshal(data, &r); err != nil || r.Key != t.Key || r.Elo == nil {
 			continue
 		}
-		games := filepath.Join(filepath.Dir(filepath.Dir(src)), "games", r.ID+".pgn")
-		pgn, err := os.ReadFile(games)
+		// A chunk without its games is not adopted: the games are the
+		// evidence. Compressed games are copied as they are (the same
+		// bytes); a plain PGN of an older run is compressed.
+		games, err := FindGames(filepath.Dir(filepath.Dir(src)), r.ID)
 		if err != nil {
-			// A chunk without its games is not adopted: the games are the evidence.
 			continue
 		}
-		from := relTo(p.Out, src)
-		r.ID, r.Variant, r.AdoptedFrom = t.ID, t.Variant, from
-		if err := fsutil.WriteFileAll(GamesPath(p.Out, t.ID), pgn, 0o644); err != nil {
+		pgn, err := zstdfile.ReadFile(games)
+		if err != nil {
+			fmt.Fprintf(log, "task %s: not adopting %s: %v\n", t.ID, relTo(p.Out, src), err)
+			continue
+		}
+		if zstdfile.IsCompressed(games) {
+			pgn, err = os.ReadFile(games)
+			if err == nil {
+				err = fsutil.WriteFileAll(GamesPath(p.Out, t.ID), pgn, 0o644)
+			}
+		} else {
+			if err = os.MkdirAll(filepath.Dir(GamesPath(p.Out, t.ID)), 0o755); err == nil {
+				err = zstdfile.WriteFile(GamesPath(p.Out, t.ID), pgn, 0o644)
+			}
+		}
+		if err != nil {
 			return ids, err
 		}
+		os.Remove(MatchPGNPath(p.Out, t.ID)) // a killed chunk's, played no more
+		from := relTo(p.Out, src)
+		r.ID, r.Variant, r.AdoptedFrom = t.ID, t.Variant, from
 		out, err := json.MarshalIndent(&r, "", "  ")
 		if err != nil {
 			return ids, err

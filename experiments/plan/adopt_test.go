@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
 
 // An Elo chunk played by one experiment is adopted by another that asks
@@ -71,7 +74,7 @@ func TestAdoptElo(t *testing.T) {
 	if r.Variant != "own" || r.AdoptedFrom != "../gens/gen-1/vs-reference/tasks/elo-gen1-c000.json" || r.Elo.Losses != 90 {
 		t.Errorf("adopted result %+v", r)
 	}
-	pgn, err := os.ReadFile(GamesPath(out, "elo-own-c000"))
+	pgn, err := zstdfile.ReadFile(GamesPath(out, "elo-own-c000"))
 	if err != nil || string(pgn) != "[Event \"x\"]\n\n1. e4 e5 1-0\n" {
 		t.Errorf("games %q, %v", pgn, err)
 	}
@@ -84,5 +87,72 @@ func TestAdoptElo(t *testing.T) {
 	os.Remove(filepath.Join(other, "tasks", "elo-gen1-c000.json"))
 	if ids, err := AdoptElo(p, done, IndexElo("."), &log); err != nil || len(ids) != 0 {
 		t.Errorf("adopted %v from its own folder, %v", ids, err)
+	}
+}
+
+// TestAdoptEloGames: the source chunk's games in each form a results
+// folder may hold them. Compressed games are copied byte for byte, an
+// older run's plain PGN is compressed, and a damaged file is not adopted
+// (the log names it) and fails nothing.
+func TestAdoptEloGames(t *testing.T) {
+	const pgn = "[Event \"x\"]\n\n1. e4 e5 1-0\n"
+	var compressed bytes.Buffer
+	{
+		p := filepath.Join(t.TempDir(), "g.pgn.zst")
+		if err := zstdfile.WriteFile(p, []byte(pgn), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(p)
+		compressed.Write(b)
+	}
+	for _, tc := range []struct {
+		name    string
+		files   map[string][]byte // under the source's games/
+		adopted bool
+		log     string
+	}{
+		{"compressed", map[string][]byte{"elo-g-c000.pgn.zst": compressed.Bytes()}, true, "adopted"},
+		{"plain (an older run)", map[string][]byte{"elo-g-c000.pgn": []byte(pgn)}, true, "adopted"},
+		{"both: the compressed wins", map[string][]byte{"elo-g-c000.pgn.zst": compressed.Bytes(), "elo-g-c000.pgn": []byte("stale")}, true, "adopted"},
+		{"damaged", map[string][]byte{"elo-g-c000.pgn.zst": compressed.Bytes()[:compressed.Len()-3]}, false, "elo-g-c000.pgn.zst: damaged zstd file"},
+		{"none", nil, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			src := filepath.Join(root, "other")
+			os.MkdirAll(filepath.Join(src, "tasks"), 0o755)
+			os.MkdirAll(filepath.Join(src, "games"), 0o755)
+			data, _ := json.Marshal(TaskResult{ID: "elo-g-c000", Kind: KindElo, Key: "k", Variant: "g", Elo: &EloResult{Wins: 1}})
+			os.WriteFile(filepath.Join(src, "tasks", "elo-g-c000.json"), data, 0o644)
+			for name, b := range tc.files {
+				os.WriteFile(filepath.Join(src, "games", name), b, 0o644)
+			}
+			out := filepath.Join(root, "here")
+			// A killed chunk's plain PGN here is replaced by the adopted games.
+			os.MkdirAll(filepath.Join(out, "games"), 0o755)
+			os.WriteFile(MatchPGNPath(out, "elo-h-c000"), []byte("partial"), 0o644)
+			p := &Plan{Out: out, Tasks: []*Task{{ID: "elo-h-c000", Kind: KindElo, Key: "k", Variant: "h"}}}
+			var log bytes.Buffer
+			ids, err := AdoptElo(p, map[string]bool{}, IndexElo(root), &log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (len(ids) == 1) != tc.adopted || !strings.Contains(log.String(), tc.log) {
+				t.Fatalf("adopted %v, log %q", ids, log.String())
+			}
+			if !tc.adopted {
+				if _, err := os.Stat(GamesPath(out, "elo-h-c000")); err == nil {
+					t.Error("games written for a chunk not adopted")
+				}
+				return
+			}
+			got, err := os.ReadFile(GamesPath(out, "elo-h-c000"))
+			if err != nil || !bytes.Equal(got, compressed.Bytes()) {
+				t.Errorf("games here: %d bytes, %v; want the compressed source's %d", len(got), err, compressed.Len())
+			}
+			if _, err := os.Stat(MatchPGNPath(out, "elo-h-c000")); err == nil {
+				t.Error("the plain PGN of the killed chunk is still there")
+			}
+		})
 	}
 }

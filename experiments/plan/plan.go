@@ -166,7 +166,7 @@ type TrainJob struct {
 
 // PlanOptions are the places a plan uses.
 type PlanOptions struct {
-	// Out is the results folder (default experiments/results/NAME).
+	// Out is the results folder (default DefaultOut: results/NAME).
 	Out string
 	// Cache is the trained-net cache (default experiments/cache).
 	Cache string
@@ -190,7 +190,9 @@ func NewPlan(m *manifest.Manifest, opt PlanOptions) (*Plan, error) {
 	p := &Plan{Version: PlanVersion, Manifest: m, Command: opt.Command, Binary: opt.Binary}
 	var err error
 	if opt.Out == "" {
-		opt.Out = filepath.Join("experiments", "results", m.Name)
+		if opt.Out, err = DefaultOut(m.Name); err != nil {
+			return nil, err
+		}
 	}
 	if opt.Cache == "" {
 		opt.Cache = filepath.Join("experiments", "cache")

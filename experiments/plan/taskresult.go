@@ -2,11 +2,14 @@ package plan
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/nnuelab/nnuelab/bench/stats"
 	"github.com/nnuelab/nnuelab/experiments/metrics"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
+	"github.com/nnuelab/nnuelab/internal/zstdfile"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
 
@@ -81,8 +84,55 @@ func ReadResult(out string, t *Task) (*TaskResult, bool) {
 	return &r, true
 }
 
-// GamesPath is where an Elo chunk keeps its games (PGN).
-func GamesPath(out, id string) string { return filepath.Join(out, "games", id+".pgn") }
+// GamesPath is where an Elo chunk keeps its games: PGN compressed with
+// zstd (internal/zstdfile), written once the chunk's match has ended.
+func GamesPath(out, id string) string { return MatchPGNPath(out, id) + zstdfile.Ext }
+
+// MatchPGNPath is the plain PGN an Elo chunk's match appends its games to
+// (its -pgnout, recorded with the result) until the runner compresses it
+// into GamesPath; runs before the results moved to results/ kept it as
+// their games.
+func MatchPGNPath(out, id string) string { return filepath.Join(out, "games", id+".pgn") }
+
+// FindGames returns the file holding an Elo chunk's games: GamesPath, or
+// the plain PGN of a run made before the games were compressed; an error
+// (naming both) when there is neither.
+func FindGames(out, id string) (string, error) {
+	p := GamesPath(out, id)
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	plain := MatchPGNPath(out, id)
+	if _, err := os.Stat(plain); err == nil {
+		return plain, nil
+	}
+	return "", fmt.Errorf("no games of %s: neither %s nor %s", id, RelPath(p), RelPath(plain))
+}
+
+// ReadGames returns an Elo chunk's games as PGN text, from FindGames's
+// file (decompressed); a damaged file is an error naming it.
+func ReadGames(out, id string) ([]byte, error) {
+	p, err := FindGames(out, id)
+	if err != nil {
+		return nil, err
+	}
+	return zstdfile.ReadFile(p)
+}
+
+// RemoveGames removes an Elo chunk's games in either form, and the
+// temporary file of a compression that was killed (a chunk that is played
+// again, or stopped and not counted).
+func RemoveGames(out, id string) {
+	p := GamesPath(out, id)
+	os.Remove(p)
+	os.Remove(MatchPGNPath(out, id))
+	temps, _ := filepath.Glob(filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".tmp*"))
+	for _, f := range temps {
+		if base, _, ok := fsutil.TempOwner(filepath.Base(f)); ok && base == filepath.Base(p) {
+			os.Remove(f)
+		}
+	}
+}
 
 // FailOnceEnv names an environment variable for tests of the executors'
 // retries: a task whose ID it holds fails on its first run (a marker file

@@ -16,6 +16,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/nnuelab/nnuelab/experiments/manifest"
+	"github.com/nnuelab/nnuelab/experiments/plan"
 	"github.com/nnuelab/nnuelab/experiments/records"
 )
 
@@ -23,7 +24,7 @@ import (
 // nnuelab measured. Its rows are written in docs/claims.toml as templates:
 // the reading is prose, and every number a result holds is a template
 // action that reads it from the experiment's committed results
-// (experiments/results/NAME/results.jsonl, the finish times of its
+// (results/NAME/results.jsonl, the finish times of its
 // tasks/*.json) or from the manifest that produced them (the test's
 // settings). `nnuelab experiment claims` renders them between the markers
 // of docs/claims.md; the text outside the markers is written by hand.
@@ -77,7 +78,7 @@ type ClaimsOptions struct {
 	// Manifests holds NAME.toml (default "experiments").
 	Manifests string
 	// Results holds NAME/results.jsonl and NAME/tasks (default
-	// "experiments/results").
+	// plan.ResultsRoot, "results").
 	Results string
 }
 
@@ -121,7 +122,7 @@ func RenderClaims(cf *ClaimsFile, opt ClaimsOptions) (string, error) {
 		opt.Manifests = "experiments"
 	}
 	if opt.Results == "" {
-		opt.Results = filepath.Join("experiments", "results")
+		opt.Results = plan.ResultsRoot
 	}
 	src := &claimSources{opt: opt, recs: map[string][]records.Record{}, tasks: map[string][]taskTime{}, manifests: map[string]*manifest.Manifest{}, raw: map[string]map[string]any{}}
 	var b strings.Builder

@@ -87,9 +87,9 @@ func repoRoot(path string) string {
 	}
 }
 
-// committedResults tells whether out lies under a repository's
-// experiments/results, where results are committed, and returns the
-// repository.
+// committedResults tells whether out lies under a repository's results
+// root (plan.ResultsRoot; or the old one, plan.LegacyResultsRoot), where
+// results are committed, and returns the repository.
 func committedResults(out string) (repo string, ok bool) {
 	repo = repoRoot(out)
 	if repo == "" {
@@ -104,12 +104,18 @@ func committedResults(out string) (repo string, ok bool) {
 		return repo, false
 	}
 	rel = filepath.ToSlash(rel)
-	return repo, rel == "experiments/results" || strings.HasPrefix(rel, "experiments/results/")
+	for _, root := range []string{plan.ResultsRoot, plan.LegacyResultsRoot} {
+		root = filepath.ToSlash(root)
+		if rel == root || strings.HasPrefix(rel, root+"/") {
+			return repo, true
+		}
+	}
+	return repo, false
 }
 
 // CheckBuild is the runner's check before it writes results to out. A
 // binary built from a dirty tree may not write under a repository's
-// experiments/results (what no commit reproduces must not pass for
+// results/ (what no commit reproduces must not pass for
 // committed results) unless allowDirty; then, and for any dirty build
 // writing elsewhere, it returns the sha256 of `git diff HEAD` of the
 // repository at this moment, which the run and its task results record.

@@ -52,7 +52,7 @@ type RunOptions struct {
 	// of an earlier one's (a fresh clone has the results, not the cache).
 	Outputs []string
 	// AllowDirty lets a binary built from a tree with uncommitted changes
-	// write results under the repository's experiments/results (refused
+	// write results under the repository's results/ (refused
 	// otherwise: checkBuild); the run then records the sha256 of `git diff
 	// HEAD`.
 	AllowDirty bool
@@ -185,7 +185,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt RunOptions) (*plan.Plan, err
 				info.Ran = append(info.Ran, t.ID)
 			} else if env.dropped(t.ID) {
 				// A stopped chunk's games are not counted; neither are they kept.
-				os.Remove(plan.GamesPath(p.Out, t.ID))
+				plan.RemoveGames(p.Out, t.ID)
 				info.Dropped = append(info.Dropped, t.ID)
 			} else if failed[t.ID] == "" {
 				failed[t.ID] = "did not finish"

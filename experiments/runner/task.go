@@ -23,6 +23,7 @@ import (
 	"github.com/nnuelab/nnuelab/experiments/plan"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/version"
+	"github.com/nnuelab/nnuelab/internal/zstdfile"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
@@ -249,7 +250,7 @@ func matchArgs(p *plan.Plan, t *plan.Task) []string {
 		args = append(args, "-maxmoves", strconv.Itoa(e.MaxMoves))
 	}
 	args = append(args, "-event", "nnuelab experiment "+p.Manifest.Name, "-json", "-quiet",
-		"-pgnout", plan.GamesPath(p.Out, t.ID))
+		"-pgnout", plan.MatchPGNPath(p.Out, t.ID))
 	return args
 }
 
@@ -287,12 +288,12 @@ func relArgs(p *plan.Plan, args []string) []string {
 
 func runElo(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer) (*plan.EloResult, error) {
 	args := matchArgs(p, t)
-	pgn := plan.GamesPath(p.Out, t.ID)
+	pgn := plan.MatchPGNPath(p.Out, t.ID)
 	if err := os.MkdirAll(filepath.Dir(pgn), 0o755); err != nil {
 		return nil, err
 	}
 	// A chunk is all or nothing: a killed chunk's games are played again.
-	os.Remove(pgn)
+	plan.RemoveGames(p.Out, t.ID)
 	cmd := command(ctx, p.Binary, args...)
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, log
@@ -318,6 +319,17 @@ func runElo(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer) (*pl
 	}
 	if sum.Interrupted {
 		return nil, errors.New("match interrupted")
+	}
+	// The match appended its games to a plain PGN, game by game; the chunk
+	// keeps them compressed, written whole under a temporary name and
+	// checked against the PGN before the PGN goes.
+	if _, err := os.Stat(pgn); err == nil {
+		if err := zstdfile.CompressFile(pgn, plan.GamesPath(p.Out, t.ID)); err != nil {
+			return nil, fmt.Errorf("games: %w", err)
+		}
+		if err := os.Remove(pgn); err != nil {
+			return nil, fmt.Errorf("games: %w", err)
+		}
 	}
 	r := &plan.EloResult{Wins: sum.Wins, Draws: sum.Draws, Losses: sum.Losses, Penta: sum.Penta, Args: relArgs(p, args), Faults: sum.Faults}
 	if sum.SPRT != nil {
