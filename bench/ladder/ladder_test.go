@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/nnuelab/nnuelab/internal/configerr"
+	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
 
 const minimal = `
@@ -205,9 +206,12 @@ levels = [1350]
 	if o.Games != 2 || o.Wins+o.Draws+o.Losses != 2 || o.Engines[1] != "sf15.1-elo1350" {
 		t.Errorf("kept match: %+v", o)
 	}
-	pgn, err := os.ReadFile(filepath.Join(out, "classical-t1-e1350.pgn"))
+	pgn, err := zstdfile.ReadFile(filepath.Join(out, "classical-t1-e1350.pgn.zst"))
 	if err != nil || strings.Count(string(pgn), "[Event ") != 2 {
 		t.Errorf("PGN: %d games, %v", strings.Count(string(pgn), "[Event "), err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "classical-t1-e1350.pgn.part")); !os.IsNotExist(err) {
+		t.Errorf("the plain PGN was left beside the compressed one (%v)", err)
 	}
 	rep, err := Report(c, out)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/version"
+	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
 
 // Options say what Run plays and where it keeps the results.
@@ -24,7 +25,7 @@ type Options struct {
 	// Binary is the nnuelab executable that plays (the running one, as a
 	// rule).
 	Binary string
-	// Out is the results folder: RUNG-eLEVEL.json and .pgn per match.
+	// Out is the results folder: RUNG-eLEVEL.json and .pgn.zst per match.
 	Out string
 	// Only restricts the run to the rungs of these names.
 	Only []string
@@ -117,7 +118,7 @@ func Run(ctx context.Context, c *Config, opts Options) error {
 		want := c.settings(cell, book[:16])
 		if old, err := readResult(filepath.Join(opts.Out, id+".json")); err == nil {
 			if old.Settings != want {
-				return fmt.Errorf("%s: kept with other settings (%s; the ladder now says %s): remove %s.json and %s.pgn to replay it",
+				return fmt.Errorf("%s: kept with other settings (%s; the ladder now says %s): remove %s.json and %s.pgn.zst to replay it",
 					id, old.Settings, want, id, id)
 			}
 			fmt.Fprintf(log, "[%d/%d] %s: done (%s)\n", i+1, len(cells), id, old.Finished)
@@ -125,8 +126,8 @@ func Run(ctx context.Context, c *Config, opts Options) error {
 		} else if !os.IsNotExist(err) {
 			return err
 		}
-		pgn := filepath.Join(opts.Out, id+".pgn")
-		part := pgn + ".part"
+		pgn := filepath.Join(opts.Out, id+".pgn.zst")
+		part := filepath.Join(opts.Out, id+".pgn.part")
 		if err := os.Remove(part); err != nil && !os.IsNotExist(err) {
 			return err
 		}
@@ -152,7 +153,12 @@ func Run(ctx context.Context, c *Config, opts Options) error {
 		if err != nil {
 			return err
 		}
-		if err := os.Rename(part, pgn); err != nil {
+		// The games are kept compressed, checked against the plain PGN the
+		// match appended to before that goes.
+		if err := zstdfile.CompressFile(part, pgn); err != nil {
+			return fmt.Errorf("%s: games: %w", id, err)
+		}
+		if err := os.Remove(part); err != nil {
 			return err
 		}
 		if err := fsutil.WriteFileAtomic(filepath.Join(opts.Out, id+".json"), append(out, '\n'), 0o644); err != nil {

@@ -28,7 +28,7 @@ the UCI_Elo scale between the page's ladder markers.
 
 Flags:`, stderr)
 	cfgPath := fs.String("config", "docs/strength/ladder.toml", "ladder file")
-	out := fs.String("out", "docs/strength/ladder", "results folder (RUNG-eLEVEL.json and .pgn per match)")
+	out := fs.String("out", "docs/strength/ladder", "results folder (RUNG-eLEVEL.json and .pgn.zst per match)")
 	page := fs.String("page", "docs/strength.md", "page whose ladder markers receive the table (\"\" = print it)")
 	reportOnly := fs.Bool("report-only", false, "play nothing: write the table from the kept results")
 	check := fs.Bool("check", false, "with --report-only: fail if the page's table differs from the results instead of writing it")
