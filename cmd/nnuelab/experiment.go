@@ -22,6 +22,7 @@ import (
 	"github.com/nnuelab/nnuelab/experiments/records"
 	"github.com/nnuelab/nnuelab/experiments/report"
 	"github.com/nnuelab/nnuelab/experiments/runner"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 func init() {
@@ -268,21 +269,29 @@ func experimentClaims(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", *doc, err)
 	}
-	if *check {
-		if page != string(old) {
-			return fmt.Errorf("%s differs from what %s and the results give: run `nnuelab experiment claims`", *doc, *claims)
-		}
-		fmt.Fprintf(stdout, "%s: the claims table regenerates byte-identically\n", *doc)
+	return updatePage(*doc, string(old), page, *check, stdout, "the claims table",
+		fmt.Sprintf("differs from what %s and the results give: run `nnuelab experiment claims`", *claims))
+}
+
+// updatePage writes page, the file at path (now old) with its generated
+// part (what) regenerated, or with check only tells whether the file
+// already holds it: an error saying mismatch (what differs and the command
+// that rewrites it) when it does not.
+func updatePage(path, old, page string, check bool, stdout io.Writer, what, mismatch string) error {
+	switch {
+	case check && page != old:
+		return fmt.Errorf("%s %s", path, mismatch)
+	case check:
+		fmt.Fprintf(stdout, "%s: %s regenerates byte-identically\n", path, what)
+		return nil
+	case page == old:
+		fmt.Fprintf(stdout, "%s: unchanged\n", path)
 		return nil
 	}
-	if page == string(old) {
-		fmt.Fprintf(stdout, "%s: unchanged\n", *doc)
-		return nil
-	}
-	if err := os.WriteFile(*doc, []byte(page), 0o644); err != nil {
+	if err := fsutil.WriteFileAtomic(path, []byte(page), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, *doc)
+	fmt.Fprintln(stdout, path)
 	return nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"syscall"
 
 	"github.com/nnuelab/nnuelab/bench/ladder"
-	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 func init() {
@@ -74,16 +73,6 @@ Flags:`, stderr)
 	if err != nil {
 		return fmt.Errorf("%s: %w", *page, err)
 	}
-	if *check {
-		if doc != string(old) {
-			return fmt.Errorf("%s: the ladder table differs from the results in %s (nnuelab ladder --report-only rewrites it)", *page, *out)
-		}
-		fmt.Fprintf(stdout, "%s: the ladder table regenerates byte-identically\n", *page)
-		return nil
-	}
-	if err := fsutil.WriteFileAtomic(*page, []byte(doc), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%s\n", *page)
-	return nil
+	return updatePage(*page, string(old), doc, *check, stdout, "the ladder table",
+		fmt.Sprintf("differs from the ladder's results in %s: run `nnuelab ladder --report-only`", *out))
 }
