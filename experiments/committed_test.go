@@ -1,12 +1,14 @@
 package experiments
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/experiments/records"
 )
 
 // TestCommittedResultsKeepTheirKeys: the shipped experiments' committed
@@ -38,5 +40,51 @@ func TestCommittedResultsKeepTheirKeys(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d committed task results reused", f, n)
+	}
+}
+
+// TestCommittedResultsMerge: merging a finished experiment's committed
+// task results gives its committed results.jsonl byte for byte (the
+// command that ran it aside), so that the records of every metric keep
+// their order, values and details whatever reads the task results.
+func TestCommittedResultsMerge(t *testing.T) {
+	manifests, _ := filepath.Glob("*.toml")
+	for _, f := range manifests {
+		m, err := manifest.Load(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if m.IsGenerations() {
+			continue
+		}
+		p, err := plan.NewPlan(m, plan.PlanOptions{Out: filepath.Join("..", plan.ResultsRoot, m.Name), Cache: t.TempDir()})
+		if err != nil {
+			t.Logf("%s: cannot plan here (%v)", f, err)
+			continue
+		}
+		committed := records.ResultsPath(p.Out)
+		want, err := os.ReadFile(committed)
+		if err != nil {
+			continue
+		}
+		old, err := records.ReadResults(committed)
+		if err != nil || len(old) == 0 {
+			t.Fatalf("%s: %v", committed, err)
+		}
+		p.Command = old[0].Command
+		recs, err := records.Merge(p)
+		if err != nil {
+			t.Logf("%s: not merged here (%v)", f, err)
+			continue
+		}
+		out := filepath.Join(t.TempDir(), "results.jsonl")
+		if err := records.WriteResults(out, recs); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(out); !bytes.Equal(got, want) {
+			t.Errorf("%s: the records merged from the committed task results differ from %s", f, committed)
+			continue
+		}
+		t.Logf("%s: %d records as committed", f, len(recs))
 	}
 }

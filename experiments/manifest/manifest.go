@@ -23,41 +23,72 @@ import (
 	"github.com/nnuelab/nnuelab/nets/train"
 )
 
-// Metric names a manifest may list.
+// Metric names a manifest may list: the built-in ones (package metrics
+// defines every metric, metrics.All).
 const (
 	MetricValLoss       = metrics.MetricValLoss       // loss of the engine's net on validation positions
 	MetricQuantError    = metrics.MetricQuantError    // float vs quantized output, cp
 	MetricAgreement     = metrics.MetricAgreement     // against Stockfish 15.1's NNUE evaluation
-	MetricEvalSpeed     = "eval_speed"                // incremental evaluations per second, ratio to base
-	MetricBenchNPS      = "bench_nps"                 // `nnuelab bench` nodes per second, ratio to base
+	MetricEvalSpeed     = metrics.MetricEvalSpeed     // incremental evaluations per second, ratio to base
+	MetricBenchNPS      = metrics.MetricBenchNPS      // `nnuelab bench` nodes per second, ratio to base
 	MetricHistoryShares = metrics.MetricHistoryShares // accumulator updates by distance, refreshes
-	MetricSparsity      = "sparsity"                  // zero first-layer outputs, non-zero 4-byte groups, dead neurons (nets/inspect)
-	MetricSaturation    = "saturation"                // outputs at the activation's ceiling, quantized weights at the clip (nets/inspect)
-	MetricElo           = "elo"                       // `nnuelab match` against the base (or the classical engine)
+	MetricSparsity      = metrics.MetricSparsity      // zero first-layer outputs, non-zero 4-byte groups, dead neurons (nets/inspect)
+	MetricSaturation    = metrics.MetricSaturation    // outputs at the activation's ceiling, quantized weights at the clip (nets/inspect)
+	MetricElo           = metrics.MetricElo           // `nnuelab match` against the base (or the classical engine)
 )
 
-// Metrics returns every metric name, in report order: the built-in ones
-// and, after the measure task's, those defined in package metrics's
-// registry (metrics.Register).
+// Metrics returns every metric name, in report order (metrics.All): the
+// built-in ones and, after the measure task's, those registered in
+// package metrics (metrics.Register).
 func Metrics() []string {
-	names := []string{MetricAgreement, MetricQuantError, MetricValLoss, MetricHistoryShares}
-	for _, d := range metrics.Registered() {
+	var names []string
+	for _, d := range metrics.All() {
 		names = append(names, d.Name)
 	}
-	return append(names, MetricSparsity, MetricSaturation, MetricEvalSpeed, MetricBenchNPS, MetricElo)
+	return names
+}
+
+// Listed returns the metrics the manifest lists, in report order.
+func (m *Manifest) Listed() []*metrics.Def {
+	var out []*metrics.Def
+	for _, d := range metrics.All() {
+		if m.Has(d.Name) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// ListsTask reports whether the manifest lists a metric measured in tasks
+// of kind (metrics.TaskMeasure, ...).
+func (m *Manifest) ListsTask(kind string) bool {
+	for _, d := range m.Listed() {
+		if d.TaskKind() == kind {
+			return true
+		}
+	}
+	return false
 }
 
 // MeasureMetrics returns the metrics of the measure task a manifest lists,
 // in report order (the task's key names them).
 func (m *Manifest) MeasureMetrics() []string {
 	var out []string
-	for _, x := range Metrics() {
-		_, registered := metrics.Lookup(x)
-		if m.Has(x) && (registered || x == MetricAgreement || x == MetricQuantError || x == MetricValLoss || x == MetricHistoryShares) {
-			out = append(out, x)
+	for _, d := range m.Listed() {
+		if d.TaskKind() == metrics.TaskMeasure {
+			out = append(out, d.Name)
 		}
 	}
 	return out
+}
+
+// sections are the manifest sections a metric may need (metrics.Def
+// Section): whether the manifest has it, and what it should say.
+var sections = map[string]struct {
+	given func(m *Manifest) bool
+	hint  string
+}{
+	"elo": {func(m *Manifest) bool { return m.Elo != nil }, "games or sprt, tc or nodes"},
 }
 
 // Manifest is a parsed and validated experiment file. Paths in it are
@@ -555,11 +586,13 @@ func (m *Manifest) Validate() *Error {
 		}
 		names[v.Name] = key + ".name"
 	}
-	if e := m.checkActivations(have); e != nil {
+	if e := m.checkActivations(); e != nil {
 		return e
 	}
-	if (have[MetricElo] || have[MetricEvalSpeed] || have[MetricBenchNPS]) && len(m.Variants) == 0 {
-		return bad("variant", "ratios and Elo compare variants with the base; give at least one [[variant]] or a [grid]")
+	for _, d := range m.Listed() {
+		if d.Compares && len(m.Variants) == 0 {
+			return bad("variant", "ratios and Elo compare variants with the base; give at least one [[variant]] or a [grid]")
+		}
 	}
 
 	if m.Positions.Limit < 0 {
@@ -577,13 +610,10 @@ func (m *Manifest) Validate() *Error {
 	if e := m.checkMade(); e != nil {
 		return e
 	}
-	if have[MetricElo] && m.Elo == nil {
-		return bad("elo", "metric \"elo\" needs an [elo] section (games or sprt, tc or nodes)")
+	if e := m.checkSections(); e != nil {
+		return e
 	}
 	if m.Elo != nil {
-		if !have[MetricElo] {
-			return bad("elo", "an [elo] section without \"elo\" in metrics")
-		}
 		if e := m.checkElo(); e != nil {
 			return e
 		}
@@ -621,14 +651,50 @@ func (m *Manifest) Validate() *Error {
 	return nil
 }
 
+// checkSections checks that a listed metric's section is given and that
+// a section a metric needs is given only with that metric.
+func (m *Manifest) checkSections() *Error {
+	names := make([]string, 0, len(sections))
+	for name := range sections {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		sec := sections[name]
+		var needs []string
+		for _, d := range metrics.All() {
+			if d.Section != name {
+				continue
+			}
+			if m.Has(d.Name) && !sec.given(m) {
+				return &Error{Key: name, Reason: fmt.Sprintf("metric %q needs an [%s] section (%s)", d.Name, name, sec.hint)}
+			}
+			needs = append(needs, d.Name)
+		}
+		if sec.given(m) && !slices.ContainsFunc(needs, m.Has) {
+			return &Error{Key: name, Reason: fmt.Sprintf("an [%s] section without %s in metrics", name, quoteAll(needs))}
+		}
+	}
+	return nil
+}
+
+// quoteAll quotes names, joined by " or ".
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, x := range names {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, " or ")
+}
+
 // checkActivations checks that nets/inspect has activation statistics for
-// every variant's design when the manifest asks for sparsity or
-// saturation.
-func (m *Manifest) checkActivations(have map[string]bool) *Error {
+// every variant's design when the manifest asks for a metric of the
+// activations task (sparsity, saturation).
+func (m *Manifest) checkActivations() *Error {
 	var asked []string
-	for _, x := range []string{MetricSparsity, MetricSaturation} {
-		if have[x] {
-			asked = append(asked, x)
+	for _, d := range m.Listed() {
+		if d.TaskKind() == metrics.TaskActivations {
+			asked = append(asked, d.Name)
 		}
 	}
 	if len(asked) == 0 {

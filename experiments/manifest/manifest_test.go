@@ -39,6 +39,7 @@ func TestParseErrors(t *testing.T) {
 		{"negative seed", "seeds = [-1]\n" + exptest.Minimal, "seeds", "negative"},
 		{"no seeds", "seeds = []\n" + exptest.Minimal, "seeds", "at least one"},
 		{"speed needs variants", "metrics = [\"eval_speed\"]\n[base]\narch = \"koivisto-7.4\"\n", "variant", "at least one"},
+		{"bench needs variants", "metrics = [\"agreement\", \"bench_nps\"]\n[base]\narch = \"koivisto-7.4\"\n", "variant", "at least one"},
 		{"speed rounds", exptest.Minimal + "[speed]\nrounds = 0\n", "speed.rounds", "1..1000"},
 		{"speed nodes", exptest.Minimal + "[speed]\nnodes = 5\n", "speed.nodes", "100.."},
 		{"loss kind", exptest.Minimal + "[loss]\nkind = \"l1\"\n", "loss.kind", "not one of"},
@@ -262,5 +263,40 @@ func TestTOMLLiteral(t *testing.T) {
 	}
 	if _, err := tomlLiteral(map[string]any{}); err == nil {
 		t.Error("a table is not a grid value")
+	}
+}
+
+// TestListed: the listed metrics in report order, which tasks they need
+// and which the measure task runs.
+func TestListed(t *testing.T) {
+	for _, tc := range []struct {
+		metrics []string
+		listed  string
+		tasks   string
+		measure string
+	}{
+		{[]string{"elo", "val_loss"}, "val_loss elo", "measure elo", "val_loss"},
+		{[]string{"saturation", "nodes_to_depth", "agreement"}, "agreement nodes_to_depth saturation", "measure activations", "agreement nodes_to_depth"},
+		{[]string{"bench_nps", "sparsity"}, "sparsity bench_nps", "activations speed", ""},
+	} {
+		m := &Manifest{Metrics: tc.metrics}
+		var listed, tasks []string
+		for _, d := range m.Listed() {
+			listed = append(listed, d.Name)
+		}
+		for _, k := range []string{"measure", "activations", "speed", "elo"} {
+			if m.ListsTask(k) {
+				tasks = append(tasks, k)
+			}
+		}
+		if got := strings.Join(listed, " "); got != tc.listed {
+			t.Errorf("%v: listed %q, want %q", tc.metrics, got, tc.listed)
+		}
+		if got := strings.Join(tasks, " "); got != tc.tasks {
+			t.Errorf("%v: tasks %q, want %q", tc.metrics, got, tc.tasks)
+		}
+		if got := strings.Join(m.MeasureMetrics(), " "); got != tc.measure {
+			t.Errorf("%v: measure task %q, want %q", tc.metrics, got, tc.measure)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"fmt"
+
 	"github.com/nnuelab/nnuelab/nets/inspect"
 )
 
@@ -88,4 +90,86 @@ func Ratio(a, b int64) float64 {
 		return 0
 	}
 	return float64(a) / float64(b)
+}
+
+// perLayer lists every layer's name and units with what f says of it.
+func perLayer(r *ActivationsResult, f func(l ActLayerCounts) map[string]any) []map[string]any {
+	out := make([]map[string]any, len(r.Layers))
+	for i, l := range r.Layers {
+		out[i] = map[string]any{"name": l.Name, "units": l.Units * l.Buckets}
+		for k, x := range f(l) {
+			out[i][k] = x
+		}
+	}
+	return out
+}
+
+// sparsityRecords: the first layer's zero outputs, its non-zero 4-byte
+// groups and its dead neurons, each layer's in the details.
+func sparsityRecords(s Stored) ([]Value, error) {
+	r := s.Activations
+	if r == nil || len(r.Layers) == 0 {
+		return nil, errNotStored(MetricSparsity)
+	}
+	n, first := int(r.Positions), r.Layers[0]
+	return []Value{
+		{Metric: "sparsity.zero", Value: Ratio(first.Zero, first.Outputs), Unit: "share", N: n,
+			Detail: map[string]any{"layer": first.Name, "outputs": first.Outputs,
+				"layers": perLayer(r, func(l ActLayerCounts) map[string]any { return map[string]any{"zero": Ratio(l.Zero, l.Outputs)} })}},
+		{Metric: "sparsity.nonzero_groups", Value: Ratio(r.NonZeroGroups, r.Groups), Unit: "share", N: n,
+			Detail: map[string]any{"group_values": r.GroupValues, "groups": r.Groups, "nonzero_groups": r.NonZeroGroups}},
+		{Metric: "sparsity.dead", Value: float64(first.Dead), Unit: "neurons", N: n,
+			Detail: map[string]any{"layer": first.Name, "units": first.Units * first.Buckets,
+				"layers": perLayer(r, func(l ActLayerCounts) map[string]any { return map[string]any{"dead": l.Dead} })}},
+	}, nil
+}
+
+// saturationRecords: the first layer's outputs at the ceiling (or why
+// none), its neurons always there, the most saturated later layer, and the
+// quantized parameters at their clip.
+func saturationRecords(s Stored) ([]Value, error) {
+	r := s.Activations
+	if r == nil || len(r.Layers) == 0 {
+		return nil, errNotStored(MetricSaturation)
+	}
+	n, first := int(r.Positions), r.Layers[0]
+	var out []Value
+	if first.Ceiling {
+		out = append(out,
+			Value{Metric: "saturation.outputs", Value: Ratio(first.Saturated, first.Outputs), Unit: "share", N: n,
+				Detail: map[string]any{"layer": first.Name, "outputs": first.Outputs}},
+			Value{Metric: "saturation.always", Value: float64(first.AlwaysSaturated), Unit: "neurons", N: n,
+				Detail: map[string]any{"layer": first.Name, "units": first.Units * first.Buckets}})
+	} else {
+		out = append(out, Value{Metric: "saturation.outputs", Unit: "share",
+			Detail: map[string]any{"note": fmt.Sprintf("%s has no ceiling: nothing saturates", first.Name)}})
+	}
+	if len(r.Layers) > 1 {
+		// The most saturated of the later layers.
+		best := -1
+		for i, l := range r.Layers[1:] {
+			if l.Ceiling && (best < 0 || Ratio(l.Saturated, l.Outputs) > Ratio(r.Layers[best].Saturated, r.Layers[best].Outputs)) {
+				best = i + 1
+			}
+		}
+		if best > 0 {
+			l := r.Layers[best]
+			out = append(out, Value{Metric: "saturation.later", Value: Ratio(l.Saturated, l.Outputs), Unit: "share", N: n,
+				Detail: map[string]any{"layer": l.Name, "layers": perLayer(r, func(l ActLayerCounts) map[string]any {
+					return map[string]any{"saturated": Ratio(l.Saturated, l.Outputs), "always_saturated": l.AlwaysSaturated}
+				})}})
+		}
+	}
+	var values, clipped int64
+	var tensors []map[string]any
+	for _, t := range r.Tensors {
+		values += t.Values
+		clipped += t.AtClip
+		tensors = append(tensors, map[string]any{"name": t.Name, "bits": t.Bits, "at_clip": Ratio(t.AtClip, t.Values)})
+	}
+	if values > 0 {
+		out = append(out, Value{Metric: "saturation.weights_at_clip", Value: Ratio(clipped, values), Unit: "share", N: int(values), Data: DataNone,
+			Detail: map[string]any{"values": values, "at_clip": clipped, "tensors": tensors}})
+	}
+	return out, nil
 }

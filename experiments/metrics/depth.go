@@ -44,14 +44,14 @@ func init() {
 			fmt.Fprintf(log, "%s: depth %d in a median of %.0f nodes over %d positions\n", s.Variant, d.Depth, medianNodes(d.Nodes), len(d.Nodes))
 			return d, nil
 		},
-		Records: depthRecords,
+		Records: func(s Stored) ([]Value, error) { return depthRecords(s.Raw) },
 		Columns: []Column{{Head: fmt.Sprintf("nodes to depth %d (median)", nodesDepth), Metric: MetricNodesToDepth, Format: "%.0f"}},
-		Setup: func(s Search) string {
+		Setup: func(s Setting) string {
 			return fmt.Sprintf("Nodes to depth: the search completes depth %d on %d positions spread over the set (16 MB hash, cleared between positions, deterministic); the median of their node counts, mean and 90th percentile in the results.", nodesDepth, s.Positions)
 		},
-		Seconds: func(s Search) float64 {
+		Seconds: func(s Setting) float64 {
 			// A depth costs about the node budget of the speed searches.
-			return float64(s.Positions*s.Nodes) / 500_000
+			return float64(s.Positions*s.Nodes) / estNPS * s.Width
 		},
 	})
 }

@@ -104,7 +104,7 @@ func TestDepthRecords(t *testing.T) {
 func TestRegistry(t *testing.T) {
 	for _, d := range []*Def{
 		{Name: "x"},
-		{Name: MetricNodesToDepth, Measure: func(context.Context, *Subject, io.Writer) (any, error) { return nil, nil }, Records: depthRecords},
+		{Name: MetricNodesToDepth, Measure: func(context.Context, *Subject, io.Writer) (any, error) { return nil, nil }, Records: func(Stored) ([]Value, error) { return nil, nil }},
 	} {
 		func() {
 			defer func() {

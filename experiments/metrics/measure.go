@@ -8,7 +8,7 @@ import (
 	"slices"
 )
 
-// Names of the metrics the measure task runs itself (the registered ones
+// Names of the built-in metrics of the measure task (the registered ones
 // run there too).
 const (
 	MetricAgreement     = "agreement"      // against Stockfish 15.1's NNUE evaluation
@@ -83,8 +83,8 @@ func Measure(ctx context.Context, s *Subject, which []string, log io.Writer) (*M
 	}
 	for _, x := range which {
 		d, ok := Lookup(x)
-		if !ok {
-			continue
+		if !ok || d.Measure == nil {
+			continue // a built-in metric, measured above
 		}
 		val, err := d.Measure(ctx, s, log)
 		if err != nil {

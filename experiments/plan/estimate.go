@@ -21,6 +21,8 @@ import (
 // nnuelab on one core of a 2020s x86 machine (AVX2); the estimate is meant
 // to tell minutes from days, not to schedule a cluster to the second.
 const (
+	// The costs of the measure and speed tasks are their metrics'
+	// (metrics.Def Seconds, whose cost model repeats these constants).
 	estNPS = 500_000 // search nodes per CPU second (512-wide nets)
 	// estDatagenNPS is self-play's node rate per CPU second: its short
 	// searches from a cleared table run faster than bench's (measured with
@@ -71,31 +73,12 @@ func EstimateTask(p *Plan, t *Task) float64 {
 	m := p.Manifest
 	switch t.Kind {
 	case KindMeasure:
-		wf := widthFactor(p, t.Variant)
-		n := float64(m.Positions.Limit)
-		if n == 0 {
-			n = 3000
-		}
+		st := p.Setting()
+		st.Width = widthFactor(p, t.Variant)
 		s := estStartSec
-		if m.Has(manifest.MetricAgreement) {
-			s += n * estEvalSec * wf
-		}
-		if m.Has(manifest.MetricQuantError) {
-			s += n * estFloatEvalSec * wf
-		}
-		if m.Has(manifest.MetricValLoss) {
-			vn := float64(p.ValLimit())
-			if vn == 0 {
-				vn = 10000
-			}
-			s += vn * estEvalSec * wf * 2
-		}
-		if m.Has(manifest.MetricHistoryShares) {
-			s += float64(m.Speed.Positions*m.Speed.Nodes) / estNPS * wf
-		}
-		for _, x := range m.MeasureMetrics() {
-			if d, ok := metrics.Lookup(x); ok && d.Seconds != nil {
-				s += d.Seconds(metrics.Search{Positions: m.Speed.Positions, Nodes: m.Speed.Nodes}) * wf
+		for _, d := range m.Listed() {
+			if d.TaskKind() == metrics.TaskMeasure && d.Seconds != nil {
+				s += d.Seconds(st)
 			}
 		}
 		return s
@@ -108,22 +91,16 @@ func EstimateTask(p *Plan, t *Task) float64 {
 		}
 		return estStartSec + n*2*estEvalSec*widthFactor(p, t.Variant)
 	case KindSpeed:
+		// Each speed metric's cost for each variant's net.
 		var s float64
-		trace := float64(m.Speed.Positions * m.Speed.Nodes)
-		if m.Has(manifest.MetricEvalSpeed) {
-			s += trace / estNPS * widthFactor(p, p.BaseVariant().Name)
-		}
+		st := p.Setting()
 		for _, v := range p.Variants {
-			wf := widthFactor(p, v.Name)
-			per := 0.0
-			if m.Has(manifest.MetricEvalSpeed) {
-				// A round replays the trace for minSpeedRound at least.
-				per += math.Max(trace*estEvalSec/4*wf, metrics.MinSpeedRound.Seconds())
+			st.Width, st.Base = widthFactor(p, v.Name), v.Base
+			for _, d := range m.Listed() {
+				if d.TaskKind() == metrics.TaskSpeed && d.Seconds != nil {
+					s += d.Seconds(st)
+				}
 			}
-			if m.Has(manifest.MetricBenchNPS) {
-				per += estStartSec + estBenchNodesD8*math.Pow(2, float64(m.Speed.BenchDepth-8))/estNPS*wf
-			}
-			s += per * float64(m.Speed.Rounds+1)
 		}
 		return s
 	case KindElo:

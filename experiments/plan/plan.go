@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -27,12 +28,12 @@ const PlanVersion = 2
 
 // Task kinds.
 const (
-	KindTrain   = "train"
-	KindMeasure = "measure"
-	// KindActivations measures sparsity and saturation (activations.go).
-	KindActivations = "activations"
-	KindSpeed       = "speed"
-	KindElo         = "elo"
+	KindTrain = "train"
+	// The kinds that measure metrics (metrics.Def Task).
+	KindMeasure     = metrics.TaskMeasure
+	KindActivations = metrics.TaskActivations // sparsity and saturation
+	KindSpeed       = metrics.TaskSpeed
+	KindElo         = metrics.TaskElo
 	KindDatagen     = "datagen" // a self-play shard (makedata.go)
 	KindLabel       = "label"   // a labelling shard
 )
@@ -235,7 +236,7 @@ func NewPlan(m *manifest.Manifest, opt PlanOptions) (*Plan, error) {
 	if p.PositionsSHA256, err = data.FileSHA256(p.Positions); err != nil {
 		return nil, merr("positions.file", err)
 	}
-	if m.Has(manifest.MetricValLoss) {
+	if slices.ContainsFunc(m.Listed(), func(d *metrics.Def) bool { return d.Validation }) {
 		p.Validation = []string{data.BuiltinValidation}
 		if m.Data != nil && len(m.Data.Validation) > 0 {
 			p.Validation = nil
@@ -268,7 +269,7 @@ func NewPlan(m *manifest.Manifest, opt PlanOptions) (*Plan, error) {
 		for _, f := range m.Data.Validation {
 			valFiles = append(valFiles, m.Path(f))
 		}
-		if len(valFiles) == 0 && m.Has(manifest.MetricValLoss) {
+		if len(valFiles) == 0 && p.Validation != nil {
 			// val_loss is measured on the built-in set, which is cut from
 			// the Stockfish data experiments train on: it is the trainer's
 			// validation too, and so left out of training.
@@ -605,7 +606,7 @@ func (p *Plan) addTasks() {
 	// that other manifests keep their keys.
 	var extra map[string]any
 	for _, x := range measured {
-		if d, ok := metrics.Lookup(x); ok {
+		if d, ok := metrics.Lookup(x); ok && d.Measure != nil {
 			if extra == nil {
 				extra = map[string]any{}
 			}
@@ -643,7 +644,7 @@ func (p *Plan) addTasks() {
 			}
 		}
 	}
-	if m.Has(manifest.MetricSparsity) || m.Has(manifest.MetricSaturation) {
+	if m.ListsTask(metrics.TaskActivations) {
 		// A task of its own, so that adding the metrics to a manifest
 		// leaves the keys of its measure tasks as they were. One pass
 		// gives both metrics: the key does not say which are reported.
@@ -664,7 +665,7 @@ func (p *Plan) addTasks() {
 			}
 		}
 	}
-	if m.Has(manifest.MetricEvalSpeed) || m.Has(manifest.MetricBenchNPS) {
+	if m.ListsTask(metrics.TaskSpeed) {
 		t := &Task{ID: "speed", Kind: KindSpeed, Exclusive: true}
 		var ids []netIdentity
 		for _, v := range p.Variants {
@@ -736,6 +737,26 @@ func (p *Plan) addTasks() {
 		}
 		p.Tasks = append(p.Tasks, lo.Interleave(perVariant...)...)
 	}
+}
+
+// Setting is what the metrics' setup lines and cost estimates read of the
+// manifest and the plan (metrics.Def), for a net of the cost model's width.
+func (p *Plan) Setting() metrics.Setting {
+	m := p.Manifest
+	n := m.Positions.Limit
+	if n == 0 {
+		n = 3000
+	}
+	st := metrics.Setting{
+		Search: metrics.Search{Positions: m.Speed.Positions, Nodes: m.Speed.Nodes},
+		Rounds: m.Speed.Rounds, BenchDepth: m.Speed.BenchDepth, Measured: n,
+		Loss: m.Loss, Validation: RelAll(p.Validation), ValPositions: p.ValLimit(), Width: 1,
+	}
+	if e := m.Elo; e != nil {
+		st.Elo = metrics.EloSetting{Classical: e.Opponent == manifest.OpponentClassical, Variants: e.Variants,
+			Openings: filepath.Base(p.Openings), Hash: e.Hash, Adjudicate: e.Adjudicate}
+	}
+	return st
 }
 
 // ValLimit is the number of validation positions val_loss reads (0: all).

@@ -149,66 +149,12 @@ func merge(p *plan.Plan, partial bool) ([]Record, []string, error) {
 				out = append(out, r)
 			}
 		}
-		for _, metric := range manifest.Metrics() {
-			if !m.Has(metric) {
-				continue
-			}
-			switch metric {
-			case manifest.MetricAgreement, manifest.MetricQuantError, manifest.MetricValLoss, manifest.MetricHistoryShares:
-				for si, seed := range m.Seeds {
-					res := results[fmt.Sprintf("measure-%s-s%d", v.Name, seed)]
-					if res == nil {
-						continue
-					}
-					mr := res.Measure
-					out = append(out, measureRecords(p, metric, mr, func(metric string, value float64, unit string, n int, data string) Record {
-						return rec(si, metric, value, unit, n, data)
-					})...)
-				}
-			case manifest.MetricSparsity, manifest.MetricSaturation:
-				for si, seed := range m.Seeds {
-					res := results[fmt.Sprintf("activations-%s-s%d", v.Name, seed)]
-					if res == nil || res.Activations == nil {
-						continue
-					}
-					out = append(out, activationRecords(p, metric, res.Activations, func(metric string, value float64, unit string, n int, data string) Record {
-						return rec(si, metric, value, unit, n, data)
-					})...)
-				}
-			case manifest.MetricEvalSpeed, manifest.MetricBenchNPS:
-				res := results["speed"]
-				if res == nil {
-					continue
-				}
-				sr := res.Speed
-				out = append(out, speedRecords(metric, sr, vi, func(metric string, value float64, unit string, n int) Record {
-					return rec(0, metric, value, unit, n, p.PositionsSHA256)
-				})...)
-			default:
-				d, ok := metrics.Lookup(metric)
-				if !ok {
-					continue
-				}
-				for si, seed := range m.Seeds {
-					res := results[fmt.Sprintf("measure-%s-s%d", v.Name, seed)]
-					if res == nil || res.Measure == nil || res.Measure.Metrics[metric] == nil {
-						continue
-					}
-					vals, err := d.Records(res.Measure.Metrics[metric])
-					if err != nil {
-						return nil, nil, err
-					}
-					for _, x := range vals {
-						r := rec(si, x.Metric, x.Value, x.Unit, x.N, p.PositionsSHA256)
-						r.Detail = x.Detail
-						out = append(out, r)
-					}
-				}
-			case manifest.MetricElo:
+		for _, d := range m.Listed() {
+			if d.TaskKind() == metrics.TaskElo {
 				if (v.Base && m.Elo.Opponent != manifest.OpponentClassical) || !m.Elo.Tests(v.Name) {
 					continue
 				}
-				r, err := EloRecord(p, v, results, rec(0, "elo", 0, "Elo", 0, p.OpeningsSHA256))
+				r, err := EloRecord(p, v, results, rec(0, d.Name, 0, "Elo", 0, p.OpeningsSHA256))
 				if err != nil {
 					if partial {
 						continue // no chunk finished yet
@@ -216,113 +162,58 @@ func merge(p *plan.Plan, partial bool) ([]Record, []string, error) {
 					return nil, nil, err
 				}
 				out = append(out, r)
+				continue
+			}
+			// The task results the metric's records read: one per seed,
+			// or the speed task's (seed 0's nets).
+			type stored struct {
+				seedIdx int
+				st      metrics.Stored
+			}
+			var from []stored
+			switch {
+			case d.TaskKind() == metrics.TaskSpeed:
+				if res := results["speed"]; res != nil && res.Speed != nil {
+					from = append(from, stored{0, metrics.Stored{Speed: res.Speed, Variant: vi}})
+				}
+			default:
+				for si, seed := range m.Seeds {
+					res := results[fmt.Sprintf("%s-%s-s%d", d.TaskKind(), v.Name, seed)]
+					switch {
+					case res == nil:
+					case d.TaskKind() == metrics.TaskActivations && res.Activations != nil:
+						from = append(from, stored{si, metrics.Stored{Activations: res.Activations}})
+					case d.TaskKind() == metrics.TaskMeasure && res.Measure != nil && (d.Measure == nil || res.Measure.Metrics[d.Name] != nil):
+						from = append(from, stored{si, metrics.Stored{Measure: res.Measure, Raw: res.Measure.Metrics[d.Name], Loss: m.Loss}})
+					}
+				}
+			}
+			for _, f := range from {
+				vals, err := d.Records(f.st)
+				if err != nil {
+					return nil, nil, err
+				}
+				for _, x := range vals {
+					out = append(out, record(p, x, rec(f.seedIdx, x.Metric, x.Value, x.Unit, x.N, "")))
+				}
 			}
 		}
 	}
 	return out, missing, nil
 }
 
-func measureRecords(p *plan.Plan, metric string, mr *metrics.MeasureResult, rec func(string, float64, string, int, string) Record) []Record {
-	var out []Record
-	switch metric {
-	case manifest.MetricAgreement:
-		a := mr.Agreement
-		r := rec("agreement.mae_cp", a.MAE, "cp", a.N, p.PositionsSHA256)
-		r.Detail = map[string]any{"scale": a.Scale, "mae_unscaled_cp": a.MAEUnscaled, "corr": a.Corr, "reference": mr.Reference}
-		out = append(out, r)
-		out = append(out, rec("agreement.sign", a.Sign, "share", a.N, p.PositionsSHA256))
-		out = append(out, rec("agreement.corr", a.Corr, "", a.N, p.PositionsSHA256))
-	case manifest.MetricQuantError:
-		if q := mr.Quant; q != nil {
-			r := rec("quant_error.mean_cp", q.Mean, "cp", q.N, p.PositionsSHA256)
-			r.Detail = map[string]any{"bias_cp": q.Bias}
-			out = append(out, r, rec("quant_error.max_cp", q.Max, "cp", q.N, p.PositionsSHA256))
-		} else {
-			r := rec("quant_error.mean_cp", 0, "cp", 0, p.PositionsSHA256)
-			r.Detail = map[string]any{"note": mr.QuantNote}
-			out = append(out, r)
-		}
-	case manifest.MetricValLoss:
-		l := mr.ValLoss
-		r := rec("val_loss", l.Loss, "", l.N, p.ValidationSHA256)
-		r.Detail = map[string]any{"loss": p.Manifest.Loss, "net": "quantized (the engine's evaluation)"}
-		out = append(out, r)
-	case manifest.MetricHistoryShares:
-		out = append(out, shareRecords("history_shares", mr.Shares, p, rec, true)...)
-		if q := mr.SharesQuiet; q != nil {
-			out = append(out, shareRecords("history_shares.quiet_roots", q, p, rec, false)...)
-		}
+// record completes r (a record of the variant and seed, its value set)
+// with what the metric's value x adds: its bounds, details and the hash of
+// the data it was computed from.
+func record(p *plan.Plan, x metrics.Value, r Record) Record {
+	r.Lower, r.Upper, r.Detail = x.Lower, x.Upper, x.Detail
+	switch x.Data {
+	case metrics.DataPositions:
+		r.DataSHA256 = p.PositionsSHA256
+	case metrics.DataValidation:
+		r.DataSHA256 = p.ValidationSHA256
 	}
-	return out
-}
-
-// shareRecords turns Shares into records under prefix: every distance when
-// full, else the summary (last two, refresh).
-func shareRecords(prefix string, s *metrics.Shares, p *plan.Plan, rec func(string, float64, string, int, string) Record, full bool) []Record {
-	var out []Record
-	share := func(x uint64) float64 {
-		if s.Updates == 0 {
-			return 0
-		}
-		return float64(x) / float64(s.Updates)
-	}
-	n := int(s.Updates)
-	if full {
-		for d, c := range s.Served {
-			r := rec(fmt.Sprintf("%s.d%d", prefix, d+1), share(c), "share", n, p.PositionsSHA256)
-			r.Detail = map[string]any{"count": c}
-			out = append(out, r)
-		}
-		r := rec(prefix+".deeper", share(s.Deeper), "share", n, p.PositionsSHA256)
-		r.Detail = map[string]any{"count": s.Deeper}
-		out = append(out, r)
-	}
-	r := rec(prefix+".refresh", share(s.Refreshes), "share", n, p.PositionsSHA256)
-	r.Detail = map[string]any{"count": s.Refreshes, "cache_hits": s.CacheHits, "nodes": s.Nodes}
-	out = append(out, r)
-	last2 := s.Served[0]
-	if len(s.Served) > 1 {
-		last2 += s.Served[1]
-	}
-	out = append(out, rec(prefix+".last2", share(last2), "share", n, p.PositionsSHA256))
-	return out
-}
-
-func speedRecords(metric string, sr *metrics.SpeedResult, vi int, rec func(string, float64, string, int) Record) []Record {
-	me, base := sr.Variants[vi], sr.Variants[0]
-	ratioRec := func(name string, xs, bs []float64, unit string, detail map[string]any) []Record {
-		if len(xs) == 0 || len(xs) != len(bs) {
-			return nil
-		}
-		abs := rec(name, stats.Median(xs), unit, len(xs))
-		lo, hi := metrics.MinMax(xs)
-		abs.Lower, abs.Upper = fptr(lo), fptr(hi)
-		abs.Detail = detail
-		ratios := make([]float64, len(xs))
-		for i := range xs {
-			ratios[i] = xs[i] / bs[i]
-		}
-		rr := rec(metric+".ratio", stats.Median(ratios), "ratio to base", len(xs))
-		lo, hi = metrics.MinMax(ratios)
-		rr.Lower, rr.Upper = fptr(lo), fptr(hi)
-		rr.Detail = map[string]any{"per_round": ratios, "interval": "min..max over rounds (same-round ratios)"}
-		return []Record{abs, rr}
-	}
-	switch metric {
-	case manifest.MetricEvalSpeed:
-		detail := map[string]any{"clock": sr.Clock, "evals": sr.Evals, "per_round": me.EvalsPerSec, "interval": "min..max over rounds"}
-		if sr.Reps > 0 { // rounds sized to the clock (results made since)
-			detail["reps"], detail["clock_resolution_ns"] = sr.Reps, sr.ClockResolutionNS
-		}
-		return ratioRec("eval_speed.evals_per_sec", me.EvalsPerSec, base.EvalsPerSec, "evals/s", detail)
-	case manifest.MetricBenchNPS:
-		detail := map[string]any{"nodes": me.BenchNodes, "per_round": me.BenchNPS, "wall_nps": me.BenchNPSWall, "interval": "min..max over rounds"}
-		if sr.BenchRuns > 0 {
-			detail["clock"], detail["clock_resolution_ns"], detail["runs"] = sr.BenchClock, sr.BenchClockResolutionNS, sr.BenchRuns
-		}
-		return ratioRec("bench_nps.nps", me.BenchNPS, base.BenchNPS, "nodes/CPU-s", detail)
-	}
-	return nil
+	return r
 }
 
 // EloRecord merges a variant's match chunks.

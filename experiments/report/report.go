@@ -274,42 +274,13 @@ func writeReport(p *plan.Plan, recs []records.Record, dir string, missing []stri
 		}
 		return false
 	}
-	cols := []col{
-		{"SF15.1 agreement: MAE after scale (cp)", func(s *summary) string { return s.cell("agreement.mae_cp", "%.1f") }, has("agreement.mae_cp")},
-		{"sign agreement", func(s *summary) string { return pct(s, "agreement.sign") }, has("agreement.sign")},
-		{"correlation", func(s *summary) string { return s.cell("agreement.corr", "%.4f") }, has("agreement.corr")},
-		{"quantization error mean / max (cp)", func(s *summary) string {
-			if _, ok := s.get("quant_error.mean_cp"); !ok {
-				return s.cell("quant_error.mean_cp", "%.2f")
-			}
-			return s.cell("quant_error.mean_cp", "%.2f") + " / " + s.cell("quant_error.max_cp", "%.1f")
-		}, has("quant_error.mean_cp")},
-		{"validation loss", func(s *summary) string { return s.cell("val_loss", "%.5f") }, has("val_loss")},
-		{"trainer val loss", func(s *summary) string { return s.cell("train.val_loss", "%.5f") }, has("train.val_loss")},
-		{"updates from last 2 acc.", func(s *summary) string { return pct(s, "history_shares.last2") }, has("history_shares.last2")},
-		{"refreshes", func(s *summary) string { return pct(s, "history_shares.refresh") }, has("history_shares.refresh")},
-	}
-	for _, d := range metrics.Registered() {
+	var cols []col
+	for _, d := range metrics.All() {
 		for _, c := range d.Columns {
-			cols = append(cols, col{c.Head, func(s *summary) string { return s.cell(c.Metric, c.Format) }, has(c.Metric)})
+			head := strings.ReplaceAll(c.Head, "{opponent}", eloOpponent(m))
+			cols = append(cols, col{head, func(s *summary) string { return columnCell(m, s, c) }, has(c.Metric)})
 		}
 	}
-	cols = append(cols, []col{
-		{"zero outputs, first layer", func(s *summary) string { return pct(s, "sparsity.zero") }, has("sparsity.zero")},
-		{"non-zero 4-byte groups", func(s *summary) string { return pct(s, "sparsity.nonzero_groups") }, has("sparsity.nonzero_groups")},
-		{"dead neurons, first layer", func(s *summary) string { return s.cell("sparsity.dead", "%.0f") }, has("sparsity.dead")},
-		{"saturated outputs, first layer", func(s *summary) string { return pctOrNote(s, "saturation.outputs") }, has("saturation.outputs")},
-		{"saturated, most of later layers", func(s *summary) string { return pct(s, "saturation.later") }, has("saturation.later")},
-		{"quantized weights at clip", func(s *summary) string { return pct(s, "saturation.weights_at_clip") }, has("saturation.weights_at_clip")},
-		{"evals/s ratio [range]", func(s *summary) string { return s.rangeCell("eval_speed.ratio", "%.3f") }, has("eval_speed.ratio")},
-		{"bench nps ratio [range]", func(s *summary) string { return s.rangeCell("bench_nps.ratio", "%.3f") }, has("bench_nps.ratio")},
-		{"Elo vs " + eloOpponent(m) + " [95%]", func(s *summary) string {
-			if m.Elo != nil && !m.Elo.Tests(s.name) && !(s.base && m.Elo.Opponent != manifest.OpponentClassical) {
-				return "not tested"
-			}
-			return eloCell(s)
-		}, has("elo")},
-	}...)
 	b.WriteString("## Results\n\n| variant | overrides |")
 	for _, c := range cols {
 		if c.show {
@@ -442,35 +413,8 @@ func writeReport(p *plan.Plan, recs []records.Record, dir string, missing []stri
 		fmt.Fprintf(&b, ", first %d", m.Positions.Limit)
 	}
 	b.WriteString(". Agreement: each net's evaluation (cp, side to move) against Stockfish 15.1's NNUE evaluation (net nn-ad9b42354671), after a least-squares scale through the origin; sign agreement counts 0 as its own sign.\n")
-	if m.Has(manifest.MetricHistoryShares) || m.Has(manifest.MetricEvalSpeed) {
-		fmt.Fprintf(&b, "- Searches: %d positions spread over the set, %d nodes each, 16 MB hash, deterministic. Evaluations/s: the base's search trace (every Reset/Push/Pop/Evaluate) replayed on each variant, timed in thread CPU time; %d interleaved rounds, ratio = median of same-round ratios, range in brackets.\n",
-			m.Speed.Positions, m.Speed.Nodes, m.Speed.Rounds)
-	}
-	for _, x := range m.MeasureMetrics() {
-		if d, ok := metrics.Lookup(x); ok && d.Setup != nil {
-			fmt.Fprintf(&b, "- %s\n", d.Setup(metrics.Search{Positions: m.Speed.Positions, Nodes: m.Speed.Nodes}))
-		}
-	}
-	if m.Has(manifest.MetricSparsity) || m.Has(manifest.MetricSaturation) {
-		b.WriteString("- Activations (sparsity, saturation): every position evaluated from scratch with the variant's net and traced (nets/inspect, as `nnuelab nets show --data`). The first layer's outputs after their activation (both perspectives where the head reads both): the share that is zero, the share of its 4-byte groups holding a non-zero value (what a sparse affine layer multiplies), the neurons never non-zero (dead); the share at the activation's ceiling (n/a for ReLU, which has none), the most saturated later layer, and the share of quantized parameters at their storage type's limit at the variant's multipliers.\n")
-	}
-	if m.Has(manifest.MetricBenchNPS) {
-		fmt.Fprintf(&b, "- Bench: `nnuelab bench %d` per variant and round, nodes per CPU second of the process (robust to other load on the machine).\n", m.Speed.BenchDepth)
-	}
-	if m.Has(manifest.MetricValLoss) {
-		fmt.Fprintf(&b, "- Validation loss: %s loss (power %g, scale %g/cp, lambda %g) of the engine's quantized evaluation on %s.\n",
-			m.Loss.Kind, m.Loss.Power, m.Loss.Scale, m.Loss.Lambda, strings.Join(plan.RelAll(p.Validation), ", "))
-	}
-	if e := m.Elo; e != nil {
-		against := "each variant (first engine) against the base"
-		if e.Opponent == manifest.OpponentClassical {
-			against = "each variant, the base included (first engine), against nnuelab's classical evaluation (PeSTO, same search)"
-		}
-		if len(e.Variants) > 0 {
-			against += " (only " + strings.Join(e.Variants, ", ") + "; the others are not tested)"
-		}
-		fmt.Fprintf(&b, "- Elo: `nnuelab match`, %s, game pairs with colours reversed, openings `%s`, hash %d MB, adjudication %v; intervals are 95%% (pentanomial).\n",
-			against, filepath.Base(p.Openings), e.Hash, e.Adjudicate)
+	for _, line := range setupLines(m, p.Setting()) {
+		fmt.Fprintf(&b, "- %s\n", line)
 	}
 	if m.Train != nil {
 		fmt.Fprintf(&b, "- Training: data %s (sha256 `%s`), %d epoch(s), batch %d, %s lr %g → %g (%s), weight decay %g, seeds %v; nets cached by content key.\n",
@@ -492,6 +436,47 @@ func writeReport(p *plan.Plan, recs []records.Record, dir string, missing []stri
 		return "", err
 	}
 	return mdPath, nil
+}
+
+// columnCell is a variant's cell of a metric's column c.
+func columnCell(m *manifest.Manifest, s *summary, c metrics.Column) string {
+	var cell string
+	switch c.Kind {
+	case metrics.ColumnPercent:
+		cell = pctOrNote(s, c.Metric)
+	case metrics.ColumnRange:
+		cell = s.rangeCell(c.Metric, c.Format)
+	case metrics.ColumnElo:
+		if m.Elo != nil && !m.Elo.Tests(s.name) && !(s.base && m.Elo.Opponent != manifest.OpponentClassical) {
+			return "not tested"
+		}
+		return eloCell(s)
+	default:
+		cell = s.cell(c.Metric, c.Format)
+	}
+	if _, ok := s.get(c.Metric); ok && c.Then != nil {
+		then := *c.Then
+		then.Kind = c.Kind
+		cell += " / " + columnCell(m, s, then)
+	}
+	return cell
+}
+
+// setupLines are the setup lines of the metrics the manifest lists, in
+// their setup order, each line once.
+func setupLines(m *manifest.Manifest, st metrics.Setting) []string {
+	defs := slices.Clone(m.Listed())
+	slices.SortStableFunc(defs, func(a, b *metrics.Def) int { return a.SetupOrder - b.SetupOrder })
+	var lines []string
+	for _, d := range defs {
+		if d.Setup == nil {
+			continue
+		}
+		if line := d.Setup(st); line != "" && !slices.Contains(lines, line) {
+			lines = append(lines, line)
+		}
+	}
+	return lines
 }
 
 // pendingMetrics lists the manifest's metrics (including skipped ones)
