@@ -69,6 +69,7 @@ var builtinMeasure = []*Def{
 			{Head: "sign agreement", Metric: "agreement.sign", Kind: ColumnPercent},
 			{Head: "correlation", Metric: "agreement.corr", Format: "%.4f"},
 		},
+		Bars: []Bar{{Metric: "agreement.mae_cp", Label: "MAE vs Stockfish 15.1 after scale (cp)", File: "agreement.svg"}},
 		// The report's positions line says how agreement is measured.
 		Seconds: func(s Setting) float64 { return float64(s.Measured) * estEvalSec * s.Width },
 	},
@@ -77,6 +78,7 @@ var builtinMeasure = []*Def{
 		Records: quantRecords,
 		Columns: []Column{{Head: "quantization error mean / max (cp)", Metric: "quant_error.mean_cp", Format: "%.2f",
 			Then: &Column{Metric: "quant_error.max_cp", Format: "%.1f"}}},
+		Bars:    []Bar{{Metric: "quant_error.mean_cp", Label: "mean |quantized − float| (cp)", File: "quantization-error.svg"}},
 		Seconds: func(s Setting) float64 { return float64(s.Measured) * estFloatEvalSec * s.Width },
 	},
 	{
@@ -142,6 +144,7 @@ var builtinOther = []*Def{
 		Name: MetricEvalSpeed, Task: TaskSpeed, Compares: true,
 		Records: evalSpeedRecords,
 		Columns: []Column{{Head: "evals/s ratio [range]", Metric: "eval_speed.ratio", Format: "%.3f", Kind: ColumnRange}},
+		Bars:    []Bar{{Metric: "eval_speed.ratio", Label: "evaluations/s, ratio to base", File: "eval-speed.svg"}},
 		Setup:   searchesLine, SetupOrder: setupSearches,
 		Seconds: func(s Setting) float64 {
 			// The base's search is traced once; each round replays the
@@ -158,6 +161,7 @@ var builtinOther = []*Def{
 		Name: MetricBenchNPS, Task: TaskSpeed, Compares: true,
 		Records: benchRecords,
 		Columns: []Column{{Head: "bench nps ratio [range]", Metric: "bench_nps.ratio", Format: "%.3f", Kind: ColumnRange}},
+		Bars:    []Bar{{Metric: "bench_nps.ratio", Label: "bench nps, ratio to base", File: "bench-nps.svg"}},
 		Setup: func(s Setting) string {
 			return fmt.Sprintf("Bench: `nnuelab bench %d` per variant and round, nodes per CPU second of the process (robust to other load on the machine).", s.BenchDepth)
 		},
@@ -171,6 +175,7 @@ var builtinOther = []*Def{
 		// and the plan estimates its games.
 		Name: MetricElo, Task: TaskElo, Compares: true, Section: "elo",
 		Columns: []Column{{Head: "Elo vs {opponent} [95%]", Metric: "elo", Kind: ColumnElo}},
+		Bars:    []Bar{{Metric: "elo", Label: "Elo vs {opponent} (95%)", File: "elo.svg"}},
 		Setup: func(s Setting) string {
 			e := s.Elo
 			against := "each variant (first engine) against the base"

@@ -12,6 +12,7 @@ import (
 // report read of it.
 func TestAll(t *testing.T) {
 	var names []string
+	files := map[string]bool{}
 	for _, d := range All() {
 		names = append(names, d.Name)
 		if d.Records == nil && d.TaskKind() != TaskElo {
@@ -24,6 +25,12 @@ func TestAll(t *testing.T) {
 			if c.Head == "" || c.Metric == "" || (c.Format == "" && c.Kind != ColumnPercent && c.Kind != ColumnElo) {
 				t.Errorf("%s: incomplete column %+v", d.Name, c)
 			}
+		}
+		for _, b := range d.Bars {
+			if b.Metric == "" || b.Label == "" || !strings.HasSuffix(b.File, ".svg") || files[b.File] {
+				t.Errorf("%s: bar plot %+v incomplete or its file taken", d.Name, b)
+			}
+			files[b.File] = true
 		}
 		if d.TaskKind() != TaskMeasure && d.Measure != nil {
 			t.Errorf("%s: a Measure outside the measure task", d.Name)

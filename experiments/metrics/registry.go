@@ -60,6 +60,8 @@ type Def struct {
 	// column shows when some variant has its record, whether or not the
 	// manifest lists the metric.
 	Columns []Column
+	// Bars are the report's bar plots of the metric's records.
+	Bars []Bar
 	// Setup is the metric's line in the report's setup section (how it
 	// was measured); nil for none. Two metrics with the same line (one
 	// search, one tracing pass) print it once.
@@ -214,6 +216,14 @@ type Column struct {
 	// Then, when given, is a second record shown after the first ("A /
 	// B"; with the first's format kind), when the first has a value.
 	Then *Column
+}
+
+// Bar is a bar plot of the report: a bar per variant of a record (by
+// metric name) with its range or interval, the value axis's label, and the
+// plot's file name. "{opponent}" in Label stands for what Elo is measured
+// against.
+type Bar struct {
+	Metric, Label, File string
 }
 
 // ColumnKind is how a column shows its record.

@@ -660,20 +660,16 @@ func reportPlots(sums []*summary, recs []records.Record, eloVs string) (map[stri
 	} else if data != nil {
 		out["history-shares.svg"] = data
 	}
-	// Bars with ranges or intervals.
-	for _, bm := range []struct{ metric, label, file string }{
-		{"quant_error.mean_cp", "mean |quantized − float| (cp)", "quantization-error.svg"},
-		{"eval_speed.ratio", "evaluations/s, ratio to base", "eval-speed.svg"},
-		{"bench_nps.ratio", "bench nps, ratio to base", "bench-nps.svg"},
-		{"elo", "Elo vs " + eloVs + " (95%)", "elo.svg"},
-		{"agreement.mae_cp", "MAE vs Stockfish 15.1 after scale (cp)", "agreement.svg"},
-	} {
-		data, err := barPlot(sums, bm.metric, bm.label)
-		if err != nil {
-			return nil, err
-		}
-		if data != nil {
-			out[bm.file] = data
+	// Bars with ranges or intervals, as the metrics define them.
+	for _, d := range metrics.All() {
+		for _, bm := range d.Bars {
+			data, err := barPlot(sums, bm.Metric, strings.ReplaceAll(bm.Label, "{opponent}", eloVs))
+			if err != nil {
+				return nil, err
+			}
+			if data != nil {
+				out[bm.File] = data
+			}
 		}
 	}
 	// Loss curves of trained nets.
