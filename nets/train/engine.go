@@ -23,7 +23,10 @@ import (
 //     sub-batches (see subBatch): for each feature, the sum of the
 //     accumulator gradients of the slots where it is active, in slot order
 //     (a counting sort builds the lists). Only active rows are read; the
-//     rows' Adam update follows over the whole matrix.
+//     rows' Adam update follows over the whole matrix. A factorized
+//     model's virtual rows are not gathered: each one's gradient is the
+//     sum of its real rows' (virtualGrad), and the Adam pass rebuilds the
+//     folded matrix the forward pass reads (Model.foldRow).
 //  3. The chunk gradients are summed in chunk order and the head (and
 //     bias) parameters take their Adam step.
 //
@@ -46,14 +49,10 @@ const maxFeatures = 32
 // data sets have 20 to 80.
 const maxThreatFeatures = 256
 
-// slotFeatures is the room for one perspective's features: a factorized
-// model adds a virtual feature beside every real one; threat features come
-// on top.
+// slotFeatures is the room for one perspective's features, threat
+// features on top (a factorized model lists its real features only).
 func (m *Model) slotFeatures() int {
 	n := maxFeatures
-	if m.factor > 0 {
-		n = 2 * maxFeatures
-	}
 	if m.fs.Threats() {
 		n += maxThreatFeatures
 	}
@@ -461,7 +460,7 @@ func (e *engine) accumulate(batch []*datasets.Record) {
 		c0, c1 := s0/chunkSize, (s1+chunkSize-1)/chunkSize
 		e.parallel(c1-c0, func(w, c int) { e.forwardBackward(w, c0+c, batch, s0) })
 		e.buildLists(2 * (s1 - s0))
-		active += len(e.list)
+		active += e.activeFeatures()
 		e.parallel(blocks, func(_, b int) {
 			for f := b * rowBlock; f < min((b+1)*rowBlock, m.rows); f++ {
 				slots := e.rowsOf(f)
@@ -481,6 +480,96 @@ func (e *engine) accumulate(batch []*datasets.Record) {
 	e.flops = 2*float64(W)*float64(active) + float64(len(batch))*m.head.flops() + m.flopsPerStep()
 }
 
+// activeFeatures returns the active (feature, slot) pairs of the lists
+// just built, as the operation count has them (lastFlops): a factorized
+// model's virtual features count beside their real ones, as when the
+// forward pass and the gather summed their rows slot by slot, although
+// the folded matrix and virtualGrad now do that work once per row and
+// step.
+func (e *engine) activeFeatures() int {
+	n := len(e.list)
+	m := e.m
+	if m.folded != nil {
+		for j := 0; j < m.factor; j++ {
+			for b := 0; b < m.buckets(); b++ {
+				f := b*m.fStride + m.fOffset + j
+				n += int(e.end[f] - e.start[f])
+			}
+		}
+	}
+	return n
+}
+
+// virtualGrad sets the gradient of a factorized model's virtual row j (row
+// realRows+j of e.ftGrad) to the sum of the gradients of the real rows
+// beside it, in bucket order, and marks it touched if any of them is.
+// Virtual feature j is active in a slot exactly when one of those real
+// features is (a perspective has one king, so one bucket), so this is the
+// sum over the slots of the accumulator gradients, taken row by row.
+func (e *engine) virtualGrad(j int) {
+	m, W := e.m, e.m.width
+	v := m.realRows + j
+	dst := e.ftGrad[v*W:][:W]
+	first := true
+	for b := 0; b < m.buckets(); b++ {
+		f := b*m.fStride + m.fOffset + j
+		if !e.touched[f] {
+			continue
+		}
+		if first {
+			copy(dst, e.ftGrad[f*W:][:W])
+			first = false
+		} else {
+			vec.Add(dst, e.ftGrad[f*W:][:W])
+		}
+	}
+	e.touched[v] = !first
+}
+
+// adamRow applies a's update to transformer row f with its gradient (zero
+// if no position touched it) and clears its mark.
+func (e *engine) adamRow(f int, a *vec.Adam) {
+	m, W := e.m, e.m.width
+	row := m.ft.Data[f*W:][:W]
+	mm, vv := m.ft.M[f*W:][:W], m.ft.V[f*W:][:W]
+	if e.touched[f] {
+		vec.AdamUpdate(row, mm, vv, e.ftGrad[f*W:][:W], a)
+		e.touched[f] = false
+	} else {
+		vec.AdamUpdate(row, mm, vv, nil, a)
+	}
+}
+
+// adamFactorized is the transformer's Adam step for a factorized model,
+// one work item per virtual row j (its real rows' gradients summed into
+// it, virtualGrad; the real rows, the virtual row, then the real rows'
+// folded rows) and one per block of the real rows without a virtual row.
+func (e *engine) adamFactorized(own, virt *vec.Adam) {
+	m := e.m
+	blocks := (m.realRows + rowBlock - 1) / rowBlock
+	e.parallel(m.factor+blocks, func(_, it int) {
+		if it < m.factor {
+			j := it
+			e.virtualGrad(j)
+			for b := 0; b < m.buckets(); b++ {
+				e.adamRow(b*m.fStride+m.fOffset+j, own)
+			}
+			e.adamRow(m.realRows+j, virt)
+			for b := 0; b < m.buckets(); b++ {
+				m.foldRow(b*m.fStride + m.fOffset + j)
+			}
+			return
+		}
+		b := it - m.factor
+		for f := b * rowBlock; f < min((b+1)*rowBlock, m.realRows); f++ {
+			if m.virtual(f) < 0 {
+				e.adamRow(f, own)
+				m.foldRow(f)
+			}
+		}
+	})
+}
+
 // step runs one optimizer step on batch and returns its mean loss.
 func (e *engine) step(batch []*datasets.Record, h *hyper) float64 {
 	m := e.m
@@ -488,27 +577,20 @@ func (e *engine) step(batch []*datasets.Record, h *hyper) float64 {
 	e.accumulate(batch)
 	nChunks := (len(batch) + chunkSize - 1) / chunkSize
 	blocks := (m.rows + rowBlock - 1) / rowBlock
-	if m.tied == nil {
+	switch {
+	case m.folded != nil:
+		own, virt := h.adam(m.ft, partFT), h.adam(m.ft, partVirtual)
+		e.adamFactorized(&own, &virt)
+	case m.tied == nil:
 		// Adam on every row (a row no position used still moves with its
 		// momentum), the gradient of the used ones.
-		own, virt := h.adam(m.ft, partFT), h.adam(m.ft, partVirtual)
+		own := h.adam(m.ft, partFT)
 		e.parallel(blocks, func(_, b int) {
 			for f := b * rowBlock; f < min((b+1)*rowBlock, m.rows); f++ {
-				row := m.ft.Data[f*W:][:W]
-				mm, vv := m.ft.M[f*W:][:W], m.ft.V[f*W:][:W]
-				a := &own
-				if f >= m.realRows {
-					a = &virt
-				}
-				if e.touched[f] {
-					vec.AdamUpdate(row, mm, vv, e.ftGrad[f*W:][:W], a)
-					e.touched[f] = false
-				} else {
-					vec.AdamUpdate(row, mm, vv, nil, a)
-				}
+				e.adamRow(f, &own)
 			}
 		})
-	} else {
+	default:
 		t := m.tied
 		for f, ok := range e.touched {
 			if !ok {
@@ -606,6 +688,11 @@ func (e *engine) gradients(batch []*datasets.Record) (float64, [][]float32) {
 	src := e.ftGrad
 	if m.tied != nil {
 		src = m.tied.grad
+	}
+	if m.folded != nil {
+		for j := 0; j < m.factor; j++ {
+			e.virtualGrad(j)
+		}
 	}
 	ft := make([]float32, m.rows*W)
 	for f, ok := range e.touched {

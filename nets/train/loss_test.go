@@ -75,14 +75,21 @@ func TestSchedule(t *testing.T) {
 // TestFusedStep checks that the optimizer step, which gathers each
 // transformer row's gradient and updates it at once, equals the plain
 // order: full gradients, then Adam on every tensor (bit for bit), and that
-// clipping holds.
+// clipping holds. The factorized cases check the virtual rows' gradients
+// (engine.virtualGrad), their own Adam constants and the folded matrix
+// the step rebuilds against Model.sync's.
 func TestFusedStep(t *testing.T) {
 	recs := ptrs(testRecords(t, 700))
-	for _, name := range []string{"screlu-leorik-buckets", "sf12", "rengar"} {
+	for _, name := range []string{"screlu-leorik-buckets", "sf12", "rengar", "screlu-leorik-buckets/factorized", "sf12-kings/factorized"} {
 		t.Run(name, func(t *testing.T) {
+			name, factorized := strings.CutSuffix(name, "/factorized")
+			var opts []Option
+			if factorized {
+				opts = append(opts, Factorized())
+			}
 			spec := tinySpec(t, name)
-			a, _ := NewModel(spec, 4)
-			b, _ := NewModel(spec, 4)
+			a, _ := NewModel(spec, 4, opts...)
+			b, _ := NewModel(spec, 4, opts...)
 			loss := Loss{Kind: "mpe", Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5}
 			o := DefaultConfig().Optim
 			ea, eb := newEngine(a, loss, 2), newEngine(b, loss, 1)
@@ -99,10 +106,21 @@ func TestFusedStep(t *testing.T) {
 						part = partFT
 					}
 					ad := h.adam(p, part)
+					if p == b.ft && b.factor > 0 {
+						// the virtual rows have their own decay scope
+						n := b.realRows * b.width
+						vecAdam(&Param{Data: p.Data[:n], M: p.M[:n], V: p.V[:n]}, grads[k][:n], &ad)
+						ad = h.adam(p, partVirtual)
+						vecAdam(&Param{Data: p.Data[n:], M: p.M[n:], V: p.V[n:]}, grads[k][n:], &ad)
+						continue
+					}
 					vecAdam(p, grads[k], &ad)
 				}
 				b.sync()
 				sameTensors(t, a, b)
+				if !slices.Equal(a.folded, b.folded) {
+					t.Fatalf("step %d: the step's folded matrix differs from sync's", step)
+				}
 			}
 			for _, p := range a.all {
 				for i, v := range p.Data {

@@ -127,6 +127,11 @@ type Model struct {
 	realRows int
 	fOffset  int
 	fStride  int
+	// folded is a factorized model's forward matrix, realRows rows: each
+	// real row plus the virtual row it stands beside (foldRow), rebuilt
+	// whenever the rows change (the optimizer's step, sync), so that the
+	// forward pass reads one row per active feature instead of two.
+	folded []float32
 	// ft and ftBias are the transformer's tensors (nil for rengar, whose
 	// matrix is built from the tied embeddings in tied).
 	ft, ftBias *Param
@@ -136,13 +141,43 @@ type Model struct {
 	headStart  int      // index of the first head parameter in all
 }
 
-// matrix returns the transformer matrix used in the forward pass.
+// matrix returns the transformer matrix used in the forward pass: the
+// feature rows (a factorized model's folded rows, Rengar's expanded ones).
 func (m *Model) matrix() []float32 {
-	if m.tied != nil {
+	switch {
+	case m.tied != nil:
 		return m.tied.virt
+	case m.folded != nil:
+		return m.folded
 	}
 	return m.ft.Data
 }
+
+// foldRow sets real row f of the folded matrix: the row, plus its virtual
+// row if it has one (one float32 add per element, as Tensors folds).
+func (m *Model) foldRow(f int) {
+	W := m.width
+	dst := m.folded[f*W:][:W]
+	copy(dst, m.ft.Data[f*W:][:W])
+	if v := m.virtual(f); v >= 0 {
+		vec.Add(dst, m.ft.Data[(m.realRows+v)*W:][:W])
+	}
+}
+
+// refold rebuilds a factorized model's folded matrix.
+func (m *Model) refold() {
+	if m.folded == nil {
+		return
+	}
+	for f := 0; f < m.realRows; f++ {
+		m.foldRow(f)
+	}
+}
+
+// buckets returns the number of king buckets of a factorized model: real
+// row b*fStride + fOffset + j stands beside virtual row j for each bucket
+// b below it.
+func (m *Model) buckets() int { return m.fs.Size() / m.fStride }
 
 // bias returns the transformer bias, or nil.
 func (m *Model) bias() []float32 {
@@ -234,6 +269,7 @@ func NewModel(spec *archs.Spec, seed uint64, opts ...Option) (*Model, error) {
 		// Virtual rows start at zero: the folded net starts as an
 		// unfactorized one would.
 		clear(m.ft.Data[m.realRows*m.width:])
+		m.folded = make([]float32, m.realRows*m.width)
 	}
 	m.headStart = len(m.all)
 	m.all = append(m.all, m.head.params()...)
@@ -247,6 +283,7 @@ func NewModel(spec *archs.Spec, seed uint64, opts ...Option) (*Model, error) {
 		}
 		m.tied.build()
 	}
+	m.refold()
 	return m, nil
 }
 
@@ -415,15 +452,16 @@ func (m *Model) bucket(pieces int) int {
 // features appends the active features of perspective c in r to dst: the
 // engine's own indices (nnue.FeatureSet.Index), so a trained row means the
 // same to the engine; with threat features, also the rows of the threats
-// on the board (nnue.FeatureSet.AppendThreats: Size() + threat index).
+// on the board (nnue.FeatureSet.AppendThreats: Size() + threat index). A
+// factorized model's virtual features are not listed: each is active
+// exactly where its real feature is, and the folded matrix (forward) and
+// the virtual rows' gradient (the sum of their real rows' gradients,
+// engine.virtualGrad) account for them.
 func (m *Model) features(r *datasets.Record, c board.Color, dst []int32) []int32 {
 	ksq := r.King(c)
 	r.Pieces(func(p board.Piece, s board.Square) {
 		if i := m.fs.Index(c, ksq, p, s); i >= 0 {
 			dst = append(dst, int32(i))
-			if m.factor > 0 {
-				dst = append(dst, int32(m.realRows+m.virtual(i)))
-			}
 		}
 	})
 	if m.fs.Threats() {
@@ -473,12 +511,13 @@ func (m *Model) Evaluate(r *datasets.Record) float32 {
 func (m *Model) flopsPerStep() float64 { return 12 * float64(m.NumParams()) }
 
 // sync rebuilds what depends on the parameters outside the optimizer's
-// step (Rengar's expanded matrix, the rounded copies of quantization-aware
-// training) after the tensors were changed directly.
+// step (Rengar's expanded matrix, a factorized model's folded one, the
+// rounded copies of quantization-aware training) after the tensors were changed directly.
 func (m *Model) sync() {
 	if m.tied != nil {
 		m.tied.build()
 	}
+	m.refold()
 	for _, p := range m.all {
 		p.refresh()
 	}
