@@ -1,6 +1,7 @@
 package train
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -81,4 +82,70 @@ func randFloats(rng *rand.Rand, n int, lo, hi float32) []float32 {
 		v[i] = lo + (hi-lo)*rng.Float32()
 	}
 	return v
+}
+
+// TestRengarInputGradScalar checks Rengar's vectorized input gradient
+// (through the products, |.| and clamps) against the element-by-element
+// form it replaced, bit for bit, on accumulators that cross the clamp
+// bounds and hit zero exactly.
+func TestRengarInputGradScalar(t *testing.T) {
+	spec, err := archs.Load("rengar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(spec, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(4, 5))
+	perturb(m, rng, 0.05)
+	h := m.head.(*rengarHead)
+	sign := func(x float32) float32 {
+		switch {
+		case x > 0:
+			return 1
+		case x < 0:
+			return -1
+		}
+		return 0
+	}
+	for _, n := range []int{1, 5, chunkSize} {
+		acc := randFloats(rng, n*256, -1.5, 1.5)
+		for i := 0; i < len(acc); i += 7 {
+			acc[i] = 0
+		}
+		for i := 0; i < len(acc); i += 11 {
+			acc[i] = rengarClip
+		}
+		dout := randFloats(rng, n, -1, 1)
+		s := h.newScratch().(*rengarScratch)
+		h.forwardBatch(s, acc, n, make([]float32, n))
+		var g [][]float32
+		for _, p := range h.params() {
+			g = append(g, make([]float32, len(p.Data)))
+		}
+		dacc := make([]float32, n*256)
+		h.backwardBatch(s, acc, n, dout, g, dacc)
+		for p := 0; p < n; p++ {
+			a, pre, dx1, dx2 := s.act[p*128:][:128], s.pre[p*128:][:128], s.dx1[p*128:][:128], s.dx2[p*96:][:96]
+			for j := 0; j < 32; j++ {
+				F, V, H, R := a[j], a[32+j], a[64+j], a[96+j]
+				dFV, dHR := dx2[32+j], dx2[64+j]
+				d := [4]float32{
+					dx1[j] + dFV*V,
+					dx1[32+j]*sign(V) + dx2[j] + dFV*F,
+					dx1[64+j]*sign(H) + dHR*R,
+					dx1[96+j]*sign(R) + dHR*H,
+				}
+				for k, v := range d {
+					if x := pre[32*k+j]; !(x > -rengarClip && x < rengarClip) {
+						v = 0
+					}
+					if got := dacc[p*256+32*k+j]; math.Float32bits(got) != math.Float32bits(v) {
+						t.Fatalf("n=%d position %d element %d: %g, element by element %g", n, p, 32*k+j, got, v)
+					}
+				}
+			}
+		}
+	}
 }

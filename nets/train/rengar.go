@@ -1,6 +1,8 @@
 package train
 
 import (
+	"math"
+
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/nets/train/vec"
@@ -140,8 +142,11 @@ type rengarScratch struct {
 	dl2fs, dl2va, dl2fsT, dl2vaT []float32
 	dx1, dx2                     []float32
 	wfs, wva                     []float32
-	out                          [1]float32
-	dout                         [1]float32
+	// sgn is sign(act) (1, -1 or 0), built from neg and ones; d and t
+	// hold one position's input gradient before its mask.
+	sgn, neg, ones, d, t []float32
+	out                  [1]float32
+	dout                 [1]float32
 }
 
 func (h *rengarHead) newScratch() any {
@@ -150,7 +155,16 @@ func (h *rengarHead) newScratch() any {
 	return &rengarScratch{pre: f(n * 128), act: f(n * 128), x1: f(n * 128), x2: f(n * 96),
 		l2pre: f(n * 4), l2fs: f(n * 4), l2va: f(n * 4), prod: f(n * 4),
 		dl2fs: f(n * 4), dl2va: f(n * 4), dl2fsT: f(n * 4), dl2vaT: f(n * 4),
-		dx1: f(n * 128), dx2: f(n * 96), wfs: f(4 * 128), wva: f(4 * 96)}
+		dx1: f(n * 128), dx2: f(n * 96), wfs: f(4 * 128), wva: f(4 * 96),
+		sgn: f(n * 128), neg: f(n * 128), ones: ones(n * 128), d: f(128), t: f(128)}
+}
+
+func ones(n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = 1
+	}
+	return v
 }
 
 func clampR(x float32) float32 { return min(max(x, -rengarClip), rengarClip) }
@@ -160,16 +174,6 @@ func abs32(x float32) float32 {
 		return -x
 	}
 	return x
-}
-
-func sign32(x float32) float32 {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
-	}
-	return 0
 }
 
 func row32(p *Param, i int) []float32 { return p.Data[i*32:][:32] }
@@ -268,26 +272,43 @@ func (h *rengarHead) backwardBatch(sc any, _ []float32, n int, dout []float32, g
 	// Input gradients: dl2 W, then through the products, |.| and clamps.
 	vec.MatMulNN(s.dx1, 128, s.dl2fs, 4, s.wfs, 128, n, 128, 4, false)
 	vec.MatMulNN(s.dx2, 96, s.dl2va, 4, s.wva, 96, n, 96, 4, false)
+	// Through the products, |.| and clamps, element by element:
+	//
+	//	dF = dx1.F + dFV*V
+	//	dV = dx1.|V|*sign(V) + dx2.V + dFV*F
+	//	dH = dx1.|H|*sign(H) + dHR*R
+	//	dR = dx1.|R|*sign(R) + dHR*H
+	//
+	// each zero where the clamp's input is outside its bounds. The vector
+	// kernels do each product and sum in this order (Mul and Add round as
+	// the scalar operations, MaskScale by 1 keeps or zeroes), with sign
+	// from two masks: 1 where act > 0, plus -1 where act < 0, else +0.
+	sgn, neg := s.sgn[:n*128], s.neg[:n*128]
+	inf := float32(math.Inf(1))
+	vec.MaskScale(sgn, s.ones[:n*128], s.act[:n*128], 0, inf, 1)
+	vec.MaskScale(neg, s.ones[:n*128], s.act[:n*128], -inf, 0, -1)
+	vec.Add(sgn, neg)
+	d, t := s.d, s.t
 	for p := 0; p < n; p++ {
 		a, pre, dx1, dx2 := s.act[p*128:][:128], s.pre[p*128:][:128], s.dx1[p*128:][:128], s.dx2[p*96:][:96]
+		sg := sgn[p*128:][:128]
+		dFV, dHR := dx2[32:64], dx2[64:96]
+		// dF
+		copy(d[:32], dx1[:32])
+		vec.Mul(t[:32], dFV, a[32:64])
+		vec.Add(d[:32], t[:32])
+		// dV
+		vec.Mul(d[32:64], dx1[32:64], sg[32:64])
+		vec.Add(d[32:64], dx2[:32])
+		vec.Mul(t[32:64], dFV, a[:32])
+		vec.Add(d[32:64], t[32:64])
+		// dH, dR
+		vec.Mul(d[64:], dx1[64:], sg[64:])
+		vec.Mul(t[64:96], dHR, a[96:128])
+		vec.Mul(t[96:], dHR, a[64:96])
+		vec.Add(d[64:], t[64:])
 		dus := dacc[p*256:][:128]
-		for j := 0; j < 32; j++ {
-			F, V, H, R := a[j], a[32+j], a[64+j], a[96+j]
-			dFV, dHR := dx2[32+j], dx2[64+j]
-			d := [4]float32{
-				dx1[j] + dFV*V,
-				dx1[32+j]*sign32(V) + dx2[j] + dFV*F,
-				dx1[64+j]*sign32(H) + dHR*R,
-				dx1[96+j]*sign32(R) + dHR*H,
-			}
-			for k, v := range d {
-				if x := pre[32*k+j]; x > -rengarClip && x < rengarClip {
-					dus[32*k+j] = v
-				} else {
-					dus[32*k+j] = 0
-				}
-			}
-		}
+		vec.MaskScale(dus, d, pre, -rengarClip, rengarClip, 1)
 		vec.Add(gTempo, dus[32:64])
 	}
 }
