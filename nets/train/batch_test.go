@@ -84,10 +84,10 @@ func randFloats(rng *rand.Rand, n int, lo, hi float32) []float32 {
 	return v
 }
 
-// TestRengarInputGradScalar checks Rengar's vectorized input gradient
-// (through the products, |.| and clamps) against the element-by-element
-// form it replaced, bit for bit, on accumulators that cross the clamp
-// bounds and hit zero exactly.
+// TestRengarInputGradScalar checks Rengar's vectorized |.| (forward) and
+// input gradient (through the products, |.| and clamps) against the
+// element-by-element forms they replaced, bit for bit, on accumulators
+// that cross the clamp bounds and hit zero (and -0) exactly.
 func TestRengarInputGradScalar(t *testing.T) {
 	spec, err := archs.Load("rengar")
 	if err != nil {
@@ -117,9 +117,25 @@ func TestRengarInputGradScalar(t *testing.T) {
 		for i := 0; i < len(acc); i += 11 {
 			acc[i] = rengarClip
 		}
+		for i := 3; i < len(acc); i += 13 {
+			acc[i] = float32(math.Copysign(0, -1))
+		}
 		dout := randFloats(rng, n, -1, 1)
 		s := h.newScratch().(*rengarScratch)
 		h.forwardBatch(s, acc, n, make([]float32, n))
+		// |act| as "if act < 0 { -act } else { act }" (-0 stays -0).
+		for p := 0; p < n; p++ {
+			for j := 32; j < 128; j++ {
+				a := s.act[p*128+j]
+				want := a
+				if a < 0 {
+					want = -a
+				}
+				if got := s.x1[p*128+j]; math.Float32bits(got) != math.Float32bits(want) {
+					t.Fatalf("n=%d position %d: |%g| = %g, want %g", n, p, a, got, want)
+				}
+			}
+		}
 		var g [][]float32
 		for _, p := range h.params() {
 			g = append(g, make([]float32, len(p.Data)))

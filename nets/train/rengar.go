@@ -142,8 +142,9 @@ type rengarScratch struct {
 	dl2fs, dl2va, dl2fsT, dl2vaT []float32
 	dx1, dx2                     []float32
 	wfs, wva                     []float32
-	// sgn is sign(act) (1, -1 or 0), built from neg and ones; d and t
-	// hold one position's input gradient before its mask.
+	// sgn is sign(act) (1, -1 or 0), built from neg and ones by the
+	// forward pass for the backward; d and t hold one position's input
+	// gradient before its mask.
 	sgn, neg, ones, d, t []float32
 	out                  [1]float32
 	dout                 [1]float32
@@ -168,13 +169,6 @@ func ones(n int) []float32 {
 }
 
 func clampR(x float32) float32 { return min(max(x, -rengarClip), rengarClip) }
-
-func abs32(x float32) float32 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
 
 func row32(p *Param, i int) []float32 { return p.Data[i*32:][:32] }
 
@@ -212,13 +206,20 @@ func (h *rengarHead) forwardBatch(sc any, acc []float32, n int, out []float32) {
 		copy(pre, acc[p*256:][:128])
 		vec.Add(pre[32:64], h.tempo.Data)
 	}
-	vec.Clamp(s.act[:n*128], s.pre[:n*128], -rengarClip, rengarClip)
+	act := s.act[:n*128]
+	vec.Clamp(act, s.pre[:n*128], -rengarClip, rengarClip)
+	// sign(act) from two masks: 1 where act > 0, plus -1 where act < 0,
+	// else +0; then |act| = act*sign(act), exactly the value of
+	// "if act < 0 { -act } else { act }" (-0 stays -0), branch-free.
+	sgn, neg := s.sgn[:n*128], s.neg[:n*128]
+	inf := float32(math.Inf(1))
+	vec.MaskScale(sgn, s.ones[:n*128], act, 0, inf, 1)
+	vec.MaskScale(neg, s.ones[:n*128], act, -inf, 0, -1)
+	vec.Add(sgn, neg)
+	vec.Mul(s.x1[:n*128], act, sgn)
 	for p := 0; p < n; p++ {
 		a, x1, x2 := s.act[p*128:][:128], s.x1[p*128:][:128], s.x2[p*96:][:96]
 		copy(x1[:32], a[:32])
-		for j, v := range a[32:] {
-			x1[32+j] = abs32(v)
-		}
 		copy(x2[:32], a[32:64])
 		vec.Mul(x2[32:64], a[:32], a[32:64])
 		vec.Mul(x2[64:96], a[64:96], a[96:128])
@@ -281,13 +282,9 @@ func (h *rengarHead) backwardBatch(sc any, _ []float32, n int, dout []float32, g
 	//
 	// each zero where the clamp's input is outside its bounds. The vector
 	// kernels do each product and sum in this order (Mul and Add round as
-	// the scalar operations, MaskScale by 1 keeps or zeroes), with sign
-	// from two masks: 1 where act > 0, plus -1 where act < 0, else +0.
-	sgn, neg := s.sgn[:n*128], s.neg[:n*128]
-	inf := float32(math.Inf(1))
-	vec.MaskScale(sgn, s.ones[:n*128], s.act[:n*128], 0, inf, 1)
-	vec.MaskScale(neg, s.ones[:n*128], s.act[:n*128], -inf, 0, -1)
-	vec.Add(sgn, neg)
+	// the scalar operations, MaskScale by 1 keeps or zeroes), with the
+	// forward pass's sign(act).
+	sgn := s.sgn[:n*128]
 	d, t := s.d, s.t
 	for p := 0; p < n; p++ {
 		a, pre, dx1, dx2 := s.act[p*128:][:128], s.pre[p*128:][:128], s.dx1[p*128:][:128], s.dx2[p*96:][:96]
