@@ -120,6 +120,27 @@ func (fs *FeatureSet) Index(persp board.Color, ksq board.Square, pc board.Piece,
 	return fs.index(fs.view(persp, ksq), persp, pc, sq)
 }
 
+// View is one perspective's view of the board with its king on a given
+// square (FeatureSet.View): its Index is FeatureSet.Index with the
+// king-dependent part worked out once, for callers that index every piece
+// of a position.
+type View struct {
+	fs    *FeatureSet
+	v     view
+	persp board.Color
+}
+
+// View returns perspective persp's view with its king on ksq.
+func (fs *FeatureSet) View(persp board.Color, ksq board.Square) View {
+	return View{fs: fs, v: fs.view(persp, ksq), persp: persp}
+}
+
+// Index returns the feature index of piece pc on sq in the view: the same
+// as FeatureSet.Index for the view's perspective and king square.
+func (v *View) Index(pc board.Piece, sq board.Square) int {
+	return v.fs.index(v.v, v.persp, pc, sq)
+}
+
 // Active appends the active features of perspective persp in position p.
 func (fs *FeatureSet) Active(p *board.Position, persp board.Color, dst []int) []int {
 	v := fs.view(persp, p.King(persp))

@@ -459,8 +459,9 @@ func (m *Model) bucket(pieces int) int {
 // engine.virtualGrad) account for them.
 func (m *Model) features(r *datasets.Record, c board.Color, dst []int32) []int32 {
 	ksq := r.King(c)
+	v := m.fs.View(c, ksq)
 	r.Pieces(func(p board.Piece, s board.Square) {
-		if i := m.fs.Index(c, ksq, p, s); i >= 0 {
+		if i := v.Index(p, s); i >= 0 {
 			dst = append(dst, int32(i))
 		}
 	})
