@@ -25,7 +25,7 @@ import (
 //     (a counting sort builds the lists). Only active rows are read; the
 //     rows' Adam update follows over the whole matrix. A factorized
 //     model's virtual rows are not gathered: each one's gradient is the
-//     sum of its real rows' (virtualGrad), and the Adam pass rebuilds the
+//     sum of its real rows' (virtualGrads), and the Adam pass rebuilds the
 //     folded matrix the forward pass reads (Model.foldRow).
 //  3. The chunk gradients are summed in chunk order and the head (and
 //     bias) parameters take their Adam step.
@@ -484,7 +484,7 @@ func (e *engine) accumulate(batch []*datasets.Record) {
 // just built, as the operation count has them (lastFlops): a factorized
 // model's virtual features count beside their real ones, as when the
 // forward pass and the gather summed their rows slot by slot, although
-// the folded matrix and virtualGrad now do that work once per row and
+// the folded matrix and virtualGrads now do that work once per row and
 // step.
 func (e *engine) activeFeatures() int {
 	n := len(e.list)
@@ -500,30 +500,33 @@ func (e *engine) activeFeatures() int {
 	return n
 }
 
-// virtualGrad sets the gradient of a factorized model's virtual row j (row
-// realRows+j of e.ftGrad) to the sum of the gradients of the real rows
-// beside it, in bucket order, and marks it touched if any of them is.
-// Virtual feature j is active in a slot exactly when one of those real
-// features is (a perspective has one king, so one bucket), so this is the
-// sum over the slots of the accumulator gradients, taken row by row.
-func (e *engine) virtualGrad(j int) {
+// virtualGrads sets the gradients of a factorized model's virtual rows
+// j0 <= j < j1 (rows realRows+j of e.ftGrad) to the sums of the gradients
+// of the real rows beside them, in bucket order, and marks touched those
+// that any of them touches. Virtual feature j is active in a slot exactly
+// when one of its real features is (a perspective has one king, so one
+// bucket), so this is the sum over the slots of the accumulator
+// gradients, taken row by row. Buckets go outermost, so that the real rows
+// are read in runs of j1-j0 consecutive rows.
+func (e *engine) virtualGrads(j0, j1 int) {
 	m, W := e.m, e.m.width
-	v := m.realRows + j
-	dst := e.ftGrad[v*W:][:W]
-	first := true
+	for j := j0; j < j1; j++ {
+		e.touched[m.realRows+j] = false
+	}
 	for b := 0; b < m.buckets(); b++ {
-		f := b*m.fStride + m.fOffset + j
-		if !e.touched[f] {
-			continue
-		}
-		if first {
-			copy(dst, e.ftGrad[f*W:][:W])
-			first = false
-		} else {
-			vec.Add(dst, e.ftGrad[f*W:][:W])
+		for j := j0; j < j1; j++ {
+			f, v := b*m.fStride+m.fOffset+j, m.realRows+j
+			if !e.touched[f] {
+				continue
+			}
+			if !e.touched[v] {
+				copy(e.ftGrad[v*W:][:W], e.ftGrad[f*W:][:W])
+				e.touched[v] = true
+			} else {
+				vec.Add(e.ftGrad[v*W:][:W], e.ftGrad[f*W:][:W])
+			}
 		}
 	}
-	e.touched[v] = !first
 }
 
 // adamRow applies a's update to transformer row f with its gradient (zero
@@ -540,32 +543,25 @@ func (e *engine) adamRow(f int, a *vec.Adam) {
 	}
 }
 
-// adamFactorized is the transformer's Adam step for a factorized model,
-// one work item per virtual row j (its real rows' gradients summed into
-// it, virtualGrad; the real rows, the virtual row, then the real rows'
-// folded rows) and one per block of the real rows without a virtual row.
+// adamFactorized is the transformer's Adam step for a factorized model:
+// the virtual rows first (their gradients, virtualGrads, then their
+// update), then the real rows in order, each one's update followed by its
+// folded row (the new row plus its new virtual row).
 func (e *engine) adamFactorized(own, virt *vec.Adam) {
 	m := e.m
-	blocks := (m.realRows + rowBlock - 1) / rowBlock
-	e.parallel(m.factor+blocks, func(_, it int) {
-		if it < m.factor {
-			j := it
-			e.virtualGrad(j)
-			for b := 0; b < m.buckets(); b++ {
-				e.adamRow(b*m.fStride+m.fOffset+j, own)
-			}
+	vblocks := (m.factor + rowBlock - 1) / rowBlock
+	e.parallel(vblocks, func(_, it int) {
+		j0, j1 := it*rowBlock, min((it+1)*rowBlock, m.factor)
+		e.virtualGrads(j0, j1)
+		for j := j0; j < j1; j++ {
 			e.adamRow(m.realRows+j, virt)
-			for b := 0; b < m.buckets(); b++ {
-				m.foldRow(b*m.fStride + m.fOffset + j)
-			}
-			return
 		}
-		b := it - m.factor
+	})
+	blocks := (m.realRows + rowBlock - 1) / rowBlock
+	e.parallel(blocks, func(_, b int) {
 		for f := b * rowBlock; f < min((b+1)*rowBlock, m.realRows); f++ {
-			if m.virtual(f) < 0 {
-				e.adamRow(f, own)
-				m.foldRow(f)
-			}
+			e.adamRow(f, own)
+			m.foldRow(f)
 		}
 	})
 }
@@ -690,9 +686,7 @@ func (e *engine) gradients(batch []*datasets.Record) (float64, [][]float32) {
 		src = m.tied.grad
 	}
 	if m.folded != nil {
-		for j := 0; j < m.factor; j++ {
-			e.virtualGrad(j)
-		}
+		e.virtualGrads(0, m.factor)
 	}
 	ft := make([]float32, m.rows*W)
 	for f, ok := range e.touched {

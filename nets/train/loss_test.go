@@ -76,7 +76,7 @@ func TestSchedule(t *testing.T) {
 // transformer row's gradient and updates it at once, equals the plain
 // order: full gradients, then Adam on every tensor (bit for bit), and that
 // clipping holds. The factorized cases check the virtual rows' gradients
-// (engine.virtualGrad), their own Adam constants and the folded matrix
+// (engine.virtualGrads), their own Adam constants and the folded matrix
 // the step rebuilds against Model.sync's.
 func TestFusedStep(t *testing.T) {
 	recs := ptrs(testRecords(t, 700))

@@ -456,7 +456,7 @@ func (m *Model) bucket(pieces int) int {
 // factorized model's virtual features are not listed: each is active
 // exactly where its real feature is, and the folded matrix (forward) and
 // the virtual rows' gradient (the sum of their real rows' gradients,
-// engine.virtualGrad) account for them.
+// engine.virtualGrads) account for them.
 func (m *Model) features(r *datasets.Record, c board.Color, dst []int32) []int32 {
 	ksq := r.King(c)
 	v := m.fs.View(c, ksq)
