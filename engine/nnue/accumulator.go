@@ -315,9 +315,9 @@ func (e *Evaluator) refresh(p *board.Position, c board.Color) {
 		adds := e.addIdx[:0]
 		for _, f := range e.feats {
 			adds = append(adds, int32(f))
-			if n.PSQTBuckets > 0 {
-				addRow32(en.psqt[c], n.psqtRow(f))
-			}
+		}
+		if n.PSQTBuckets > 0 {
+			foldPSQT(en.psqt[c], n.PSQT, adds, nil)
 		}
 		simd.AddSubRows(en.acc[c], n.FTWeights, adds, nil)
 		e.addIdx = adds
@@ -342,21 +342,18 @@ func (e *Evaluator) refresh(p *board.Position, c board.Color) {
 			sq := b.PopLSB()
 			if f := n.Features.index(v, c, pc, sq); f >= 0 {
 				subs = append(subs, int32(f))
-				if n.PSQTBuckets > 0 {
-					subRow32(slot.psqt, n.psqtRow(f))
-				}
 			}
 		}
 		for b := now &^ slot.pieces[pc]; b != 0; {
 			sq := b.PopLSB()
 			if f := n.Features.index(v, c, pc, sq); f >= 0 {
 				adds = append(adds, int32(f))
-				if n.PSQTBuckets > 0 {
-					addRow32(slot.psqt, n.psqtRow(f))
-				}
 			}
 		}
 		slot.pieces[pc] = now
+	}
+	if n.PSQTBuckets > 0 {
+		foldPSQT(slot.psqt, n.PSQT, adds, subs)
 	}
 	simd.AddSubRows(slot.acc, n.FTWeights, adds, subs)
 	e.addIdx, e.subIdx = adds, subs

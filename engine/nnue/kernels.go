@@ -65,3 +65,32 @@ func affineClipped(out []int32, in []uint8, w []int8, bias []int32, ceil int32) 
 	}
 	simd.Affine(out, in, w, bias)
 }
+
+// foldPSQT adds the rows adds of the PSQT matrix w (rows of len(dst)
+// int32s) to dst and subtracts the rows subs, wrapping like int32. The
+// usual 8 buckets are summed in locals (registers) and stored once, not
+// read and written per row.
+func foldPSQT(dst, w []int32, adds, subs []int32) {
+	if len(dst) != 8 {
+		for _, f := range adds {
+			addRow32(dst, w[int(f)*len(dst):])
+		}
+		for _, f := range subs {
+			subRow32(dst, w[int(f)*len(dst):])
+		}
+		return
+	}
+	d := (*[8]int32)(dst)
+	p0, p1, p2, p3, p4, p5, p6, p7 := d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]
+	for _, f := range adds {
+		r := (*[8]int32)(w[int(f)*8:])
+		p0, p1, p2, p3 = p0+r[0], p1+r[1], p2+r[2], p3+r[3]
+		p4, p5, p6, p7 = p4+r[4], p5+r[5], p6+r[6], p7+r[7]
+	}
+	for _, f := range subs {
+		r := (*[8]int32)(w[int(f)*8:])
+		p0, p1, p2, p3 = p0-r[0], p1-r[1], p2-r[2], p3-r[3]
+		p4, p5, p6, p7 = p4-r[4], p5-r[5], p6-r[6], p7-r[7]
+	}
+	*d = [8]int32{p0, p1, p2, p3, p4, p5, p6, p7}
+}

@@ -415,43 +415,29 @@ func (n *Network) addThreats(acc []int16, psqt []int32, tv threatView, ths, subs
 		}
 		return
 	}
-	// Stockfish 18's int8 rows: gathered and folded in by one pass of the
-	// fused kernel per 64 rows.
+	// Stockfish 18's int8 rows: their indices gathered, up to 64 of each
+	// sign at a time, then the PSQT columns folded in (foldPSQT) and the
+	// rows by one pass of the fused kernel.
 	var adds, rems [64]int32
-	na, nr := 0, 0
-	for _, th := range ths {
-		if f := threatIndex(tv, th); f >= 0 {
-			if psqt != nil {
-				r := n.threatPSQTRow(f)
-				r = r[:len(psqt)]
-				for i, v := range r {
-					psqt[i] += v
-				}
-			}
-			adds[na] = int32(f)
-			if na++; na == len(adds) {
-				simd.AddSubInt8Rows(acc, n.ThreatWeights, adds[:na], nil)
-				na = 0
+	for first := true; first || len(ths)+len(subs) > 0; first = false {
+		na, nr := 0, 0
+		for ; na < len(adds) && len(ths) > 0; ths = ths[1:] {
+			if f := threatIndex(tv, ths[0]); f >= 0 {
+				adds[na] = int32(f)
+				na++
 			}
 		}
-	}
-	for _, th := range subs {
-		if f := threatIndex(tv, th); f >= 0 {
-			if psqt != nil {
-				r := n.threatPSQTRow(f)
-				r = r[:len(psqt)]
-				for i, v := range r {
-					psqt[i] -= v
-				}
-			}
-			rems[nr] = int32(f)
-			if nr++; nr == len(rems) {
-				simd.AddSubInt8Rows(acc, n.ThreatWeights, adds[:na], rems[:nr])
-				na, nr = 0, 0
+		for ; nr < len(rems) && len(subs) > 0; subs = subs[1:] {
+			if f := threatIndex(tv, subs[0]); f >= 0 {
+				rems[nr] = int32(f)
+				nr++
 			}
 		}
+		if psqt != nil {
+			foldPSQT(psqt, n.ThreatPSQT, adds[:na], rems[:nr])
+		}
+		simd.AddSubInt8Rows(acc, n.ThreatWeights, adds[:na], rems[:nr])
 	}
-	simd.AddSubInt8Rows(acc, n.ThreatWeights, adds[:na], rems[:nr])
 }
 
 // threatRow returns threat feature f's accumulator row.
