@@ -15,7 +15,7 @@ type entry struct {
 	views    [2]view
 	pieces   int
 	// With threat features: the board after the move, and the threats
-	// the move removed and added (threatDiff; computed once, when first
+	// the move removed and added (threatDelta; computed once, when first
 	// needed, for both perspectives).
 	mb               mailbox
 	diffed           bool
@@ -286,7 +286,7 @@ func (e *Evaluator) apply(prev, next *entry, c board.Color) {
 	}
 	if n.Features.threats {
 		if !next.diffed {
-			next.thRemoved, next.thAdd = threatDiff(&prev.mb, &next.mb, changedSquares(d), next.thRemoved[:0], next.thAdd[:0])
+			next.thRemoved, next.thAdd = threatDelta(&prev.mb, d, next.thRemoved[:0], next.thAdd[:0])
 			next.diffed = true
 		}
 		var psqt []int32

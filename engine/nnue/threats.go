@@ -32,7 +32,8 @@ import (
 // Threats change when attacks change, not only when pieces move: a move
 // also opens and closes sliders' lines. The accumulator applies, per ply,
 // the pairs that differ between the boards before and after the move
-// (threatDiff); a king crossing the d/e line changes orient and forces a
+// (threatDelta, which follows the move's pieces instead of comparing the
+// boards); a king crossing the d/e line changes orient and forces a
 // refresh of its side.
 
 // ThreatFeatures is the number of Full_Threats features per perspective.
@@ -266,40 +267,6 @@ func (m *mailbox) appendFrom(dst []threat, from board.Bitboard) []threat {
 // threats appends every threat on the board.
 func (m *mailbox) threats(dst []threat) []threat { return m.appendFrom(dst, m.occ) }
 
-// sliders returns the bishops, rooks and queens that attack a square of
-// set (their lines change when a square of set changes).
-func (m *mailbox) sliders(set board.Bitboard) board.Bitboard {
-	diag := m.bb[wBishop] | m.bb[bBishop] | m.bb[wQueen] | m.bb[bQueen]
-	line := m.bb[wRook] | m.bb[bRook] | m.bb[wQueen] | m.bb[bQueen]
-	var out board.Bitboard
-	for set != 0 {
-		s := set.PopLSB()
-		out |= board.BishopAttacks(s, m.occ)&diag | board.RookAttacks(s, m.occ)&line
-	}
-	return out
-}
-
-// leapersTo appends the threats of pawns, knights and kings (whose attacks
-// do not depend on the other pieces) on pieces on the squares of to, except
-// those from squares in skip.
-func (m *mailbox) leapersTo(dst []threat, to, skip board.Bitboard) []threat {
-	for to != 0 {
-		t := to.PopLSB()
-		if m.sq[t] == board.NoPiece {
-			continue
-		}
-		from := (board.PawnAttacks(board.Black, t)&m.bb[wPawn] |
-			board.PawnAttacks(board.White, t)&m.bb[bPawn] |
-			board.KnightAttacks(t)&(m.bb[wKnight]|m.bb[bKnight]) |
-			board.KingAttacks(t)&(m.bb[wKing]|m.bb[bKing])) &^ skip
-		for from != 0 {
-			s := from.PopLSB()
-			dst = append(dst, mkThreat(m.sq[s], m.sq[t], s, t))
-		}
-	}
-	return dst
-}
-
 // ThreatBoard lists threat features of a board outside a Position (a
 // trainer's records): Clear it, Put every piece, then ask a FeatureSet's
 // AppendThreats. It needs no allocation.
@@ -340,54 +307,116 @@ func (fs *FeatureSet) AppendThreats(b *ThreatBoard, persp board.Color, ksq board
 	return dst
 }
 
-// threatDiff appends to removed the threats of before that after lacks,
-// and to added those of after that before lacks. changed holds every
-// square whose piece differs. A threat can only change if its attacker's
-// or its target's square changed, or if it comes from a slider whose line
-// crosses a changed square (one it attacks, before or after): those
-// attackers' threats and the threats on changed squares are listed on both
-// boards and the common ones dropped.
-func threatDiff(before, after *mailbox, changed board.Bitboard, removed, added []threat) ([]threat, []threat) {
-	dirty := changed | before.sliders(changed) | after.sliders(changed)
-	r0, a0 := len(removed), len(added)
-	removed = before.appendFrom(removed, dirty&before.occ)
-	removed = before.leapersTo(removed, changed, dirty)
-	added = after.appendFrom(added, dirty&after.occ)
-	added = after.leapersTo(added, changed, dirty)
-	rs, as := removed[r0:], added[a0:]
-	slices.Sort(rs)
-	slices.Sort(as)
-	// Drop the threats both lists hold.
-	i, j, ri, ai := 0, 0, r0, a0
-	for i < len(rs) || j < len(as) {
-		switch {
-		case j == len(as) || i < len(rs) && rs[i] < as[j]:
-			removed[ri] = rs[i]
-			ri++
-			i++
-		case i == len(rs) || as[j] < rs[i]:
-			added[ai] = as[j]
-			ai++
-			j++
-		default:
-			i++
-			j++
-		}
-	}
-	return removed[:ri], added[:ai]
+// attackersTo returns the squares of the pieces (either colour) that
+// attack square s.
+func (m *mailbox) attackersTo(s board.Square) board.Bitboard {
+	diag := m.bb[wBishop] | m.bb[bBishop] | m.bb[wQueen] | m.bb[bQueen]
+	line := m.bb[wRook] | m.bb[bRook] | m.bb[wQueen] | m.bb[bQueen]
+	return board.PawnAttacks(board.Black, s)&m.bb[wPawn] |
+		board.PawnAttacks(board.White, s)&m.bb[bPawn] |
+		board.KnightAttacks(s)&(m.bb[wKnight]|m.bb[bKnight]) |
+		board.KingAttacks(s)&(m.bb[wKing]|m.bb[bKing]) |
+		board.BishopAttacks(s, m.occ)&diag |
+		board.RookAttacks(s, m.occ)&line
 }
 
-// changedSquares returns the squares a delta touches (those whose piece
-// may differ).
-func changedSquares(d *board.Delta) board.Bitboard {
-	var b board.Bitboard
+// isSlider reports whether pc is a bishop, rook or queen.
+func isSlider(pc board.Piece) bool {
+	t := pc.Type()
+	return t == board.Bishop || t == board.Rook || t == board.Queen
+}
+
+// threatDelta appends to removed the threats that the move delta d takes
+// off the board before, and to added those it creates, as Stockfish
+// records them while making the move rather than by comparing boards: the
+// delta is played on a copy of before one piece at a time (lift, drop),
+// each step noting the threats of and on its square and, for every slider
+// that attacks the square, the piece its line now reaches past it (lift)
+// or no longer reaches (drop). A threat that one step adds and a later
+// one removes (or the reverse) is dropped from both lists, so they hold
+// exactly the threats of before missing after, and of after missing
+// before (in no particular order).
+func threatDelta(before *mailbox, d *board.Delta, removed, added []threat) ([]threat, []threat) {
+	m := *before
+	r0, a0 := len(removed), len(added)
 	for i := 0; i < int(d.NRemoved); i++ {
-		b |= board.Bit(d.Removed[i].Square)
+		if s := d.Removed[i].Square; m.sq[s] != board.NoPiece {
+			removed, added = m.lift(s, removed, added)
+		}
 	}
 	for i := 0; i < int(d.NAdded); i++ {
-		b |= board.Bit(d.Added[i].Square)
+		a := d.Added[i]
+		if m.sq[a.Square] != board.NoPiece {
+			removed, added = m.lift(a.Square, removed, added)
+		}
+		removed, added = m.drop(a.Piece, a.Square, removed, added)
 	}
-	return b
+	// Cancel the pairs: the lists are short (a dozen threats).
+	rs, as := removed[r0:], added[a0:]
+	for i := 0; i < len(rs); i++ {
+		for j, th := range as {
+			if th == rs[i] {
+				last := len(rs) - 1
+				rs[i], rs = rs[last], rs[:last]
+				last = len(as) - 1
+				as[j], as = as[last], as[:last]
+				i--
+				break
+			}
+		}
+	}
+	return removed[:r0+len(rs)], added[:a0+len(as)]
+}
+
+// lift takes the piece off square s, appending the threats that go to
+// removed and those that appear (sliders' lines through s reaching the
+// next piece) to added.
+func (m *mailbox) lift(s board.Square, removed, added []threat) ([]threat, []threat) {
+	pc := m.sq[s]
+	for att := m.attacksFrom(s); att != 0; {
+		t := att.PopLSB()
+		removed = append(removed, mkThreat(pc, m.sq[t], s, t))
+	}
+	occ := m.occ &^ board.Bit(s)
+	for from := m.attackersTo(s); from != 0; {
+		x := from.PopLSB()
+		xp := m.sq[x]
+		removed = append(removed, mkThreat(xp, pc, x, s))
+		if isSlider(xp) {
+			pt, c := xp.Type(), xp.Color()
+			for past := board.Attacks(pt, c, x, occ) &^ board.Attacks(pt, c, x, m.occ) & occ; past != 0; {
+				y := past.PopLSB()
+				added = append(added, mkThreat(xp, m.sq[y], x, y))
+			}
+		}
+	}
+	m.remove(s)
+	return removed, added
+}
+
+// drop puts pc on the empty square s, appending the threats that appear
+// to added and those that go (sliders' lines now stopped at s) to
+// removed.
+func (m *mailbox) drop(pc board.Piece, s board.Square, removed, added []threat) ([]threat, []threat) {
+	occ := m.occ | board.Bit(s)
+	for from := m.attackersTo(s); from != 0; {
+		x := from.PopLSB()
+		xp := m.sq[x]
+		if isSlider(xp) {
+			pt, c := xp.Type(), xp.Color()
+			for past := board.Attacks(pt, c, x, m.occ) &^ board.Attacks(pt, c, x, occ) & m.occ; past != 0; {
+				y := past.PopLSB()
+				removed = append(removed, mkThreat(xp, m.sq[y], x, y))
+			}
+		}
+		added = append(added, mkThreat(xp, pc, x, s))
+	}
+	m.put(pc, s)
+	for att := m.attacksFrom(s); att != 0; {
+		t := att.PopLSB()
+		added = append(added, mkThreat(pc, m.sq[t], s, t))
+	}
+	return removed, added
 }
 
 // addThreats adds the rows of the threats ths in view tv to a

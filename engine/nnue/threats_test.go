@@ -132,11 +132,11 @@ func TestThreatIndex(t *testing.T) {
 	}
 }
 
-// TestThreatDiff checks the threats a move removes and adds against the
+// TestThreatDelta checks the threats a move removes and adds against the
 // difference of the full lists before and after it, on every legal move
 // of positions chosen for discovered attacks, blocked and opened lines,
 // en passant, castling (Chess960 too) and promotions, and on random games.
-func TestThreatDiff(t *testing.T) {
+func TestThreatDelta(t *testing.T) {
 	fens := []string{board.StartFEN,
 		"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
 		"8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
@@ -171,7 +171,7 @@ func TestThreatDiff(t *testing.T) {
 		if want := mailboxOf(p, board.NoSquare); after != want {
 			t.Fatalf("%s: the board after applying the delta differs", p.FEN())
 		}
-		rem, add := threatDiff(&before, &after, changedSquares(p.LastDelta()), nil, nil)
+		rem, add := threatDelta(&before, p.LastDelta(), nil, nil)
 		b, a := key(before.threats(nil)), key(after.threats(nil))
 		if !slices.Equal(key(rem), minus(b, a)) || !slices.Equal(key(add), minus(a, b)) {
 			p.UnmakeMove()
@@ -193,7 +193,7 @@ func TestThreatDiff(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(18, 1))
-	for g := 0; g < 20; g++ {
+	for g := 0; g < 200; g++ {
 		p, _ := board.ParseFEN(board.StartFEN)
 		for ply := 0; ply < 120; ply++ {
 			var ml board.MoveList
