@@ -14,11 +14,13 @@ type entry struct {
 	kings    [2]board.Square
 	views    [2]view
 	pieces   int
-	// With threat features: the board after the move, and the threats
-	// the move removed and added (threatDelta; computed once, when first
-	// needed, for both perspectives).
+	// With threat features: the board after the move (valid when mbOK),
+	// and the threats the move removed and added (diffed: computed once,
+	// with the board, by threatDelta when first needed, for both
+	// perspectives). Push leaves both to the first evaluation that needs
+	// them, so a node never evaluated costs no board.
 	mb               mailbox
-	diffed           bool
+	mbOK, diffed     bool
 	thRemoved, thAdd []threat
 }
 
@@ -56,8 +58,6 @@ type Evaluator struct {
 	// small evaluates the network's small net (Network.Small), if any,
 	// along the same moves.
 	small *Evaluator
-	// mbTmp carries a board across a growth of the stack.
-	mbTmp mailbox
 	// threats is the scratch list of a refresh's threats.
 	threats []threat
 	// addIdx and subIdx are the scratch lists of a refresh's feature
@@ -134,6 +134,7 @@ func (e *Evaluator) Reset(p *board.Position) {
 	en.pieces = p.Occupied().Count()
 	if e.net.Features.threats {
 		en.mb = mailboxOf(p, board.NoSquare)
+		en.mbOK = true
 	}
 	// The root is computed at once: search may never evaluate it (a root in
 	// check), and every later walk-back wants a computed base to reach.
@@ -147,26 +148,9 @@ func (e *Evaluator) Push(d *board.Delta) {
 	}
 	prev := &e.stack[e.top]
 	kings, views, pieces := prev.kings, prev.views, prev.pieces
-	threats := e.net.Features.threats
-	if threats {
-		// grow may move the stack: copy the board first, into the next
-		// entry when it exists.
-		if e.top+1 < len(e.stack) {
-			e.stack[e.top+1].mb = prev.mb
-		} else {
-			e.mbTmp = prev.mb
-		}
-	}
 	e.top++
-	fresh := e.top == len(e.stack)
 	en := e.grow()
-	if threats {
-		if fresh {
-			en.mb = e.mbTmp
-		}
-		en.mb.apply(d)
-		en.diffed = false
-	}
+	en.mbOK, en.diffed = false, false
 	en.delta = *d
 	en.computed = [2]bool{}
 	if d.KingMoved {
@@ -286,8 +270,10 @@ func (e *Evaluator) apply(prev, next *entry, c board.Color) {
 	}
 	if n.Features.threats {
 		if !next.diffed {
-			next.thRemoved, next.thAdd = threatDelta(&prev.mb, d, next.thRemoved[:0], next.thAdd[:0])
-			next.diffed = true
+			// prev is computed, so its board is valid.
+			next.mb = prev.mb
+			next.thRemoved, next.thAdd = threatDelta(&next.mb, d, next.thRemoved[:0], next.thAdd[:0])
+			next.mbOK, next.diffed = true, true
 		}
 		var psqt []int32
 		if n.PSQTBuckets > 0 {
@@ -321,7 +307,7 @@ func (e *Evaluator) refresh(p *board.Position, c board.Color) {
 		}
 		simd.AddSubRows(en.acc[c], n.FTWeights, adds, nil)
 		e.addIdx = adds
-		e.refreshThreats(en, c)
+		e.refreshThreats(p, en, c)
 		return
 	}
 	slot := &e.cache[c][n.Features.slot(v)]
@@ -361,15 +347,19 @@ func (e *Evaluator) refresh(p *board.Position, c board.Color) {
 	if n.PSQTBuckets > 0 {
 		copy(en.psqt[c], slot.psqt)
 	}
-	e.refreshThreats(en, c)
+	e.refreshThreats(p, en, c)
 }
 
-// refreshThreats adds every threat on en's board to its accumulators of
-// perspective c (the refresh cache holds the piece-square part only).
-func (e *Evaluator) refreshThreats(en *entry, c board.Color) {
+// refreshThreats adds every threat on en's board (p) to its accumulators
+// of perspective c (the refresh cache holds the piece-square part only).
+func (e *Evaluator) refreshThreats(p *board.Position, en *entry, c board.Color) {
 	n := e.net
 	if !n.Features.threats {
 		return
+	}
+	if !en.mbOK {
+		en.mb = mailboxOf(p, board.NoSquare)
+		en.mbOK = true
 	}
 	e.threats = en.mb.threats(e.threats[:0])
 	var psqt []int32

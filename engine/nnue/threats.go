@@ -233,18 +233,6 @@ func (m *mailbox) remove(s board.Square) {
 	}
 }
 
-// apply makes the board change of a move delta.
-func (m *mailbox) apply(d *board.Delta) {
-	for i := 0; i < int(d.NRemoved); i++ {
-		m.remove(d.Removed[i].Square)
-	}
-	for i := 0; i < int(d.NAdded); i++ {
-		a := d.Added[i]
-		m.remove(a.Square)
-		m.put(a.Piece, a.Square)
-	}
-}
-
 // attacksFrom returns the occupied squares the piece on s attacks.
 func (m *mailbox) attacksFrom(s board.Square) board.Bitboard {
 	pc := m.sq[s]
@@ -326,18 +314,17 @@ func isSlider(pc board.Piece) bool {
 	return t == board.Bishop || t == board.Rook || t == board.Queen
 }
 
-// threatDelta appends to removed the threats that the move delta d takes
-// off the board before, and to added those it creates, as Stockfish
-// records them while making the move rather than by comparing boards: the
-// delta is played on a copy of before one piece at a time (lift, drop),
+// threatDelta plays the move delta d on the board m and appends to
+// removed the threats it takes off the board, and to added those it
+// creates, as Stockfish records them while making the move rather than by
+// comparing boards: the delta is played one piece at a time (lift, drop),
 // each step noting the threats of and on its square and, for every slider
 // that attacks the square, the piece its line now reaches past it (lift)
 // or no longer reaches (drop). A threat that one step adds and a later
 // one removes (or the reverse) is dropped from both lists, so they hold
 // exactly the threats of before missing after, and of after missing
 // before (in no particular order).
-func threatDelta(before *mailbox, d *board.Delta, removed, added []threat) ([]threat, []threat) {
-	m := *before
+func threatDelta(m *mailbox, d *board.Delta, removed, added []threat) ([]threat, []threat) {
 	r0, a0 := len(removed), len(added)
 	for i := 0; i < int(d.NRemoved); i++ {
 		if s := d.Removed[i].Square; m.sq[s] != board.NoPiece {
