@@ -432,8 +432,8 @@ func (n *Network) addThreats(acc []int16, psqt []int32, tv threatView, ths, subs
 		return
 	}
 	// Stockfish 18's int8 rows: their indices gathered, up to 64 of each
-	// sign at a time, then the PSQT columns folded in (foldPSQT) and the
-	// rows by one pass of the fused kernel.
+	// sign at a time, then the rows folded in by one pass of the fused
+	// kernel and the PSQT columns by foldPSQT.
 	var adds, rems [64]int32
 	for first := true; first || len(ths)+len(subs) > 0; first = false {
 		na, nr := 0, 0
@@ -449,10 +449,16 @@ func (n *Network) addThreats(acc []int16, psqt []int32, tv threatView, ths, subs
 				nr++
 			}
 		}
+		// The PSQT rows are scattered over 2.5 MB and mostly not in cache:
+		// they are fetched while the kernel folds the threat rows in.
+		if psqt != nil {
+			simd.PrefetchRows(n.ThreatPSQT, adds[:na], len(psqt))
+			simd.PrefetchRows(n.ThreatPSQT, rems[:nr], len(psqt))
+		}
+		simd.AddSubInt8Rows(acc, n.ThreatWeights, adds[:na], rems[:nr])
 		if psqt != nil {
 			foldPSQT(psqt, n.ThreatPSQT, adds[:na], rems[:nr])
 		}
-		simd.AddSubInt8Rows(acc, n.ThreatWeights, adds[:na], rems[:nr])
 	}
 }
 

@@ -49,7 +49,7 @@ var targets = map[string]target{
 	"simd": {
 		path: "github.com/nnuelab/nnuelab/engine/nnue/simd", dir: "engine/nnue/simd",
 		asm: "kernels_amd64.s", stubs: "kernels_stubs_amd64.go",
-		build: simdKernels, isa: []string{"AVX", "AVX2", "CMOV", "POPCNT"},
+		build: simdKernels, isa: []string{"AVX", "AVX2", "CMOV", "POPCNT", "MMX+", "SSE"},
 	},
 	"search": {
 		path: "github.com/nnuelab/nnuelab/engine/search", dir: "engine/search",

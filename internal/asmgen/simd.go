@@ -27,6 +27,7 @@ func simdKernels(g *gen) {
 	g.int8Update("subInt8AVX2", true)
 	g.int8Rows()
 	g.int16Rows()
+	g.prefetchRows()
 
 	// Activations to uint8.
 	g.clippedReLU()
@@ -176,6 +177,27 @@ func (g *gen) rows(name, elem, what string) {
 		}
 	})
 	g.ret()
+}
+
+// prefetchRows emits a software prefetch (PREFETCHT0, which never faults)
+// of the first cache line of rows of a matrix: w + rows[i]*stride bytes
+// for i < n (n > 0), so that rows read a little later (the PSQT columns of
+// a ply's threat features, summed after the threat rows' pass) are on
+// their way meanwhile. It touches no vector register.
+func (g *gen) prefetchRows() {
+	g.kernel("prefetchRowsAVX2", "func(w *int32, rows *int32, n int, stride int)",
+		"prefetchRowsAVX2 asks the CPU to bring the cache line at w + rows[i]*stride bytes into every cache level, for i < n (n > 0); it never faults.")
+	w, rows, n, stride := g.arg("w"), g.arg("rows"), g.arg("n"), g.arg("stride")
+	i, p := g.GP64(), g.GP64()
+	g.XORQ(i, i)
+	g.Label("loop")
+	g.MOVLQSX(at(rows, i, 4, 0), p)
+	g.IMULQ(stride, p)
+	g.PREFETCHT0(at(w, p, 1, 0))
+	g.INCQ(i)
+	g.CMPQ(i, n)
+	g.JB(LabelRef("loop"))
+	g.RET()
 }
 
 // prefixed returns each of names with prefix p.

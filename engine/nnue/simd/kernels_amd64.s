@@ -637,6 +637,24 @@ done:
 	VZEROUPPER
 	RET
 
+// func prefetchRowsAVX2(w *int32, rows *int32, n int, stride int)
+// Requires: MMX+
+TEXT ·prefetchRowsAVX2(SB), NOSPLIT, $0-32
+	MOVQ w+0(FP), AX
+	MOVQ rows+8(FP), CX
+	MOVQ n+16(FP), DX
+	MOVQ stride+24(FP), BX
+	XORQ SI, SI
+
+loop:
+	MOVLQSX    (CX)(SI*4), DI
+	IMULQ      BX, DI
+	PREFETCHT0 (AX)(DI*1)
+	INCQ       SI
+	CMPQ       SI, DX
+	JB         loop
+	RET
+
 // func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16)
 // Requires: AVX, AVX2
 TEXT ·clippedReLUAVX2(SB), NOSPLIT, $0-26

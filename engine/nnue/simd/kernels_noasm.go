@@ -22,9 +22,10 @@ func int8RowsAVX2(dst *int16, w *int8, adds *int32, nadd int, subs *int32, nsub 
 func int16RowsAVX2(dst *int16, w *int16, adds *int32, nadd int, subs *int32, nsub int, n int) {
 	unreachable()
 }
-func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16) { unreachable() }
-func pairwiseClippedReLUAVX2(dst *uint8, src *int16, n int)    { unreachable() }
-func pairwiseClippedReLU255AVX2(dst *uint8, src *int16, n int) { unreachable() }
+func prefetchRowsAVX2(w *int32, rows *int32, n int, stride int) { unreachable() }
+func clippedReLUAVX2(dst *uint8, src *int16, n int, max int16)  { unreachable() }
+func pairwiseClippedReLUAVX2(dst *uint8, src *int16, n int)     { unreachable() }
+func pairwiseClippedReLU255AVX2(dst *uint8, src *int16, n int)  { unreachable() }
 func sqrClip16AVX2(dst *uint8, off int, src *int32, sqrShift, shift uint, ceil int32) {
 	unreachable()
 }

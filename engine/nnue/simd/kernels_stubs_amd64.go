@@ -54,6 +54,11 @@ func int8RowsAVX2(dst *int16, w *int8, adds *int32, nadd int, subs *int32, nsub 
 //go:noescape
 func int16RowsAVX2(dst *int16, w *int16, adds *int32, nadd int, subs *int32, nsub int, n int)
 
+// prefetchRowsAVX2 asks the CPU to bring the cache line at w + rows[i]*stride bytes into every cache level, for i < n (n > 0); it never faults.
+//
+//go:noescape
+func prefetchRowsAVX2(w *int32, rows *int32, n int, stride int)
+
 // clippedReLUAVX2 sets dst[i] = clamp(src[i], 0, max) for n elements, 0 <= max <= 255.
 //
 //go:noescape

@@ -64,3 +64,15 @@ func AddAddSubSubInt32(dst, src, add1, add2, sub1, sub2 []int32) {
 		dst[i] = src[i] + add1[i] + add2[i] - sub1[i] - sub2[i]
 	}
 }
+
+// PrefetchRows asks the CPU to start loading the first cache line of each
+// of the rows rows of w, row r starting at w[r*width] (a PSQT row of 8
+// int32s is one half line), so that a read of them a little later finds
+// them in cache. It is a hint: it changes nothing, never faults, checks
+// no index and does nothing without assembly.
+func PrefetchRows(w []int32, rows []int32, width int) {
+	if !useAVX2 || len(rows) == 0 || len(w) == 0 {
+		return
+	}
+	prefetchRowsAVX2(&w[0], &rows[0], len(rows), 4*width)
+}

@@ -889,3 +889,32 @@ func TestNoAllocs(t *testing.T) {
 	})
 	_ = sink
 }
+
+// TestPrefetchRows checks that the prefetch hint changes nothing and
+// accepts empty lists and rows at the matrix's ends.
+func TestPrefetchRows(t *testing.T) {
+	w := make([]int32, 8*100)
+	for i := range w {
+		w[i] = int32(i)
+	}
+	want := slices.Clone(w)
+	for _, tc := range []struct {
+		name string
+		w    []int32
+		rows []int32
+	}{
+		{"no rows", w, nil},
+		{"no matrix", nil, []int32{1}},
+		{"ends", w, []int32{0, 99}},
+		{"many", w, []int32{5, 7, 5, 42, 13, 99, 0, 64}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if allocs := testing.AllocsPerRun(10, func() { PrefetchRows(tc.w, tc.rows, 8) }); allocs != 0 {
+				t.Errorf("%v allocations", allocs)
+			}
+			if !slices.Equal(w, want) {
+				t.Error("the matrix changed")
+			}
+		})
+	}
+}
