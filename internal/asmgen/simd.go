@@ -111,9 +111,10 @@ func (g *gen) int8Update(name string, sub bool) {
 // int8Rows emits the fused update of an int16 accumulator by rows of an
 // int8 matrix (a ply's or a refresh's threat features): dst += w[adds[0]]
 // + ... - w[subs[0]] - ..., each row n elements, sign-extended. The
-// accumulator is held in registers four vectors (64 elements) at a time
-// while every row is folded in, so it is loaded and stored once, not once
-// per row. Row r starts at w + r*n.
+// accumulator is held in registers eight vectors (128 elements, two cache
+// lines of an int8 row) at a time while every row is folded in, so it is
+// loaded and stored once, not once per row, and each row's address is
+// computed once per 128 elements. Row r starts at w + r*n.
 func (g *gen) int8Rows() {
 	g.rows("int8RowsAVX2", "int8", "(int8, sign-extended, rows of n elements)")
 }
@@ -137,8 +138,10 @@ func (g *gen) rows(name, elem, what string) {
 		stride = g.GP64()
 		g.LEAQ(at(n, n, 1, 0), stride)
 	}
-	g.loop(n, 16, 4, func(i reg.GPVirtual, k int) {
-		v, x := g.ymms(k), g.ymms(k)
+	g.loop(n, 16, 8, func(i reg.GPVirtual, k int) {
+		// k accumulator vectors and, for int8 rows, up to four temporaries
+		// for the sign-extended row (reused: the CPU renames them).
+		v, x := g.ymms(k), g.ymms(min(k, 4))
 		for j := 0; j < k; j++ {
 			g.VMOVDQU(at(dst, i, 2, 32*j), v[j])
 		}
@@ -152,17 +155,17 @@ func (g *gen) rows(name, elem, what string) {
 			g.IMULQ(stride, p)
 			g.ADDQ(w, p)
 			for j := 0; j < k; j++ {
+				// int16 rows are added straight from memory.
+				var row Op = at(p, i, 2, 32*j)
 				if elem == "int8" {
-					g.VPMOVSXBW(at(p, i, 1, 16*j), x[j])
-				} else {
-					g.VMOVDQU(at(p, i, 2, 32*j), x[j])
+					t := x[j%len(x)]
+					g.VPMOVSXBW(at(p, i, 1, 16*j), t)
+					row = t
 				}
-			}
-			for j := 0; j < k; j++ {
 				if sub {
-					g.VPSUBW(x[j], v[j], v[j])
+					g.VPSUBW(row, v[j], v[j])
 				} else {
-					g.VPADDW(x[j], v[j], v[j])
+					g.VPADDW(row, v[j], v[j])
 				}
 			}
 			g.INCQ(r)
