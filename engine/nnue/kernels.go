@@ -36,8 +36,25 @@ func update(dst, src []int16, adds, subs [][]int16) {
 	}
 }
 
-// update32 is update for the PSQT accumulators.
+// update32 is update for the PSQT accumulators; the usual 8 buckets are
+// summed in locals (registers).
 func update32(dst, src []int32, adds, subs [][]int32) {
+	if len(dst) == 8 && len(src) == 8 {
+		s := (*[8]int32)(src)
+		p0, p1, p2, p3, p4, p5, p6, p7 := s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]
+		for _, a := range adds {
+			r := (*[8]int32)(a)
+			p0, p1, p2, p3 = p0+r[0], p1+r[1], p2+r[2], p3+r[3]
+			p4, p5, p6, p7 = p4+r[4], p5+r[5], p6+r[6], p7+r[7]
+		}
+		for _, a := range subs {
+			r := (*[8]int32)(a)
+			p0, p1, p2, p3 = p0-r[0], p1-r[1], p2-r[2], p3-r[3]
+			p4, p5, p6, p7 = p4-r[4], p5-r[5], p6-r[6], p7-r[7]
+		}
+		*(*[8]int32)(dst) = [8]int32{p0, p1, p2, p3, p4, p5, p6, p7}
+		return
+	}
 	switch {
 	case len(adds) == 1 && len(subs) == 1:
 		simd.AddSubInt32(dst, src, adds[0], subs[0])

@@ -62,3 +62,50 @@ func TestFoldPSQT(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdate32 checks update32 (the unrolled 8-bucket path and the
+// general one) against element-wise sums with int32 wraparound, for the
+// row counts a move has and more, dst separate from src and the same.
+func TestUpdate32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, width := range []int{8, 1, 4, 16} {
+		for _, counts := range [][2]int{{0, 0}, {1, 1}, {1, 2}, {2, 2}, {3, 1}, {0, 3}} {
+			for _, inPlace := range []bool{false, true} {
+				row := func() []int32 {
+					r := make([]int32, width)
+					for i := range r {
+						r[i] = rng.Int32()
+					}
+					return r
+				}
+				adds, subs := make([][]int32, counts[0]), make([][]int32, counts[1])
+				for i := range adds {
+					adds[i] = row()
+				}
+				for i := range subs {
+					subs[i] = row()
+				}
+				src := row()
+				want := slices.Clone(src)
+				for _, a := range adds {
+					for i := range want {
+						want[i] += a[i]
+					}
+				}
+				for _, s := range subs {
+					for i := range want {
+						want[i] -= s[i]
+					}
+				}
+				dst := make([]int32, width)
+				if inPlace {
+					dst = src
+				}
+				update32(dst, src, adds, subs)
+				if !slices.Equal(dst, want) {
+					t.Errorf("width %d, %v rows, in place %v: got %v, want %v", width, counts, inPlace, dst, want)
+				}
+			}
+		}
+	}
+}
