@@ -58,15 +58,16 @@ func (t threat) to() board.Square      { return board.Square(t & 0xff) }
 func (t threat) key() uint32 { return uint32(t) }
 
 // threatTables are Full_Threats' index tables, built from the board's
-// attack tables at start-up.
+// attack tables at start-up. Pieces index them masked to 4 bits (the rows
+// past 12 are never used), so that threatIndex needs no bounds checks.
 type threatTables struct {
 	// base[X][Y][a<b] is the block offset, or -1 where the pair is not a
 	// feature.
-	base [12][12][2]int32
+	base [16][16][2]int32
 	// before[X][a] counts the empty-board pairs of X from squares below a.
-	before [12][64]int32
+	before [16][64]int32
 	// rank[X][a][b] counts X's empty-board attacks from a on squares below b.
-	rank [12][64][64]uint8
+	rank [16][64][64]uint8
 	// size is the total, ThreatFeatures.
 	size int32
 }
@@ -91,6 +92,11 @@ var threatTargets = [6][]board.PieceType{
 
 func buildThreatTables() *threatTables {
 	t := &threatTables{}
+	for x := range t.base {
+		for y := range t.base[x] {
+			t.base[x][y] = [2]int32{-1, -1} // no feature (rows past 12 included)
+		}
+	}
 	var pairs [12]int32 // empty-board (from, to) pairs per attacker
 	for x := board.Piece(0); x < 12; x++ {
 		n := int32(0)
@@ -112,7 +118,6 @@ func buildThreatTables() *threatTables {
 	for x := board.Piece(0); x < 12; x++ {
 		targets := threatTargets[x.Type()]
 		for y := board.Piece(0); y < 12; y++ {
-			t.base[x][y] = [2]int32{-1, -1}
 			m := slices.Index(targets, y.Type())
 			if m < 0 {
 				continue
@@ -176,11 +181,12 @@ func threatIndex(v threatView, th threat) int {
 	if v.swap {
 		x, y = swapColour(x), swapColour(y)
 	}
-	a, b := th.from()^v.xor, th.to()^v.xor
+	a, b := (th.from()^v.xor)&63, (th.to()^v.xor)&63
 	lt := 0
 	if a < b {
 		lt = 1
 	}
+	x, y = x&15, y&15
 	base := threatTab.base[x][y][lt]
 	if base < 0 {
 		return -1
