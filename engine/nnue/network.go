@@ -27,7 +27,10 @@ type Network struct {
 	// FTBias holds the accumulator biases (Width entries).
 	FTBias []int16
 	// FTWeights holds the feature rows, feature-major: row f is
-	// FTWeights[f*Width : (f+1)*Width].
+	// FTWeights[f*Width : (f+1)*Width]. Both are in the engine's neuron
+	// order, which for a Stockfish 15.1 net is not the file's (the
+	// neurons are reordered at load by how often they are active, for the
+	// sparse first layer); TransformerInFileOrder gives the file's.
 	FTWeights []int16
 	// PSQT holds PSQT weights, feature-major (PSQTBuckets per feature), or nil.
 	PSQT []int32

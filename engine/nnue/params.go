@@ -95,7 +95,7 @@ func (h *sf15Head) params() []Param {
 		{Name: "fc_2.bias", Buckets: B, Out: 1, In: 1, Scale: ob, Bits: 32},
 	}
 	for _, st := range h.stacks {
-		ps[0].Q = append(ps[0].Q, unpad(st.w0, h.l0, w, w)...)
+		ps[0].Q = append(ps[0].Q, unpad(h.fileOrderW0(&st), h.l0, w, w)...)
 		ps[1].Q = append(ps[1].Q, st.b0...)
 		ps[2].Q = append(ps[2].Q, unpad(st.w1, h.l1, 2*k, pad32(2*k))...)
 		ps[3].Q = append(ps[3].Q, st.b1...)

@@ -53,6 +53,9 @@ type sf15Head struct {
 	skipNum  int32 // 600 * div
 	skipDen  int32 // qa << shift
 	desc     string
+	// order is the transformer's neuron order (neuronorder.go): position p
+	// of each half holds the file's neuron order[p]; nil: the file's.
+	order []int
 }
 
 // sfScratch is the working memory of a Stockfish head's evaluation. An
@@ -96,7 +99,11 @@ func (h *sf15Head) forwardScratch(sc *sfScratch, us, them []int16, psqtUs, psqtT
 		tr.PSQT = psqt
 		tr.Positional = positional
 		tr.Raw = raw
-		tr.setTransformed(in)
+		if h.order != nil {
+			tr.setTransformed(unpermuteHalves(in, h.order))
+		} else {
+			tr.setTransformed(in)
+		}
 	}
 	return raw
 }
@@ -230,6 +237,7 @@ func readSF15(spec *archs.Spec, r *reader) (*Network, error) {
 		return nil, err
 	}
 	n.head = h
+	h.orderNeurons()
 	return n, nil
 }
 

@@ -103,6 +103,12 @@ func TestSF15WorkedExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		acc, psqt := scratchAccumulators(n, p)
+		if h.order != nil {
+			// The spec's neuron indices are the file's (neuronorder.go).
+			for c := range acc {
+				acc[c] = unpermuteHalves(acc[c], h.order)
+			}
+		}
 		us, them := p.SideToMove(), p.SideToMove().Other()
 		var tr Trace
 		raw := n.Evaluate(p, &tr)
@@ -121,6 +127,7 @@ func TestSF15WorkedExamples(t *testing.T) {
 		pairwise(x[:n.Width/2], acc[us])
 		pairwise(x[n.Width/2:], acc[them])
 		eq("transformed[0..7]", ints8(x[:8]), ex.x)
+		eq("Trace.Transformed[0..7]", ints32(tr.Transformed[:8]), ex.x)
 		eq("o0", tr.Layers[0], ex.o0)
 		eq("fc_1 input", tr.Layers[1], ex.in1)
 		eq("o1", tr.Layers[2], ex.o1)

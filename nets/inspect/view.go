@@ -416,10 +416,11 @@ func New(name string, spec *archs.Spec, n *nnue.Network, floats []nnue.Tensor) (
 		return nil
 	}
 	rows := len(n.FTWeights) / max(n.Width, 1)
-	if err := add(&Tensor{Name: "ft.weight", Shape: []int{rows, n.Width}, Bits: 16, Scale: qa, q16: n.FTWeights}); err != nil {
+	ftW, ftB := n.TransformerInFileOrder()
+	if err := add(&Tensor{Name: "ft.weight", Shape: []int{rows, n.Width}, Bits: 16, Scale: qa, q16: ftW}); err != nil {
 		return nil, err
 	}
-	if err := add(&Tensor{Name: "ft.bias", Shape: []int{n.Width}, Bits: 16, Scale: qa, q16: n.FTBias}); err != nil {
+	if err := add(&Tensor{Name: "ft.bias", Shape: []int{n.Width}, Bits: 16, Scale: qa, q16: ftB}); err != nil {
 		return nil, err
 	}
 	if n.PSQTBuckets > 0 {
