@@ -143,12 +143,12 @@ func TestCommittedFreshVal(t *testing.T) {
 	}
 }
 
-// The committed generations of own self-play (datasets/selfplay-gen*/, the
-// shards experiments/generations.toml adopts instead of replaying them):
+// The committed sets of own self-play (datasets/selfplay-*/: the
+// shards experiments adopt instead of replaying them):
 // every shard matches its manifest byte for byte and holds as many
 // positions as the manifest says, read back as Stockfish's binpack.
 func TestCommittedSelfplay(t *testing.T) {
-	manifests, err := filepath.Glob(filepath.Join("selfplay-gen*", "*.binpack.manifest.toml"))
+	manifests, err := filepath.Glob(filepath.Join("selfplay-*", "*.binpack.manifest.toml"))
 	if err != nil || len(manifests) == 0 {
 		t.Fatalf("no committed self-play shards (%v)", err)
 	}
