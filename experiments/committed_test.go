@@ -11,11 +11,12 @@ import (
 	"github.com/nnuelab/nnuelab/experiments/records"
 )
 
-// TestCommittedResultsKeepTheirKeys: the shipped experiments' committed
-// task results are reused under the current runner (a change of the keys
-// would make every run start over).
-func TestCommittedResultsKeepTheirKeys(t *testing.T) {
+// committedPlans plans every shipped manifest but the generations ones
+// against its committed results folder, by manifest file name.
+func committedPlans(t *testing.T) map[string]*plan.Plan {
+	t.Helper()
 	manifests, _ := filepath.Glob("*.toml")
+	plans := map[string]*plan.Plan{}
 	for _, f := range manifests {
 		m, err := manifest.Load(f)
 		if err != nil {
@@ -29,6 +30,16 @@ func TestCommittedResultsKeepTheirKeys(t *testing.T) {
 			t.Logf("%s: cannot plan here (%v)", f, err)
 			continue
 		}
+		plans[f] = p
+	}
+	return plans
+}
+
+// TestCommittedResultsKeepTheirKeys: the shipped experiments' committed
+// task results are reused under the current runner (a change of the keys
+// would make every run start over).
+func TestCommittedResultsKeepTheirKeys(t *testing.T) {
+	for f, p := range committedPlans(t) {
 		n := 0
 		for _, tk := range p.Tasks {
 			if _, err := os.Stat(plan.ResultPath(p.Out, tk.ID)); err != nil {
@@ -48,20 +59,7 @@ func TestCommittedResultsKeepTheirKeys(t *testing.T) {
 // command that ran it aside), so that the records of every metric keep
 // their order, values and details whatever reads the task results.
 func TestCommittedResultsMerge(t *testing.T) {
-	manifests, _ := filepath.Glob("*.toml")
-	for _, f := range manifests {
-		m, err := manifest.Load(f)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		if m.IsGenerations() {
-			continue
-		}
-		p, err := plan.NewPlan(m, plan.PlanOptions{Out: filepath.Join("..", plan.ResultsRoot, m.Name), Cache: t.TempDir()})
-		if err != nil {
-			t.Logf("%s: cannot plan here (%v)", f, err)
-			continue
-		}
+	for f, p := range committedPlans(t) {
 		committed := records.ResultsPath(p.Out)
 		want, err := os.ReadFile(committed)
 		if err != nil {
