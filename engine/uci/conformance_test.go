@@ -135,6 +135,21 @@ func TestJunkBetweenCommands(t *testing.T) {
 	if errs < 3 {
 		t.Errorf("junk got %d info string errors: %q", errs, out)
 	}
+	// "go ponderhit" is a go with only an unknown token: the engine says so
+	// and searches for the fallback movetime. Wait for that search's
+	// bestmove, or the next until("bestmove") would stop on it.
+	fallback := false
+	answered := false
+	for _, l := range out {
+		fallback = fallback || strings.Contains(l, "no limit left")
+		answered = answered || strings.HasPrefix(l, "bestmove")
+	}
+	if !fallback {
+		t.Fatalf("go ponderhit: no fallback search announced in %q", out)
+	}
+	if !answered {
+		g.until("bestmove", 10*time.Second)
+	}
 	g.send("go depth 5")
 	got := g.until("bestmove", 10*time.Second)
 	lines := 0
