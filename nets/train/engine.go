@@ -3,8 +3,6 @@ package train
 import (
 	"math"
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/board"
@@ -70,6 +68,7 @@ type engine struct {
 	loss    Loss
 	cpPer   float64
 	threads int
+	pool    *workers
 
 	// sub is the number of positions per sub-batch (see accumulate).
 	sub int
@@ -110,7 +109,7 @@ func newEngine(m *Model, loss Loss, threads int) *engine {
 	if threads < 1 {
 		threads = runtime.NumCPU()
 	}
-	e := &engine{m: m, loss: loss, cpPer: cpPerUnit(m.Spec), threads: threads}
+	e := &engine{m: m, loss: loss, cpPer: cpPerUnit(m.Spec), threads: threads, pool: newWorkers(threads)}
 	for w := 0; w < threads; w++ {
 		e.scratch = append(e.scratch, m.newEvalScratch())
 		e.rowBuf = append(e.rowBuf, make([]float32, m.width))
@@ -162,31 +161,7 @@ func subBatch(w, rows int) int {
 }
 
 // parallel runs fn(worker, i) for i in [0, n) on the engine's workers.
-func (e *engine) parallel(n int, fn func(w, i int)) {
-	workers := min(e.threads, n)
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			fn(0, i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				fn(w, i)
-			}
-		}(w)
-	}
-	wg.Wait()
-}
+func (e *engine) parallel(n int, fn func(w, i int)) { e.pool.run(n, fn) }
 
 // grow sizes the buffers for sub-batches of sub positions in batches of b.
 func (e *engine) grow(sub, b int) {
