@@ -544,7 +544,6 @@ func (e *engine) adamFactorized(own, virt *vec.Adam) {
 // step runs one optimizer step on batch and returns its mean loss.
 func (e *engine) step(batch []*datasets.Record, h *hyper) float64 {
 	m := e.m
-	W := m.width
 	e.accumulate(batch)
 	nChunks := (len(batch) + chunkSize - 1) / chunkSize
 	blocks := (m.rows + rowBlock - 1) / rowBlock
@@ -562,22 +561,20 @@ func (e *engine) step(batch []*datasets.Record, h *hyper) float64 {
 			}
 		})
 	default:
+		// Rengar's four embeddings are independent: each one's gradient
+		// (the matrix gradient's rows folded in ascending order), Adam step
+		// and columns of the rebuilt matrix are one work item.
 		t := m.tied
-		for f, ok := range e.touched {
-			if !ok {
-				clear(t.grad[f*W:][:W])
-			}
-			e.touched[f] = false
-		}
-		for _, g := range e.tiedGrad {
+		e.parallel(len(t.params), func(_, k int) {
+			g := e.tiedGrad[k]
 			clear(g)
-		}
-		t.fold(e.tiedGrad)
-		for i, p := range t.params {
+			t.foldPart(k, g, e.touched)
+			p := t.params[k]
 			a := h.adam(p, partFT)
-			vec.AdamUpdate(p.Data, p.M, p.V, e.tiedGrad[i], &a)
-		}
-		t.build()
+			vec.AdamUpdate(p.Data, p.M, p.V, g, &a)
+			t.buildPart(k)
+		})
+		clear(e.touched)
 	}
 
 	// Phase 3: chunk sums in chunk order, then the small tensors.

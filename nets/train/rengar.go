@@ -63,20 +63,37 @@ func newRengarTied(_ *nnue.FeatureSet, clip float32) *rengarTied {
 // build expands the embeddings into the matrix: row = [fs, sv*va, sh*ha,
 // sv*sh*ra] of the row's folded index.
 func (r *rengarTied) build() {
-	fs, va, ha, ra := r.params[0].Data, r.params[1].Data, r.params[2].Data, r.params[3].Data
-	for row := range r.idx {
-		dst := r.virt[row*128:][:128]
-		i := r.idx[row]
+	for k := range r.params {
+		r.buildPart(k)
+	}
+}
+
+// sign returns the sign of tensor k (fs, va, ha, ra) in matrix row row.
+func (r *rengarTied) sign(k, row int) float32 {
+	switch k {
+	case 1:
+		return r.sv[row]
+	case 2:
+		return r.sh[row]
+	case 3:
+		return r.sv[row] * r.sh[row]
+	}
+	return 1
+}
+
+// buildPart is build for tensor k alone: columns 32k..32k+31 of every row.
+// The four parts write disjoint columns, so they can run in parallel.
+func (r *rengarTied) buildPart(k int) {
+	src := r.params[k].Data
+	for row, i := range r.idx {
+		dst := r.virt[row*128+32*k:][:32]
 		if i < 0 {
 			clear(dst)
 			continue
 		}
-		sv, sh := r.sv[row], r.sh[row]
-		for j := 0; j < 32; j++ {
-			dst[j] = fs[i*32+j]
-			dst[32+j] = sv * va[i*32+j]
-			dst[64+j] = sh * ha[i*32+j]
-			dst[96+j] = sv * sh * ra[i*32+j]
+		sgn := r.sign(k, row)
+		for j, v := range src[i*32:][:32] {
+			dst[j] = sgn * v
 		}
 	}
 }
@@ -84,17 +101,22 @@ func (r *rengarTied) build() {
 // fold adds the matrix gradient r.grad into the embedding gradients g
 // (indexed like r.params), rows in ascending order.
 func (r *rengarTied) fold(g [][]float32) {
-	for row := range r.idx {
-		i := r.idx[row]
-		if i < 0 {
+	for k := range r.params {
+		r.foldPart(k, g[k], nil)
+	}
+}
+
+// foldPart is fold for tensor k alone (its gradient g): the rows' columns
+// 32k..32k+31, rows ascending. With touched, only the rows it marks are
+// read: the others' gradients are zero, and adding them would leave g as
+// it is (g starts at +0 and never becomes -0, so x + ±0 = x for every
+// element), so the sums are those of fold.
+func (r *rengarTied) foldPart(k int, g []float32, touched []bool) {
+	for row, i := range r.idx {
+		if i < 0 || (touched != nil && !touched[row]) {
 			continue
 		}
-		src := r.grad[row*128:][:128]
-		sv, sh := r.sv[row], r.sh[row]
-		vec.Axpy(g[0][i*32:][:32], src[0:32], 1)
-		vec.Axpy(g[1][i*32:][:32], src[32:64], sv)
-		vec.Axpy(g[2][i*32:][:32], src[64:96], sh)
-		vec.Axpy(g[3][i*32:][:32], src[96:128], sv*sh)
+		vec.Axpy(g[i*32:][:32], r.grad[row*128+32*k:][:32], r.sign(k, row))
 	}
 }
 
