@@ -25,6 +25,12 @@ type Filter struct {
 	SkipNoisy bool `toml:"skip_noisy" json:"skip_noisy"`
 	// MaxScore drops positions with |score| above it, in centipawns.
 	MaxScore int `toml:"max_score" json:"max_score"`
+	// OneIn > 1 keeps one position in OneIn, chosen by a hash of the board
+	// (independent of the trainer's validation split): a subsample that
+	// keeps every game but fewer of its positions, to tell how much a
+	// game's further positions add. 0 or 1 keeps all. (omitempty: the
+	// training keys of filters without it stay as they were.)
+	OneIn int `toml:"one_in" json:"one_in,omitempty"`
 }
 
 // DefaultFilter is datagen's own choice for quiet positions (GenConfig.Keep
@@ -35,10 +41,20 @@ var DefaultFilter = Filter{MinPly: 16, SkipCheck: true, SkipNoisy: true, MaxScor
 
 // Check reports an impossible setting.
 func (f Filter) Check() error {
-	if f.MinPly < 0 || f.MaxScore < 0 {
-		return fmt.Errorf("filter: min_ply %d and max_score %d must not be negative", f.MinPly, f.MaxScore)
+	if f.MinPly < 0 || f.MaxScore < 0 || f.OneIn < 0 {
+		return fmt.Errorf("filter: min_ply %d, max_score %d and one_in %d must not be negative", f.MinPly, f.MaxScore, f.OneIn)
 	}
 	return nil
+}
+
+// sampleSalt decorrelates OneIn's choice from the other uses of BoardHash
+// (the validation split takes its top 32 bits).
+const sampleSalt = 0x5ca1ab1e0ddba11
+
+// Sampled reports whether OneIn's subsample keeps r (always, when OneIn
+// is 0 or 1).
+func (f Filter) Sampled(r *Record) bool {
+	return f.OneIn <= 1 || mix64(r.BoardHash()^sampleSalt)%uint64(f.OneIn) == 0
 }
 
 // Keep reports whether r passes the filter.
@@ -55,7 +71,7 @@ func (f Filter) Keep(r *Record) bool {
 	if f.SkipCheck && r.InCheck() {
 		return false
 	}
-	return true
+	return f.Sampled(r)
 }
 
 // noisy reports whether the record's move captures or promotes.
@@ -122,8 +138,9 @@ func (fr *FilterReader) Dropped() int64 { return fr.dropped }
 
 // ParseFilter reads a filter as the command line gives it: "none" (nil:
 // keep everything), "default" (DefaultFilter), or a comma-separated list of
-// "min-ply=N", "max-score=N", "skip-check" and "skip-noisy", each turning on
-// one test.
+// "default", "min-ply=N", "max-score=N", "skip-check", "skip-noisy" and
+// "one-in=N", each turning on one test ("default" all of DefaultFilter's;
+// later items override earlier ones, e.g. "default,one-in=4").
 func ParseFilter(s string) (*Filter, error) {
 	switch s {
 	case "none":
@@ -144,6 +161,15 @@ func ParseFilter(s string) (*Filter, error) {
 		}
 		var err error
 		switch name {
+		case "default":
+			if hasVal {
+				return nil, fmt.Errorf("filter %q: default takes no value", s)
+			}
+			f.MinPly, f.SkipCheck, f.SkipNoisy, f.MaxScore = DefaultFilter.MinPly, DefaultFilter.SkipCheck, DefaultFilter.SkipNoisy, DefaultFilter.MaxScore
+		case "one-in":
+			if f.OneIn, err = num(); err == nil && f.OneIn < 1 {
+				err = fmt.Errorf("filter %q: one-in wants a count of at least 1, e.g. one-in=4", s)
+			}
 		case "min-ply":
 			f.MinPly, err = num()
 		case "max-score":
@@ -158,7 +184,7 @@ func ParseFilter(s string) (*Filter, error) {
 				f.SkipNoisy = true
 			}
 		default:
-			return nil, fmt.Errorf("filter %q: unknown test %q (want none, default, or min-ply=N, max-score=N, skip-check, skip-noisy)", s, name)
+			return nil, fmt.Errorf("filter %q: unknown test %q (want none, default, or a list of default, min-ply=N, max-score=N, skip-check, skip-noisy, one-in=N)", s, name)
 		}
 		if err != nil {
 			return nil, err

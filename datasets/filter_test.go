@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -123,6 +124,10 @@ func TestParseFilter(t *testing.T) {
 		"min-ply=8":                             {MinPly: 8},
 		"skip-check,skip-noisy":                 {SkipCheck: true, SkipNoisy: true},
 		"max-score=3000, min-ply=0, skip-check": {MaxScore: 3000, SkipCheck: true},
+		"default,one-in=4":                      {MinPly: 16, SkipCheck: true, SkipNoisy: true, MaxScore: 30000, OneIn: 4},
+		"min-ply=8,default":                     &DefaultFilter,
+		"default,min-ply=8":                     {MinPly: 8, SkipCheck: true, SkipNoisy: true, MaxScore: 30000},
+		"one-in=1":                              {OneIn: 1},
 	}
 	for s, want := range good {
 		got, err := ParseFilter(s)
@@ -134,9 +139,49 @@ func TestParseFilter(t *testing.T) {
 			t.Errorf("%q: got %+v, want %+v", s, got, want)
 		}
 	}
-	for _, s := range []string{"", "min-ply", "min-ply=-1", "max-score=x", "skip-check=1", "skip-all"} {
+	for _, s := range []string{"", "min-ply", "min-ply=-1", "max-score=x", "skip-check=1", "skip-all", "one-in=0", "one-in", "default=1", "one-in=-2"} {
 		if _, err := ParseFilter(s); err == nil {
 			t.Errorf("%q: no error", s)
+		}
+	}
+}
+
+// TestFilterOneIn: one-in=N keeps about one position in N (within four
+// standard deviations), the same ones on every call, every position for
+// N = 1.
+func TestFilterOneIn(t *testing.T) {
+	p := board.StartPosition()
+	var recs []Record
+	// Positions of a long random-ish walk: distinct boards from one game.
+	for i := 0; len(recs) < 4000 && i < 20000; i++ {
+		var ml board.MoveList
+		p.GenerateLegal(&ml)
+		if ml.N == 0 || p.HalfmoveClock() > 90 {
+			p = board.StartPosition()
+			continue
+		}
+		p.MakeMove(ml.Moves[(i*7919)%ml.N])
+		r, err := ParseText(p.FEN() + " [0.5] 0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	for _, n := range []int{1, 2, 4, 16} {
+		f := Filter{OneIn: n}
+		kept := 0
+		for i := range recs {
+			k := f.Keep(&recs[i])
+			if k != f.Keep(&recs[i]) {
+				t.Fatalf("one-in=%d: Keep changes between calls", n)
+			}
+			if k {
+				kept++
+			}
+		}
+		want := float64(len(recs)) / float64(n)
+		if n == 1 && kept != len(recs) || math.Abs(float64(kept)-want) > 4*math.Sqrt(want) {
+			t.Errorf("one-in=%d: kept %d of %d, want about %.0f", n, kept, len(recs), want)
 		}
 	}
 }

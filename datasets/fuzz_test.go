@@ -115,3 +115,21 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseFilter: any filter string gives a filter that passes Check, nil
+// ("none"), or an error; never a panic. Seeds: the forms the docs give.
+func FuzzParseFilter(f *testing.F) {
+	for _, s := range []string{"none", "default", "default,one-in=4", "min-ply=16,max-score=30000,skip-check,skip-noisy",
+		"one-in=0", "one-in=", "min-ply=-1", ",", "default=1", "one-in=99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		flt, err := ParseFilter(s)
+		if err != nil || flt == nil {
+			return
+		}
+		if err := flt.Check(); err != nil {
+			t.Fatalf("%q parsed to %+v, which Check refuses: %v", s, *flt, err)
+		}
+	})
+}

@@ -16,7 +16,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("convert", "convert [--skip-bad] [--filter F] --out OUT IN...", stderr)
 	out := fs.String("out", "", "output: .txt, .txt.zst, .bin, .binpack, .plain or .bullet, written atomically (format from the name)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed entries (counted and reported) instead of stopping")
-	filterFlag := fs.String("filter", "none", "keep only the positions a filter passes: none, default (what train uses: from ply 16, not in check, quiet move, no mate score), or min-ply=N, max-score=N, skip-check, skip-noisy")
+	filterFlag := fs.String("filter", "none", "keep only the positions a filter passes: none, default (what train uses: from ply 16, not in check, quiet move, no mate score), or a list of default, min-ply=N, max-score=N, skip-check, skip-noisy, one-in=N (one position in N, by board hash)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	valFrac := fs.Float64("val-fraction", d.ValFraction, "fraction of positions held out for validation (by board hash)")
 	maxPos := fs.Int("max-positions", 0, "read at most this many positions (0 = all)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed data entries (counted) instead of stopping at the first")
-	filter := fs.String("filter", "default", "positions to train on: default (from ply 16, not in check, quiet move, |score| <= 30000: what datagen keeps), none, or a list of min-ply=N, max-score=N, skip-check, skip-noisy")
+	filter := fs.String("filter", "default", "positions to train on: default (from ply 16, not in check, quiet move, |score| <= 30000: what datagen keeps), none, or a list of default, min-ply=N, max-score=N, skip-check, skip-noisy, one-in=N (one training position in N, by board hash; validation stays whole)")
 	out := fs.String("out", "", "float net written after every epoch (NAME.nnue.zst); NAME.ckpt and NAME.csv go beside it")
 	seed := fs.Uint64("seed", d.Seed, "random seed (initial weights, shuffling)")
 	threads := fs.Int("threads", 0, "worker threads (0 = all cores); the result does not depend on it")

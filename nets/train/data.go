@@ -94,11 +94,18 @@ func readRecords(path string, dst []datasets.Record, limit int, skip bool, skipp
 // validation set cut from the same source never leaks into training. A bad
 // entry is an error naming its file and line, unless skipBad skips (and
 // counts) it. A filter, if not nil, drops positions from both sides as they
-// are read (counted in Filtered).
+// are read (counted in Filtered), except its one-in subsample, which thins
+// only the training positions.
 func LoadData(files, valFiles []string, valFraction float64, limit int, skipBad bool, filter *datasets.Filter) (*Data, error) {
+	var sample datasets.Filter // the filter's one-in subsample: the training side only
 	if filter != nil {
 		if err := filter.Check(); err != nil {
 			return nil, err
+		}
+		if filter.OneIn > 1 {
+			rest := *filter
+			sample.OneIn, rest.OneIn = filter.OneIn, 0
+			filter = &rest
 		}
 	}
 	if len(files) == 0 {
@@ -147,6 +154,18 @@ func LoadData(files, valFiles []string, valFraction float64, limit int, skipBad 
 				d.Train = append(d.Train, r)
 			}
 		}
+	}
+	if sample.OneIn > 1 {
+		// Thinned after the split, so that validation stays whole.
+		kept := d.Train[:0]
+		for i := range d.Train {
+			if sample.Sampled(&d.Train[i]) {
+				kept = append(kept, d.Train[i])
+			} else {
+				d.Filtered++
+			}
+		}
+		d.Train = kept
 	}
 	if len(d.Train) == 0 {
 		return nil, errors.New("data: no training positions")

@@ -331,6 +331,35 @@ func TestLoadDataSplit(t *testing.T) {
 	_ = datasets.RecordSize
 }
 
+// TestLoadDataOneIn: a one-in filter thins the training positions to the
+// ones its subsample keeps and leaves the validation split whole.
+func TestLoadDataOneIn(t *testing.T) {
+	whole, err := LoadData([]string{"testdata/sample.txt.zst"}, nil, 0.1, 0, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := datasets.Filter{OneIn: 4}
+	d, err := LoadData([]string{"testdata/sample.txt.zst"}, nil, 0.1, 0, false, &f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Val) != len(whole.Val) {
+		t.Fatalf("validation %d positions, want all %d", len(d.Val), len(whole.Val))
+	}
+	want := 0
+	for i := range whole.Train {
+		if f.Sampled(&whole.Train[i]) {
+			want++
+		}
+	}
+	if len(d.Train) != want || d.Filtered != int64(len(whole.Train)-want) || want > len(whole.Train)/3 || want < len(whole.Train)/5 {
+		t.Fatalf("one-in=4 kept %d of %d training positions (want %d), filtered %d", len(d.Train), len(whole.Train), want, d.Filtered)
+	}
+	if f.OneIn != 4 {
+		t.Fatalf("LoadData changed the caller's filter: %+v", f)
+	}
+}
+
 // TestLoadDataExcludesValidation: with validation files, a training
 // position that is also in them is left out, and counted.
 func TestLoadDataExcludesValidation(t *testing.T) {
