@@ -192,6 +192,9 @@ type TrainOverride struct {
 	LambdaEnd *float64 `toml:"lambda_end" json:"lambda_end,omitempty"`
 	Schedule  *string  `toml:"schedule" json:"schedule,omitempty"`
 	Batch     *int     `toml:"batch" json:"batch,omitempty"`
+	// Filter replaces [train] filter for this variant, e.g. a one-in-N
+	// subsample of the same data ("default,one-in=4").
+	Filter *string `toml:"filter" json:"filter,omitempty"`
 }
 
 // PositionsSpec is the position set of the agreement and quantization
@@ -1043,6 +1046,9 @@ func (o *TrainOverride) String() string {
 	if o.Batch != nil {
 		add("batch", *o.Batch)
 	}
+	if o.Filter != nil {
+		add("filter", fmt.Sprintf("%q", *o.Filter))
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -1097,6 +1103,9 @@ func (m *Manifest) TrainFor(v *VariantSpec) *TrainSpec {
 		}
 		if o.Batch != nil {
 			t.Batch = *o.Batch
+		}
+		if o.Filter != nil {
+			t.Filter = *o.Filter
 		}
 	}
 	return &t

@@ -68,6 +68,7 @@ func TestParseErrors(t *testing.T) {
 		{"train decay scope", exptest.Minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\ndecay_scope = \"head\"\n", "train.decay_scope", "not one of all, transformer, buckets"},
 		{"variant decay scope", exptest.Minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"s\"\n[variant.train]\ndecay_scope = \"rows\"\n", "variant[0].train.decay_scope", "not one of"},
 		{"variant train bad value", exptest.Minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"e\"\n[variant.train]\nepochs = 0\n", "variant[0].train.epochs", ">= 1"},
+		{"variant train bad filter", exptest.Minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"f\"\n[variant.train]\nfilter = \"one-in=0\"\n", "variant[0].train.filter", "one-in"},
 		{"variant train unknown key", exptest.Minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"e\"\n[variant.train]\nmomentum = 5\n", "variant.train.momentum", "unknown key"},
 		{"variant train bad lambda", exptest.Minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"l\"\n[variant.train]\nlambda_end = 1.5\n", "variant[0].train.lambda_end", "[0, 1]"},
 		{"val fraction", exptest.Minimal + "[data]\ntrain = [\"x.txt\"]\nval_fraction = 1.5\n", "data.val_fraction", "[0, 1)"},
@@ -162,11 +163,16 @@ name = "short"
 [variant.train]
 epochs = 3
 min_lr = 0.0
+[[variant]]
+name = "thin"
+[variant.train]
+filter = "default,one-in=4"
 [data]
 train = ["x.txt"]
 [train]
 epochs = 8
 weight_decay = 0.01
+filter = "default"
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -185,6 +191,13 @@ weight_decay = 0.01
 		t.Errorf("TrainFor changed [train]: %+v", *m.Train)
 	}
 	if got := m.Variants[0].Train.String(); got != "lr = 0.0005, weight_decay = 2" {
+		t.Errorf("String() = %q", got)
+	}
+	thin := m.TrainFor(&m.Variants[2])
+	if f, err := thin.DataFilter(); err != nil || f == nil || f.OneIn != 4 || f.MinPly != 16 || base.Filter != "default" || short.Filter != "default" {
+		t.Errorf("variant thin: filter %q -> %+v (%v); base %q, short %q", thin.Filter, f, err, base.Filter, short.Filter)
+	}
+	if got := m.Variants[2].Train.String(); got != `filter = "default,one-in=4"` {
 		t.Errorf("String() = %q", got)
 	}
 }
