@@ -33,7 +33,7 @@ const (
 	estEvalSec      = 2e-6    // one evaluation from scratch, 512 wide
 	estFloatEvalSec = 60e-6   // one float-model evaluation (allocates)
 	estStartSec     = 0.3     // process start and net load
-	estTrainSecPerW = 2.1e-8  // trainer CPU seconds per position and accumulator column
+	estTrainSecPerW = 9e-9    // trainer CPU seconds per position and accumulator column
 	estTrainSF12    = 3       // sf12 heads' dense layers: times the transformer's cost
 	// Games at 10+0.1 (first-nets: 900 games against the classical
 	// engine, 50 a chunk at concurrency 2) last 130 plies on average and
@@ -222,10 +222,11 @@ func trainSeconds(p *Plan, j *TrainJob) float64 {
 	if cfg.Positions > 0 {
 		total = float64(cfg.Positions)
 	}
-	// Measured on 2 cores (docs/training.md): about 21 ns per position and
-	// accumulator column (chess768 at 256: 216k positions per CPU second,
-	// Leorik 3.2 at 640: 84k), three times that with Stockfish 12's dense
-	// head (halfkp at 256: 59k).
+	// Measured per CPU second with two threads (docs/training.md,
+	// "Throughput", 2026-11-27): 4-13 ns per position and accumulator
+	// column for the linear heads, chess768 at 256 wide 8.4 (465k
+	// positions per CPU second), Koivisto 16 at 512 13 (149k); about three
+	// times that with Stockfish 12's dense head (halfkp at 256: 155k).
 	spec, err := archs.Load(cfg.Arch)
 	width, head := estWidthRef, 1.0
 	if err == nil {
@@ -236,8 +237,9 @@ func trainSeconds(p *Plan, j *TrainJob) float64 {
 			}
 		}
 	}
-	// Narrow designs do not get cheaper without end (Rengar's 24k
-	// parameters: 160k per CPU second, as a 300-wide net).
+	// Narrow designs do not get cheaper without end: every design costs
+	// at least 256 columns (Rengar's 24k parameters train at 753k
+	// positions per CPU second, so its estimate is about 1.7x high).
 	return total * math.Max(width, 256) * estTrainSecPerW * head
 }
 
