@@ -1,8 +1,9 @@
 // Package ladder measures nnuelab's playing strength on Stockfish's
 // UCI_Elo scale: each rung is one nnuelab setting (an architecture, a
 // thread count, a clock) played against Stockfish 15.1 limited to several
-// UCI_Elo levels, one match a level. The matches are resumable (a finished
-// level is kept as its summary and PGN), and Report turns them into the
+// UCI_Elo levels, one match a level. The matches are resumable (a match is
+// played and kept in chunks of game pairs, a finished level as its summary
+// and PGN), and Report turns them into the
 // table docs/strength.md quotes, with a rating on the UCI_Elo scale that
 // combines the levels.
 package ladder
@@ -48,6 +49,10 @@ type Config struct {
 	// Concurrency is the games played at once by rungs of one thread
 	// (default 2); a rung of more threads plays one game at a time.
 	Concurrency int `toml:"concurrency"`
+	// Chunk is the games of a match kept at a time unless a rung says
+	// otherwise (default 20, even): an interrupted match resumes after its
+	// last finished chunk instead of starting over.
+	Chunk int `toml:"chunk"`
 	// Rungs are the settings measured, in the report's order.
 	Rungs []Rung `toml:"rung"`
 
@@ -66,6 +71,9 @@ type Rung struct {
 	// TC overrides the ladder's clock; Games its games per level.
 	TC    string `toml:"tc"`
 	Games int    `toml:"games"`
+	// Chunk overrides the ladder's games per kept chunk (long clocks want
+	// small ones).
+	Chunk int `toml:"chunk"`
 	// Levels are Stockfish's UCI_Elo values played, each one match.
 	Levels []int `toml:"levels"`
 	// Note is printed under the rung's table (why these levels, ...).
@@ -127,6 +135,9 @@ func Parse(path, text string) (*Config, error) {
 	if c.Concurrency == 0 {
 		c.Concurrency = 2
 	}
+	if c.Chunk == 0 {
+		c.Chunk = 20
+	}
 	switch {
 	case c.StockfishOverhead < 0 || c.StockfishOverhead > 5000:
 		return nil, bad("stockfish_move_overhead", "must be 0..5000 ms, got %d", c.StockfishOverhead)
@@ -136,6 +147,8 @@ func Parse(path, text string) (*Config, error) {
 		return nil, bad("hash", "must be 1..65536 MB, got %d", c.Hash)
 	case c.Games < 2 || c.Games%2 != 0:
 		return nil, bad("games", "must be even and at least 2 (game pairs), got %d", c.Games)
+	case c.Chunk < 2 || c.Chunk%2 != 0:
+		return nil, bad("chunk", "must be even and at least 2 (game pairs), got %d", c.Chunk)
 	case c.Concurrency < 1 || c.Concurrency > 64:
 		return nil, bad("concurrency", "must be 1..64, got %d", c.Concurrency)
 	case c.Openings == "":
@@ -171,6 +184,12 @@ func Parse(path, text string) (*Config, error) {
 		}
 		if r.Games < 2 || r.Games%2 != 0 {
 			return nil, bad(key("games"), "must be even and at least 2 (game pairs), got %d", r.Games)
+		}
+		if r.Chunk == 0 {
+			r.Chunk = c.Chunk
+		}
+		if r.Chunk < 2 || r.Chunk%2 != 0 {
+			return nil, bad(key("chunk"), "must be even and at least 2 (game pairs), got %d", r.Chunk)
 		}
 		if len(r.Levels) == 0 {
 			return nil, bad(key("levels"), "missing: Stockfish's UCI_Elo values to play")

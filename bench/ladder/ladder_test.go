@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nnuelab/nnuelab/bench/match"
+	"github.com/nnuelab/nnuelab/bench/stats"
 	"github.com/nnuelab/nnuelab/internal/configerr"
 	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
@@ -38,7 +40,7 @@ levels = [2000]
 		t.Fatal(err)
 	}
 	if c.Stockfish != "/usr/games/stockfish" || c.TC != "5+0.05" || c.TimeMargin != 50 || c.Hash != 16 || c.Games != 100 ||
-		c.Concurrency != 2 || c.StockfishOverhead != 100 {
+		c.Concurrency != 2 || c.StockfishOverhead != 100 || c.Chunk != 20 {
 		t.Errorf("defaults: %+v", c)
 	}
 	if got := c.OpeningsPath(); got != filepath.Join("testdata", "book.epd") {
@@ -50,7 +52,7 @@ levels = [2000]
 			t.Errorf("rung %d named %q, want %q", i, r.Name, want[i])
 		}
 	}
-	if c.Rungs[0].Games != 100 || c.Rungs[1].Games != 4 || c.Rungs[0].Threads != 1 {
+	if c.Rungs[0].Games != 100 || c.Rungs[1].Games != 4 || c.Rungs[0].Threads != 1 || c.Rungs[0].Chunk != 20 {
 		t.Errorf("rung games/threads: %+v", c.Rungs)
 	}
 	cells, err := c.Cells(nil)
@@ -78,6 +80,9 @@ func TestParseErrors(t *testing.T) {
 		{"hash = -1\n" + minimal, "hash"},
 		{"tc = \"fast\"\n" + minimal, "tc"},
 		{"concurrency = 100\n" + minimal, "concurrency"},
+		{"chunk = 3\n" + minimal, "chunk"},
+		{"chunk = -2\n" + minimal, "chunk"},
+		{`openings = "b.epd"` + "\n[[rung]]\narch=\"x\"\nlevels=[1500]\nchunk=7\n", "rung[1].chunk"},
 		{"timemargin = -5\n" + minimal, "timemargin"},
 		{`openings = "b.epd"` + "\n[[rung]]\nlevels=[1500]\n", "rung[1].arch"},
 		{`openings = "b.epd"` + "\n[[rung]]\narch=\"x\"\n", "rung[1].levels"},
@@ -108,7 +113,101 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestChunks: a match splits into chunks of the rung's size, the last
+// one the rest.
+func TestChunks(t *testing.T) {
+	for _, tc := range []struct {
+		games, chunk int
+		want         string
+	}{
+		{100, 20, "[20 20 20 20 20]"},
+		{40, 10, "[10 10 10 10]"},
+		{10, 4, "[4 4 2]"},
+		{2, 20, "[2]"},
+	} {
+		if got := fmt.Sprint(chunks(&Rung{Games: tc.games, Chunk: tc.chunk})); got != tc.want {
+			t.Errorf("%d games in chunks of %d: %s, want %s", tc.games, tc.chunk, got, tc.want)
+		}
+	}
+}
+
+// chunkResult is a kept chunk whose summary has the given counts.
+func chunkResult(t *testing.T, engines [2]string, w, d, l int, penta stats.Penta, tf int) *Result {
+	t.Helper()
+	s := &match.Summary{Engines: engines, Limits: "tc=5+0.05", Planned: w + d + l, Wins: w, Draws: d, Losses: l, Penta: penta,
+		Terminations: map[string]int{"adjudication": w + d + l - tf, "time forfeit": tf},
+		Faults:       map[string]*match.FaultCounts{engines[0]: {TimeForfeits: tf}, engines[1]: {}}}
+	js, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Result{Summary: js, Revision: "r1"}
+}
+
+// TestMergeChunks: the merged summary adds the chunks' counts and takes
+// its Elo from the pentanomial counts of all pairs; chunks of other
+// engines are refused.
+func TestMergeChunks(t *testing.T) {
+	e := [2]string{"nnuelab", "sf"}
+	a := chunkResult(t, e, 3, 4, 1, stats.Penta{0, 1, 1, 2, 0}, 1)
+	b := chunkResult(t, e, 1, 2, 1, stats.Penta{0, 1, 0, 1, 0}, 0)
+	m, err := mergeChunks([]*Result{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := stats.Penta{0, 2, 1, 3, 0}
+	if m.Wins != 4 || m.Draws != 6 || m.Losses != 2 || m.Planned != 12 || m.Penta != want ||
+		m.Faults["nnuelab"].TimeForfeits != 1 || m.Terminations["adjudication"] != 11 {
+		t.Errorf("merged %+v", m)
+	}
+	if got, w := m.Elo(), want.Elo(); got != w {
+		t.Errorf("Elo %+v, want the pentanomial estimate of the sum %+v", got, w)
+	}
+	c := chunkResult(t, [2]string{"nnuelab", "other"}, 1, 0, 1, stats.Penta{0, 0, 1, 0, 0}, 0)
+	if _, err := mergeChunks([]*Result{a, c}); err == nil || !strings.Contains(err.Error(), "chunk 2") {
+		t.Errorf("chunks of other engines: %v", err)
+	}
+	partial := chunkResult(t, e, 1, 0, 0, stats.Penta{}, 0)
+	partial.Summary = []byte(strings.Replace(string(partial.Summary), `"planned":1`, `"planned":2`, 1))
+	if _, err := mergeChunks([]*Result{partial}); err == nil {
+		t.Error("a chunk with games missing was merged")
+	}
+	if got := revisions([]*Result{{Revision: "a"}, {Revision: "b"}, {Revision: "a"}}); got != "a + b" {
+		t.Errorf("revisions %q", got)
+	}
+	if got := short("0123456789abcdef+dirty + fedcba9876543210"); got != "0123456+dirty + fedcba9" {
+		t.Errorf("short of two revisions: %q", got)
+	}
+}
+
 func ptr(f float64) *float64 { return &f }
+
+// cancelOn is a log that cancels a run once a line containing marker is
+// written.
+type cancelOn struct {
+	strings.Builder
+	marker string
+	cancel context.CancelFunc
+}
+
+func (w *cancelOn) Write(p []byte) (int, error) {
+	n, err := w.Builder.Write(p)
+	if strings.Contains(w.String(), w.marker) {
+		w.cancel()
+	}
+	return n, err
+}
+
+// fenTags lists the FEN tags of a PGN's games in order.
+func fenTags(pgn string) []string {
+	var fens []string
+	for _, l := range strings.Split(pgn, "\n") {
+		if strings.HasPrefix(l, "[FEN ") {
+			fens = append(fens, l)
+		}
+	}
+	return fens
+}
 
 // TestCombine: the rating is the inverse-variance mean of level + Elo;
 // levels without a finite interval are left out.
@@ -230,6 +329,53 @@ levels = [1350]
 	c2, _ := Parse("testdata/ladder.toml", strings.Replace(text, "games = 2", "games = 4", 1))
 	if err := Run(context.Background(), c2, Options{Binary: bin, Out: out}); err == nil || !strings.Contains(err.Error(), "classical-t1-e1350") {
 		t.Errorf("changed settings: %v", err)
+	}
+	// A match in chunks: stopped during its second chunk, it keeps the
+	// first; the rerun plays only the second, then merges both into the
+	// cell's result and PGN and removes the chunks.
+	chunked := strings.Replace(text, "games = 2", "games = 4\nchunk = 2", 1)
+	c4, err := Parse("testdata/ladder.toml", chunked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out4 := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := &cancelOn{marker: "chunk 2 of 2", cancel: cancel}
+	err = Run(ctx, c4, Options{Binary: bin, Out: out4, Log: stop})
+	cancel()
+	if err == nil || !strings.Contains(err.Error(), "chunk 2 interrupted") {
+		t.Fatalf("stopped run: %v\n%s", err, stop.String())
+	}
+	if _, err := readResult(filepath.Join(out4, "classical-t1-e1350.parts", "c001.json")); err != nil {
+		t.Fatalf("the first chunk was not kept: %v", err)
+	}
+	log.Reset()
+	if err := Run(context.Background(), c4, Options{Binary: bin, Out: out4, Log: &log}); err != nil {
+		t.Fatalf("resumed run: %v\n%s", err, log.String())
+	}
+	if strings.Contains(log.String(), "chunk 1 of 2") || !strings.Contains(log.String(), "chunk 2 of 2") {
+		t.Errorf("the resumed run did not play exactly the missing chunk:\n%s", log.String())
+	}
+	res4, err := readResult(filepath.Join(out4, "classical-t1-e1350.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o4 outcome
+	if err := json.Unmarshal(res4.Summary, &o4); err != nil || o4.Games != 4 || o4.Wins+o4.Draws+o4.Losses != 4 {
+		t.Errorf("merged match: %+v, %v", o4, err)
+	}
+	pgn4, err := zstdfile.ReadFile(filepath.Join(out4, "classical-t1-e1350.pgn.zst"))
+	if err != nil || strings.Count(string(pgn4), "[Event ") != 4 {
+		t.Fatalf("merged PGN: %d games, %v", strings.Count(string(pgn4), "[Event "), err)
+	}
+	// The chunks play the one match's openings: the first chunk the
+	// unchunked match's opening, the second the next of the same order.
+	fens, fens2 := fenTags(string(pgn4)), fenTags(string(pgn))
+	if len(fens) != 4 || len(fens2) != 2 || fens[0] != fens[1] || fens[2] != fens[3] || fens[0] != fens2[0] || fens[2] == fens[0] {
+		t.Errorf("openings of the chunks %q, of the match in one piece %q", fens, fens2)
+	}
+	if _, err := os.Stat(filepath.Join(out4, "classical-t1-e1350.parts")); !os.IsNotExist(err) {
+		t.Errorf("the chunks were left after the merge (%v)", err)
 	}
 	// An arch the binary does not offer is refused before any game.
 	c3, _ := Parse("testdata/ladder.toml", strings.Replace(text, `arch = "classical"`, `arch = "nosuch"`, 1))

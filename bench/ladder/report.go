@@ -141,8 +141,15 @@ func impliedText(level int, o *outcome) string {
 	return fmt.Sprintf("%.0f", float64(level)+*o.Elo.Value)
 }
 
-// short cuts a revision to 7 hex digits and its marks.
+// short cuts a revision to 7 hex digits and its marks; a match whose
+// chunks several binaries played lists each.
 func short(rev string) string {
+	if revs := strings.Split(rev, " + "); len(revs) > 1 {
+		for i, r := range revs {
+			revs[i] = short(r)
+		}
+		return strings.Join(revs, " + ")
+	}
 	if len(rev) < 7 {
 		return rev
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nnuelab/nnuelab/bench/match"
+	"github.com/nnuelab/nnuelab/bench/stats"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/version"
 	"github.com/nnuelab/nnuelab/internal/zstdfile"
@@ -50,13 +52,26 @@ type Result struct {
 // settings returns what decides a cell's games, as one line.
 func (c *Config) settings(cell Cell, booksha string) string {
 	r := cell.Rung
-	return fmt.Sprintf("arch=%s threads=%d tc=%s games=%d level=%d hash=%d timemargin=%d sf_overhead=%d stockfish=%s openings=%s seed=%d",
-		r.Arch, r.Threads, r.TC, r.Games, cell.Level, c.Hash, c.TimeMargin, c.StockfishOverhead, c.Stockfish, booksha, c.Seed)
+	return fmt.Sprintf("arch=%s threads=%d tc=%s games=%d chunk=%d level=%d hash=%d timemargin=%d sf_overhead=%d stockfish=%s openings=%s seed=%d",
+		r.Arch, r.Threads, r.TC, r.Games, r.Chunk, cell.Level, c.Hash, c.TimeMargin, c.StockfishOverhead, c.Stockfish, booksha, c.Seed)
 }
 
-// matchConfig is the match of one cell: nnuelab (first, the engine Elo is
-// reported for) against Stockfish at the cell's level.
-func (c *Config) matchConfig(cell Cell, binary, pgn string) (match.Config, error) {
+// chunks returns the games of each chunk of a cell's match: the rung's
+// chunk size, the last one the rest.
+func chunks(r *Rung) []int {
+	var g []int
+	for left := r.Games; left > 0; left -= r.Chunk {
+		g = append(g, min(left, r.Chunk))
+	}
+	return g
+}
+
+// matchConfig is chunk k of the match of one cell: nnuelab (first, the
+// engine Elo is reported for) against Stockfish at the cell's level. Every
+// chunk takes its openings from the one seeded random order, where the
+// chunks before it stopped, so the chunks together play the games one
+// match of the cell would.
+func (c *Config) matchConfig(cell Cell, k int, binary, pgn string) (match.Config, error) {
 	r := cell.Rung
 	tc, err := match.ParseTimeControl(r.TC)
 	if err != nil {
@@ -78,18 +93,20 @@ func (c *Config) matchConfig(cell Cell, binary, pgn string) (match.Config, error
 				{Name: "Move Overhead", Value: strconv.Itoa(c.StockfishOverhead)}}},
 		},
 		Games:       2,
-		Rounds:      r.Games / 2,
+		Rounds:      chunks(r)[k] / 2,
 		Concurrency: conc,
-		Openings:    match.OpeningsConfig{File: c.OpeningsPath(), Order: "random"},
+		Openings:    match.OpeningsConfig{File: c.OpeningsPath(), Order: "random", Start: 1 + k*r.Chunk/2},
 		Seed:        c.Seed,
 		PGNOut:      pgn,
-		Event:       "nnuelab ladder " + cell.ID(),
+		Event:       fmt.Sprintf("nnuelab ladder %s, chunk %d", cell.ID(), k+1),
 	}, nil
 }
 
 // Run plays every cell of the ladder whose result is not in opts.Out yet,
-// one match at a time, and keeps each as it finishes: an interrupted run
-// loses only the match in progress. A kept result whose settings differ
+// one match at a time, each in chunks of game pairs kept as they finish
+// (in RUNG-eLEVEL.parts/): an interrupted run loses only the chunk in
+// progress. When a match's last chunk is in, its chunks are merged into
+// the cell's result and PGN. A kept result or chunk whose settings differ
 // from the ladder's now is an error naming it (remove it to replay).
 func Run(ctx context.Context, c *Config, opts Options) error {
 	cells, err := c.Cells(opts.Only)
@@ -126,47 +143,193 @@ func Run(ctx context.Context, c *Config, opts Options) error {
 		} else if !os.IsNotExist(err) {
 			return err
 		}
-		pgn := filepath.Join(opts.Out, id+".pgn.zst")
-		part := filepath.Join(opts.Out, id+".pgn.part")
+		fmt.Fprintf(log, "[%d/%d] %s: %d games at %s against Stockfish 15.1 at UCI_Elo %d\n", i+1, len(cells), id, cell.Rung.Games, cell.Rung.TC, cell.Level)
+		if err := c.playCell(ctx, cell, want, opts.Binary, opts.Out, log); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// playCell plays the chunks of a cell's match that are not kept yet, then
+// merges them into the cell's result.
+func (c *Config) playCell(ctx context.Context, cell Cell, want, binary, out string, log io.Writer) error {
+	id := cell.ID()
+	parts := filepath.Join(out, id+".parts")
+	if err := os.MkdirAll(parts, 0o755); err != nil {
+		return err
+	}
+	sizes := chunks(cell.Rung)
+	var kept []*Result
+	for k, n := range sizes {
+		name := filepath.Join(parts, fmt.Sprintf("c%03d", k+1))
+		if old, err := readResult(name + ".json"); err == nil {
+			if old.Settings != want {
+				return fmt.Errorf("%s: chunk %d kept with other settings (%s; the ladder now says %s): remove %s to replay the match",
+					id, k+1, old.Settings, want, parts)
+			}
+			kept = append(kept, old)
+			continue
+		} else if !os.IsNotExist(err) {
+			return err
+		}
+		part := name + ".pgn.part"
 		if err := os.Remove(part); err != nil && !os.IsNotExist(err) {
 			return err
 		}
-		mc, err := c.matchConfig(cell, opts.Binary, part)
+		mc, err := c.matchConfig(cell, k, binary, part)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(log, "[%d/%d] %s: %d games at %s against Stockfish 15.1 at UCI_Elo %d\n", i+1, len(cells), id, cell.Rung.Games, cell.Rung.TC, cell.Level)
+		fmt.Fprintf(log, "%s: chunk %d of %d, %d games\n", id, k+1, len(sizes), n)
 		sum, err := match.Run(ctx, mc, match.Output{Log: log, Quiet: true})
 		if err != nil {
-			return fmt.Errorf("%s: %w", id, err)
+			return fmt.Errorf("%s: chunk %d: %w", id, k+1, err)
 		}
 		if sum.Interrupted {
-			return fmt.Errorf("%s: interrupted after %d of %d games (nothing kept; rerun to replay it)", id, sum.Games(), sum.Planned)
+			return fmt.Errorf("%s: chunk %d interrupted after %d of %d games (the %d chunks before it are kept; rerun to go on)",
+				id, k+1, sum.Games(), sum.Planned, k)
 		}
-		js, err := json.Marshal(sum)
-		if err != nil {
-			return err
-		}
-		res := Result{Rung: cell.Rung.Name, Arch: cell.Rung.Arch, Threads: cell.Rung.Threads, TC: cell.Rung.TC, Level: cell.Level,
-			Settings: want, Revision: version.Revision(), Finished: time.Now().UTC().Format(time.RFC3339), Summary: js}
-		out, err := json.MarshalIndent(res, "", "  ")
+		res, err := newResult(cell, want, sum)
 		if err != nil {
 			return err
 		}
 		// The games are kept compressed, checked against the plain PGN the
 		// match appended to before that goes.
-		if err := zstdfile.CompressFile(part, pgn); err != nil {
-			return fmt.Errorf("%s: games: %w", id, err)
+		if err := zstdfile.CompressFile(part, name+".pgn.zst"); err != nil {
+			return fmt.Errorf("%s: chunk %d: games: %w", id, k+1, err)
 		}
 		if err := os.Remove(part); err != nil {
 			return err
 		}
-		if err := fsutil.WriteFileAtomic(filepath.Join(opts.Out, id+".json"), append(out, '\n'), 0o644); err != nil {
+		if err := writeResult(name+".json", res); err != nil {
 			return err
 		}
-		fmt.Fprintf(log, "%s\n", strings.TrimSpace(sum.String()))
+		kept = append(kept, res)
 	}
-	return nil
+	merged, err := mergeChunks(kept)
+	if err != nil {
+		return fmt.Errorf("%s: %w", id, err)
+	}
+	res, err := newResult(cell, want, merged)
+	if err != nil {
+		return err
+	}
+	res.Revision = revisions(kept)
+	var pgn []byte
+	for k := range sizes {
+		b, err := zstdfile.ReadFile(filepath.Join(parts, fmt.Sprintf("c%03d.pgn.zst", k+1)))
+		if err != nil {
+			return fmt.Errorf("%s: chunk %d: games: %w", id, k+1, err)
+		}
+		pgn = append(pgn, b...)
+	}
+	if err := zstdfile.WriteFile(filepath.Join(out, id+".pgn.zst"), pgn, 0o644); err != nil {
+		return fmt.Errorf("%s: games: %w", id, err)
+	}
+	if err := writeResult(filepath.Join(out, id+".json"), res); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "%s\n", strings.TrimSpace(merged.String()))
+	return os.RemoveAll(parts)
+}
+
+// newResult is the kept form of a match (or a chunk of one) of cell.
+func newResult(cell Cell, settings string, sum *match.Summary) (*Result, error) {
+	js, err := json.Marshal(sum)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Rung: cell.Rung.Name, Arch: cell.Rung.Arch, Threads: cell.Rung.Threads, TC: cell.Rung.TC, Level: cell.Level,
+		Settings: settings, Revision: version.Revision(), Finished: time.Now().UTC().Format(time.RFC3339), Summary: js}, nil
+}
+
+func writeResult(path string, r *Result) error {
+	out, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFileAtomic(path, append(out, '\n'), 0o644)
+}
+
+// chunkSummary is what a merge reads of a chunk's kept summary.
+type chunkSummary struct {
+	Engines      [2]string                     `json:"engines"`
+	Limits       string                        `json:"limits"`
+	Planned      int                           `json:"planned"`
+	Wins         int                           `json:"wins"`
+	Draws        int                           `json:"draws"`
+	Losses       int                           `json:"losses"`
+	Penta        stats.Penta                   `json:"pentanomial"`
+	Terminations map[string]int                `json:"terminations"`
+	Faults       map[string]*match.FaultCounts `json:"faults"`
+	Interrupted  bool                          `json:"interrupted"`
+	Seconds      float64                       `json:"seconds"`
+}
+
+// mergeChunks adds the chunks' games into one match summary: counts,
+// pentanomial (the Elo estimate is the pentanomial one of the whole),
+// terminations, faults and time. Chunks of other engines or clocks, or an
+// interrupted one, are an error.
+func mergeChunks(parts []*Result) (*match.Summary, error) {
+	var m *match.Summary
+	for k, r := range parts {
+		var s chunkSummary
+		if err := json.Unmarshal(r.Summary, &s); err != nil {
+			return nil, fmt.Errorf("chunk %d: summary: %w", k+1, err)
+		}
+		if s.Interrupted || s.Wins+s.Draws+s.Losses != s.Planned {
+			return nil, fmt.Errorf("chunk %d: %d of %d games played", k+1, s.Wins+s.Draws+s.Losses, s.Planned)
+		}
+		if m == nil {
+			m = &match.Summary{Engines: s.Engines, Limits: s.Limits, Terminations: map[string]int{}, Faults: map[string]*match.FaultCounts{}}
+			for _, e := range s.Engines {
+				m.Faults[e] = &match.FaultCounts{}
+			}
+		} else if s.Engines != m.Engines || s.Limits != m.Limits {
+			return nil, fmt.Errorf("chunk %d: %s vs %s at %s, not %s vs %s at %s", k+1, s.Engines[0], s.Engines[1], s.Limits, m.Engines[0], m.Engines[1], m.Limits)
+		}
+		m.Planned += s.Planned
+		m.Wins += s.Wins
+		m.Draws += s.Draws
+		m.Losses += s.Losses
+		for i, n := range s.Penta {
+			m.Penta[i] += n
+		}
+		for t, n := range s.Terminations {
+			m.Terminations[t] += n
+		}
+		for e, f := range s.Faults {
+			if f == nil {
+				continue
+			}
+			if m.Faults[e] == nil {
+				m.Faults[e] = &match.FaultCounts{}
+			}
+			g := m.Faults[e]
+			g.Crashes += f.Crashes
+			g.Hangs += f.Hangs
+			g.IllegalMoves += f.IllegalMoves
+			g.TimeForfeits += f.TimeForfeits
+		}
+		m.Elapsed += time.Duration(s.Seconds * float64(time.Second))
+	}
+	if m == nil {
+		return nil, errors.New("no chunk to merge")
+	}
+	return m, nil
+}
+
+// revisions names the binaries that played the chunks: one revision, or
+// the distinct ones in order joined by " + ".
+func revisions(parts []*Result) string {
+	var revs []string
+	for _, r := range parts {
+		if !slices.Contains(revs, r.Revision) {
+			revs = append(revs, r.Revision)
+		}
+	}
+	return strings.Join(revs, " + ")
 }
 
 // readResult reads a kept result.

@@ -74,7 +74,7 @@ type OpeningsConfig struct {
 	Format string // "epd" or "pgn"; default from the file name
 	Order  string // "sequential" (default) or "random"
 	Plies  int    // PGN openings: play at most this many plies (0 = all)
-	Start  int    // sequential order: first opening, counting from 1
+	Start  int    // first opening of the order, counting from 1 (random order: the seeded sequence's, those before it skipped)
 }
 
 // DrawRule adjudicates a draw once the game has reached MoveNumber full

@@ -449,10 +449,18 @@ type openingOrder struct {
 
 func newOpeningOrder(ops []opening, c *OpeningsConfig, seed uint64) *openingOrder {
 	o := &openingOrder{ops: ops, random: c.Order == "random"}
-	if o.random {
-		o.rng = rand.New(rand.NewPCG(seed, 0x6e6e75656c6162))
-	} else if c.Start > 0 {
-		o.next = c.Start - 1
+	if !o.random {
+		if c.Start > 0 {
+			o.next = c.Start - 1
+		}
+		return o
+	}
+	// A random order starting later is the same sequence with its first
+	// openings skipped, so that matches played in pieces (a ladder's
+	// chunks) together play the openings one match would.
+	o.rng = rand.New(rand.NewPCG(seed, 0x6e6e75656c6162))
+	for range c.Start - 1 {
+		o.take()
 	}
 	return o
 }

@@ -188,6 +188,13 @@ func TestOpeningOrder(t *testing.T) {
 	if r1 == r3 {
 		t.Errorf("seeds 7 and 8 gave the same order %s", r1)
 	}
+	// A random order from a later start is the same sequence, skipped to
+	// it, across the end of a cycle too (a ladder's chunks rely on it).
+	for _, start := range []int{1, 2, 4, 7} {
+		if got := seq(newOpeningOrder(ops, &OpeningsConfig{Order: "random", Start: start}, 7), 11-start); got != r1[start-1:] {
+			t.Errorf("random from %d = %s, want %s", start, got, r1[start-1:])
+		}
+	}
 	for _, cycle := range []string{r1[:5], r1[5:]} {
 		for _, c := range "abcde" {
 			if strings.Count(cycle, string(c)) != 1 {
