@@ -68,6 +68,8 @@ Match:
                       winner's at or above CP
   -maxmoves N         adjudicate a draw after N full moves
   -pgnout FILE        append each finished game to FILE
+  -resume             go on from the games already in -pgnout (a stopped run
+                      of the same match): they count, only the rest is played
   -event NAME         PGN Event tag (default "nnuelab match")
   -config FILE        read settings from a TOML file first (see docs/match.md)
 
@@ -304,6 +306,8 @@ func (p *argParser) parse() error {
 			p.opts.Debug = true
 		case "quiet":
 			p.opts.Quiet = true
+		case "resume":
+			p.cfg.Resume = true
 		case "repeat", "recover":
 			// cutechess-cli habits: openings are always repeated with
 			// colours reversed and crashed engines always restarted.
@@ -531,6 +535,7 @@ type fileConfig struct {
 	Seed        uint64       `toml:"seed"`
 	MaxMoves    int          `toml:"maxmoves"`
 	PGNOut      string       `toml:"pgnout"`
+	Resume      bool         `toml:"resume"`
 	Event       string       `toml:"event"`
 	Each        *fileEngine  `toml:"each"`
 	Engine      []fileEngine `toml:"engine"`
@@ -585,7 +590,7 @@ func loadFile(path string) (Config, error) {
 	}
 	cfg := Config{
 		Games: fc.Games, Rounds: fc.Rounds, Concurrency: fc.Concurrency, Seed: fc.Seed,
-		MaxMoves: fc.MaxMoves, PGNOut: fc.PGNOut, Event: fc.Event,
+		MaxMoves: fc.MaxMoves, PGNOut: fc.PGNOut, Resume: fc.Resume, Event: fc.Event,
 	}
 	bad := func(key string, err error) (Config, error) {
 		return Config{}, fmt.Errorf("%s: %s: %w", path, key, err)

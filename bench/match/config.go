@@ -25,7 +25,11 @@ type Config struct {
 	Resign      ResignRule
 	MaxMoves    int    // full moves after which a game is drawn; 0 = no limit
 	PGNOut      string // PGN file games are appended to; "" = none
-	Event       string // PGN Event tag
+	// Resume counts the games an earlier run of the same match left in
+	// PGNOut (checked against this configuration) and plays only the
+	// missing ones: a stopped match goes on where it stopped.
+	Resume bool
+	Event  string // PGN Event tag
 
 	// InitTimeout bounds how long an engine may take to answer uci, isready
 	// and ucinewgame (default 30 s).
@@ -126,6 +130,8 @@ func (c *Config) normalize() error {
 	switch {
 	case c.Games < 0 || c.Rounds < 0 || c.Games > 1e7 || c.Rounds > 1e7 || c.TotalGames() > 1e8:
 		return fmt.Errorf("-games and -rounds must be positive (and not absurd), got %d and %d", c.Games, c.Rounds)
+	case c.Resume && c.PGNOut == "":
+		return fmt.Errorf("-resume needs -pgnout: the file whose games the match goes on from")
 	case c.TotalGames()%2 != 0:
 		return fmt.Errorf("games*rounds must be even: each opening is played twice with colours reversed (got %d)", c.TotalGames())
 	case c.Concurrency < 0 || c.Concurrency > 256:

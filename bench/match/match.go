@@ -133,6 +133,13 @@ func Run(ctx context.Context, cfg Config, out Output) (*Summary, error) {
 		return nil, err
 	}
 
+	var done map[int]*gameRecord
+	if cfg.Resume {
+		if done, err = resumeGames(&cfg, names, ops); err != nil {
+			shutdownAll()
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+	}
 	var pgn *os.File
 	if cfg.PGNOut != "" {
 		pgn, err = os.OpenFile(cfg.PGNOut, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -148,8 +155,30 @@ func Run(ctx context.Context, cfg Config, out Output) (*Summary, error) {
 	}
 
 	sum := newSummary(names, total, cfg.SPRT, cfg.Engines)
+	pairs := map[int]float64{} // first finished game's score per pair
+	count := func(g *gameRecord) {
+		sum.add(g)
+		if first, ok := pairs[g.pair]; ok {
+			delete(pairs, g.pair)
+			sum.addPair(first, g.scoreA())
+		} else {
+			pairs[g.pair] = g.scoreA()
+		}
+	}
+	for n := 1; n <= total; n++ {
+		if g := done[n]; g != nil {
+			count(g)
+		}
+	}
+	if len(done) > 0 {
+		con.event(fmt.Sprintf("Resumed %d finished games from %s: %s", len(done), cfg.PGNOut, sum.statusLine()))
+	}
 	gameCtx, cancelGames := context.WithCancel(ctx)
 	defer cancelGames()
+	if cfg.SPRT != nil && sum.Decision != stats.Continue {
+		con.event(fmt.Sprintf("SPRT: %s already (LLR %.2f, bounds %.2f, %.2f): no game to play", sum.Decision, sum.LLR, sum.lower, sum.upper))
+		cancelGames()
+	}
 	jobs := make(chan gameJob)
 	results := make(chan workResult)
 	order := newOpeningOrder(ops, &cfg.Openings, cfg.Seed)
@@ -159,6 +188,9 @@ func Run(ctx context.Context, cfg Config, out Output) (*Summary, error) {
 		for i := range total {
 			if i%2 == 0 {
 				op = order.take()
+			}
+			if done[i+1] != nil {
+				continue
 			}
 			job := gameJob{number: i + 1, pair: i / 2, open: op, aWhite: i%2 == 0}
 			select {
@@ -179,7 +211,6 @@ func Run(ctx context.Context, cfg Config, out Output) (*Summary, error) {
 	go func() { wg.Wait(); close(results) }()
 
 	con.status(sum.statusLine())
-	pairs := map[int]float64{} // first finished game's score per pair
 	var fatal error
 	stopped := false
 	for r := range results {
@@ -205,13 +236,7 @@ func Run(ctx context.Context, cfg Config, out Output) (*Summary, error) {
 				continue
 			}
 		}
-		sum.add(g)
-		if first, ok := pairs[g.pair]; ok {
-			delete(pairs, g.pair)
-			sum.addPair(first, g.scoreA())
-		} else {
-			pairs[g.pair] = g.scoreA()
-		}
+		count(g)
 		if !out.Quiet {
 			con.event(fmt.Sprintf("Finished game %d (%s vs %s): %s {%s}", g.number, g.white, g.black, g.result, g.reason))
 		}

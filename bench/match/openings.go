@@ -129,6 +129,7 @@ type pgnGame struct {
 	tags     map[string]string
 	moves    []string
 	comments []string // the comment after each move ("" for none)
+	tail     []string // the comments after the last move (a game's end reason last)
 	lines    []int
 	line     int // first line of the game
 }
@@ -199,8 +200,11 @@ func readPGN(r io.Reader, name string) (_ []pgnGame, err error) {
 				}
 				sb.WriteRune(c)
 			}
-			if g != nil && depth == 0 && len(g.moves) > 0 && g.comments[len(g.moves)-1] == "" {
-				g.comments[len(g.moves)-1] = sb.String()
+			if g != nil && depth == 0 {
+				if len(g.moves) > 0 && g.comments[len(g.moves)-1] == "" {
+					g.comments[len(g.moves)-1] = sb.String()
+				}
+				g.tail = append(g.tail, sb.String())
 			}
 		case c == ';':
 			for c != '\n' && ok {
@@ -270,6 +274,7 @@ func readPGN(r io.Reader, name string) (_ []pgnGame, err error) {
 				start()
 				g.moves = append(g.moves, tok)
 				g.comments = append(g.comments, "")
+				g.tail = nil
 				g.lines = append(g.lines, tokLine)
 			}
 		}
