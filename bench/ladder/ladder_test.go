@@ -383,3 +383,48 @@ levels = [1350]
 		t.Errorf("unknown arch: %v", err)
 	}
 }
+
+// TestStates: games kept count a finished match whole and an unfinished
+// one by its kept chunks; the estimate of the rest scales with the games
+// left, the clock and the concurrency.
+func TestStates(t *testing.T) {
+	c, err := Parse("testdata/l.toml", `
+openings = "book.epd"
+games = 40
+chunk = 10
+[[rung]]
+arch = "classical"
+levels = [1500, 1800, 2100]
+[[rung]]
+arch = "classical"
+threads = 2
+levels = [1500]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	write := func(name string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(out, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, name), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("classical-t1-e1500.json")
+	write("classical-t1-e1800.parts/c001.json")
+	write("classical-t1-e1800.parts/c003.json")
+	st, err := c.States(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(st[0].Kept, st[1].Kept, st[2].Kept, st[3].Kept)
+	if got != "40 20 0 0" {
+		t.Errorf("kept %s, want 40 20 0 0", got)
+	}
+	// 5+0.05: 2 x 0.9 x (5 + 65 x 0.05) = 14.85 s a game.
+	if st[0].Left != 0 || math.Abs(st[1].Left-20*14.85/2) > 1e-9 || math.Abs(st[2].Left-40*14.85/2) > 1e-9 || math.Abs(st[3].Left-40*14.85) > 1e-9 {
+		t.Errorf("estimates %v, %v, %v, %v", st[0].Left, st[1].Left, st[2].Left, st[3].Left)
+	}
+}

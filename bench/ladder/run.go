@@ -375,3 +375,64 @@ func checkArchs(binary string, cells []Cell) error {
 	}
 	return nil
 }
+
+// CellState is how far a cell's match has got and roughly how long the
+// rest takes.
+type CellState struct {
+	ID          string
+	Games, Kept int     // planned, and kept (a finished match or its chunks)
+	Left        float64 // estimated wall seconds of the games not kept
+}
+
+// Estimate of a game's length for planning: each side uses this share of
+// its clock over a game of this many moves (estimates, not measurements;
+// experiments/plan uses the same).
+const (
+	estMovesPerSide = 65
+	estClockShare   = 0.9
+)
+
+// gameSeconds estimates the wall time of one game at tc.
+func gameSeconds(tc match.TimeControl) float64 {
+	periods := 1.0
+	if tc.Moves > 0 {
+		periods = float64(estMovesPerSide) / float64(tc.Moves)
+	}
+	side := tc.Base.Seconds()*periods + tc.Increment.Seconds()*estMovesPerSide
+	return 2 * estClockShare * side
+}
+
+// States lists each cell of the ladder (only the rungs named in only, if
+// any) with the games kept in out and an estimate of the time the rest
+// takes on this ladder's concurrency.
+func (c *Config) States(out string, only []string) ([]CellState, error) {
+	cells, err := c.Cells(only)
+	if err != nil {
+		return nil, err
+	}
+	var st []CellState
+	for _, cell := range cells {
+		r := cell.Rung
+		s := CellState{ID: cell.ID(), Games: r.Games}
+		if _, err := os.Stat(filepath.Join(out, s.ID+".json")); err == nil {
+			s.Kept = r.Games
+		} else {
+			for k, n := range chunks(r) {
+				if _, err := os.Stat(filepath.Join(out, s.ID+".parts", fmt.Sprintf("c%03d.json", k+1))); err == nil {
+					s.Kept += n
+				}
+			}
+		}
+		tc, err := match.ParseTimeControl(r.TC)
+		if err != nil {
+			return nil, err
+		}
+		conc := c.Concurrency
+		if r.Threads > 1 {
+			conc = 1
+		}
+		s.Left = float64(r.Games-s.Kept) * gameSeconds(tc) / float64(conc)
+		st = append(st, s)
+	}
+	return st, nil
+}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"text/tabwriter"
+	"time"
 
 	"github.com/nnuelab/nnuelab/bench/ladder"
 )
@@ -30,6 +32,7 @@ Flags:`, stderr)
 	out := fs.String("out", "docs/strength/ladder", "results folder (RUNG-eLEVEL.json and .pgn.zst per match)")
 	page := fs.String("page", "docs/strength.md", "page whose ladder markers receive the table (\"\" = print it)")
 	reportOnly := fs.Bool("report-only", false, "play nothing: write the table from the kept results")
+	dryRun := fs.Bool("dry-run", false, "play nothing: list each match's games kept and an estimate of the time the rest takes")
 	check := fs.Bool("check", false, "with --report-only: fail if the page's table differs from the results instead of writing it")
 	var only listFlag
 	fs.Var(&only, "rung", "play only these rungs (repeatable, or comma-separated)")
@@ -45,6 +48,9 @@ Flags:`, stderr)
 	cfg, err := ladder.Load(*cfgPath)
 	if err != nil {
 		return err
+	}
+	if *dryRun {
+		return ladderDryRun(cfg, *out, only, stdout)
 	}
 	if !*reportOnly {
 		bin, err := os.Executable()
@@ -75,4 +81,26 @@ Flags:`, stderr)
 	}
 	return updatePage(*page, string(old), doc, *check, stdout, "the ladder table",
 		fmt.Sprintf("differs from the ladder's results in %s: run `nnuelab ladder --report-only`", *out))
+}
+
+// ladderDryRun prints what a run would play: each match's games kept and
+// the estimated wall time of the rest.
+func ladderDryRun(cfg *ladder.Config, out string, only []string, w io.Writer) error {
+	st, err := cfg.States(out, only)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "match\tgames kept\tto play, estimated")
+	var left float64
+	for _, s := range st {
+		fmt.Fprintf(tw, "%s\t%d of %d\t%s\n", s.ID, s.Kept, s.Games, time.Duration(s.Left*float64(time.Second)).Round(time.Minute))
+		left += s.Left
+	}
+	fmt.Fprintf(tw, "all\t\t%s\n", time.Duration(left*float64(time.Second)).Round(time.Minute))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, "(estimate: each side uses 90% of its clock over 65 moves; one-thread rungs play the ladder's concurrency of games at once)")
+	return err
 }
