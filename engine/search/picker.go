@@ -68,17 +68,36 @@ func (mp *picker) special(m board.Move) bool {
 	return !mp.skipQuiets && m != board.NullMove && m != mp.tt && !isNoisy(mp.p, m) && validMove(mp.p, m)
 }
 
+// pickBest swaps the best-scored remaining move (the first of equals) to
+// position idx and returns it.
 func (mp *picker) pickBest() board.Move {
-	best := mp.idx
-	for i := mp.idx + 1; i < mp.list.N; i++ {
-		if mp.scores[i] > mp.scores[best] {
-			best = i
+	i0, n := mp.idx, mp.list.N
+	scores := mp.scores[i0:n]
+	best := firstMax(scores)
+	moves := mp.list.Moves[i0:n]
+	m := moves[best]
+	moves[best], moves[0] = moves[0], m
+	scores[best], scores[0] = scores[0], scores[best]
+	mp.idx = i0 + 1
+	return m
+}
+
+// firstMax returns the index of the first largest score of a non-empty
+// slice. It is the search's hottest loop once the quiet moves are listed;
+// written this way, and kept out of line, the compiler (Go 1.26) keeps the
+// best score in a register and selects with conditional moves: 8
+// instructions per score. Inlined into pickBest it branches instead and
+// shuffles registers, about 14.
+//
+//go:noinline
+func firstMax(scores []int32) int {
+	best, bestScore := 0, scores[0]
+	for i := 1; i < len(scores); i++ {
+		if sc := scores[i]; sc > bestScore {
+			best, bestScore = i, sc
 		}
 	}
-	mp.list.Moves[mp.idx], mp.list.Moves[best] = mp.list.Moves[best], mp.list.Moves[mp.idx]
-	mp.scores[mp.idx], mp.scores[best] = mp.scores[best], mp.scores[mp.idx]
-	mp.idx++
-	return mp.list.Moves[mp.idx-1]
+	return best
 }
 
 func (mp *picker) scoreNoisy() {
