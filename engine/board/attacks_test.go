@@ -3,6 +3,8 @@ package board
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/engine/board/boardtest"
 )
 
 // TestMagicNumbersRegenerate reruns the magic search with the recorded seeds
@@ -46,6 +48,28 @@ func TestBetween(t *testing.T) {
 	for _, tc := range tests {
 		if got := Between(tc.a, tc.b); got != tc.want {
 			t.Errorf("Between(%s, %s) = %x, want %x", tc.a, tc.b, uint64(got), uint64(tc.want))
+		}
+	}
+}
+
+// TestAllAttackersTo holds AllAttackersTo to the union of AttackersTo of
+// both colours on every square of the reference positions, with the real
+// occupancy and with pieces lifted off it (as static exchange evaluation
+// does).
+func TestAllAttackersTo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, fen := range boardtest.Positions() {
+		p, err := ParseFEN(fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s := Square(0); s < 64; s++ {
+			for _, occ := range []Bitboard{p.occ, p.occ & Bitboard(rng.Uint64())} {
+				want := p.AttackersTo(s, White, occ) | p.AttackersTo(s, Black, occ)
+				if got := p.AllAttackersTo(s, occ); got != want {
+					t.Fatalf("%s: AllAttackersTo(%s, %x) = %x, want %x", fen, s, uint64(occ), uint64(got), uint64(want))
+				}
+			}
 		}
 	}
 }

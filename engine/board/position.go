@@ -205,6 +205,17 @@ func (p *Position) AttackersTo(s Square, c Color, occ Bitboard) Bitboard {
 		RookAttacks(s, occ)&(p.byType[Rook]|p.byType[Queen])) & them
 }
 
+// AllAttackersTo returns the pieces of both colours attacking s with
+// occupancy occ (static exchange evaluation's starting set).
+func (p *Position) AllAttackersTo(s Square, occ Bitboard) Bitboard {
+	return pawnAttacks[Black][s]&p.byType[Pawn]&p.byColor[White] |
+		pawnAttacks[White][s]&p.byType[Pawn]&p.byColor[Black] |
+		knightAttacks[s]&p.byType[Knight] |
+		kingAttacks[s]&p.byType[King] |
+		BishopAttacks(s, occ)&(p.byType[Bishop]|p.byType[Queen]) |
+		RookAttacks(s, occ)&(p.byType[Rook]|p.byType[Queen])
+}
+
 // Checkers returns the pieces giving check to the side to move.
 func (p *Position) Checkers() Bitboard {
 	return p.AttackersTo(p.kings[p.side], p.side.Other(), p.occ)

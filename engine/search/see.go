@@ -44,7 +44,7 @@ func seeGE(p *board.Position, m board.Move, threshold int) bool {
 	occ |= board.Bit(to)
 	bishops := p.ByType(board.Bishop) | p.ByType(board.Queen)
 	rooks := p.ByType(board.Rook) | p.ByType(board.Queen)
-	attackers := (p.AttackersTo(to, board.White, occ) | p.AttackersTo(to, board.Black, occ)) & occ
+	attackers := p.AllAttackersTo(to, occ) & occ
 	stm := us
 	// res is 1 while the side that made the last capture is ahead of the
 	// threshold, 0 otherwise; swap is what that side stands to lose.
