@@ -47,6 +47,11 @@ type state struct {
 	castle        uint8
 	ep            Square
 	captured      Piece
+	// checkers caches Checkers once asked for (checkersKnown): the search
+	// asks after making a move whether it gave check, and again in the
+	// child node, and its move checks ask once more.
+	checkers      Bitboard
+	checkersKnown bool
 }
 
 // castleInfo describes one castling right: where the king and rook stand and
@@ -218,7 +223,18 @@ func (p *Position) AllAttackersTo(s Square, occ Bitboard) Bitboard {
 
 // Checkers returns the pieces giving check to the side to move.
 func (p *Position) Checkers() Bitboard {
-	return p.AttackersTo(p.kings[p.side], p.side.Other(), p.occ)
+	if st := p.st; st.checkersKnown {
+		return st.checkers
+	}
+	return p.computeCheckers()
+}
+
+// computeCheckers fills the state's checkers cache.
+func (p *Position) computeCheckers() Bitboard {
+	st := p.st
+	st.checkers = p.AttackersTo(p.kings[p.side], p.side.Other(), p.occ)
+	st.checkersKnown = true
+	return st.checkers
 }
 
 // InCheck reports whether the side to move is in check.
@@ -416,6 +432,9 @@ func (p *Position) MakeNullMove() {
 		halfmove: prev.halfmove + 1,
 		captured: NoPiece,
 		move:     NullMove,
+		// The side now to move was not to move in a legal position, so
+		// it is not in check.
+		checkersKnown: true,
 	})
 	p.st = &p.stack[len(p.stack)-1]
 	if prev.ep != NoSquare {

@@ -29,6 +29,13 @@ func checkConsistent(t *testing.T, p *Position, ctx string) {
 	if k := p.computeKey(); k != p.Key() {
 		t.Fatalf("%s: incremental key %x, recomputed %x", ctx, p.Key(), k)
 	}
+	// Asked twice: the second answer comes from the state's cache.
+	want := p.AttackersTo(p.kings[p.side], p.side.Other(), p.occ)
+	for i := 0; i < 2; i++ {
+		if c := p.Checkers(); c != want {
+			t.Fatalf("%s: Checkers() = %x, want %x", ctx, uint64(c), uint64(want))
+		}
+	}
 }
 
 // TestMakeUnmakeWalk plays every legal move of every reference position and
@@ -151,6 +158,7 @@ func TestNullMove(t *testing.T) {
 	if k := p.computeKey(); k != p.Key() {
 		t.Fatalf("null move key %x, recomputed %x", p.Key(), k)
 	}
+	checkConsistent(t, p, "after the null move")
 	p.UnmakeNullMove()
 	if p.FEN() != fen || p.Key() != key {
 		t.Fatal("null move not undone")
