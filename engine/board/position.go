@@ -277,20 +277,27 @@ func (p *Position) addCastling(c Color, rookFrom Square) {
 // from LastDelta until the next MakeMove.
 func (p *Position) MakeMove(m Move) {
 	prev := p.st
-	p.stack = append(p.stack, state{
-		key:           prev.key ^ zobristSide,
-		castle:        prev.castle,
-		ep:            NoSquare,
-		halfmove:      prev.halfmove + 1,
-		pliesFromNull: prev.pliesFromNull + 1,
-		captured:      NoPiece,
-		move:          m,
-	})
-	st := &p.stack[len(p.stack)-1]
-	p.st = st
-	if prev.ep != NoSquare {
-		st.key ^= zobristEP[prev.ep.File()]
+	// The new state is written field by field in place: building it as a
+	// literal and appending made the compiler copy 48 bytes twice.
+	n := len(p.stack)
+	if n < cap(p.stack) {
+		p.stack = p.stack[:n+1]
+	} else {
+		p.stack = append(p.stack, state{})
 	}
+	st := &p.stack[n]
+	p.st = st
+	key := prev.key ^ zobristSide
+	if prev.ep != NoSquare {
+		key ^= zobristEP[prev.ep.File()]
+	}
+	st.castle = prev.castle
+	st.ep = NoSquare
+	st.halfmove = prev.halfmove + 1
+	st.pliesFromNull = prev.pliesFromNull + 1
+	st.captured = NoPiece
+	st.move = m
+	st.checkersKnown = false
 
 	us := p.side
 	from, to := m.From(), m.To()
@@ -306,12 +313,12 @@ func (p *Position) MakeMove(m Move) {
 		p.putPiece(pc, ci.kingTo)
 		p.putPiece(rook, ci.rookTo)
 		p.kings[us] = ci.kingTo
-		d.remove(pc, from)
-		d.remove(rook, to)
-		d.add(pc, ci.kingTo)
-		d.add(rook, ci.rookTo)
-		d.KingMoved = true
-		st.key ^= zobristPiece[pc][from] ^ zobristPiece[pc][ci.kingTo] ^
+		*d = Delta{
+			Removed:  [2]PieceSquare{{pc, from}, {rook, to}},
+			Added:    [2]PieceSquare{{pc, ci.kingTo}, {rook, ci.rookTo}},
+			NRemoved: 2, NAdded: 2, KingMoved: true,
+		}
+		key ^= zobristPiece[pc][from] ^ zobristPiece[pc][ci.kingTo] ^
 			zobristPiece[rook][to] ^ zobristPiece[rook][ci.rookTo]
 	case EnPassant:
 		capSq := to ^ 8
@@ -319,40 +326,59 @@ func (p *Position) MakeMove(m Move) {
 		st.captured = captured
 		p.removePiece(capSq)
 		p.movePiece(from, to)
-		d.remove(pc, from)
-		d.remove(captured, capSq)
-		d.add(pc, to)
-		st.key ^= zobristPiece[captured][capSq] ^ zobristPiece[pc][from] ^ zobristPiece[pc][to]
+		*d = Delta{
+			Removed:  [2]PieceSquare{{pc, from}, {captured, capSq}},
+			Added:    [2]PieceSquare{{pc, to}},
+			NRemoved: 2, NAdded: 1,
+		}
+		key ^= zobristPiece[captured][capSq] ^ zobristPiece[pc][from] ^ zobristPiece[pc][to]
 		st.halfmove = 0
 	default:
-		d.remove(pc, from)
-		if captured := p.board[to]; captured != NoPiece {
+		// The piece on to (if any) is the opponent's: remove it, then
+		// lift the mover (or the pawn that promotes) and put it (or the
+		// promoted piece) on to. Bitboards are updated directly, the
+		// colours being known.
+		toBit, fromBit := Bit(to), Bit(from)
+		captured := p.board[to]
+		d.Removed[0] = PieceSquare{pc, from}
+		d.NRemoved, d.NAdded, d.KingMoved = 1, 1, false
+		key ^= zobristPiece[pc][from]
+		if captured != NoPiece {
 			st.captured = captured
-			p.removePiece(to)
-			d.remove(captured, to)
-			st.key ^= zobristPiece[captured][to]
 			st.halfmove = 0
-		}
-		st.key ^= zobristPiece[pc][from]
-		if m.Kind() == Promotion {
-			promo := MakePiece(us, m.Promo())
-			p.removePiece(from)
-			p.putPiece(promo, to)
-			d.add(promo, to)
-			st.key ^= zobristPiece[promo][to]
+			d.Removed[1] = PieceSquare{captured, to}
+			d.NRemoved = 2
+			key ^= zobristPiece[captured][to]
+			p.byType[captured.Type()] ^= toBit
+			p.byColor[us^1] ^= toBit
+			p.occ ^= toBit
 		} else {
-			p.movePiece(from, to)
-			d.add(pc, to)
-			st.key ^= zobristPiece[pc][to]
+			d.Removed[1] = PieceSquare{}
 		}
-		switch pc.Type() {
+		d.Added[1] = PieceSquare{}
+		pt := pc.Type()
+		placed := pc
+		p.board[from] = NoPiece
+		if m.Kind() == Promotion {
+			placed = MakePiece(us, m.Promo())
+			p.byType[pt] ^= fromBit
+			p.byType[placed.Type()] ^= toBit
+		} else {
+			p.byType[pt] ^= fromBit | toBit
+		}
+		p.board[to] = placed
+		p.byColor[us] ^= fromBit | toBit
+		p.occ ^= fromBit | toBit
+		d.Added[0] = PieceSquare{placed, to}
+		key ^= zobristPiece[placed][to]
+		switch pt {
 		case Pawn:
 			st.halfmove = 0
 			if int(to)-int(from) == 16 || int(from)-int(to) == 16 {
 				ep := (from + to) / 2
 				if pawnAttacks[us][ep]&p.Pieces(us.Other(), Pawn) != 0 {
 					st.ep = ep
-					st.key ^= zobristEP[ep.File()]
+					key ^= zobristEP[ep.File()]
 				}
 			}
 		case King:
@@ -362,9 +388,10 @@ func (p *Position) MakeMove(m Move) {
 	}
 
 	if newCastle := st.castle & p.castleMask[from] & p.castleMask[to]; newCastle != st.castle {
-		st.key ^= zobristCastle[st.castle] ^ zobristCastle[newCastle]
+		key ^= zobristCastle[st.castle] ^ zobristCastle[newCastle]
 		st.castle = newCastle
 	}
+	st.key = key
 	p.side = us.Other()
 	if us == Black {
 		p.fullmove++
