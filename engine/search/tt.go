@@ -132,22 +132,20 @@ func (t *TT) cluster(key uint64) *ttCluster {
 	return &t.clusters[hi]
 }
 
-// read returns slot i's entry if it holds key.
-func (c *ttCluster) read(i int, key uint64) (ttEntry, bool) {
-	d := c.s[i].data.Load()
-	if c.s[i].check.Load()^d != key {
-		return ttEntry{}, false
-	}
-	e := unpack(d)
-	return e, e.depth != 0
+// holds reports whether the packed entry d, read from a slot whose check
+// word is check, is a non-empty entry for key. Testing the packed words
+// and unpacking only a hit keeps the probe's loop short.
+func holds(check, d, key uint64) bool {
+	return check^d == key && uint8(d>>48) != 0 // depth byte: 0 means empty
 }
 
 // probe returns the entry stored for key, if any.
 func (t *TT) probe(key uint64) (ttEntry, bool) {
 	c := t.cluster(key)
 	for i := range c.s {
-		if e, ok := c.read(i, key); ok {
-			return e, true
+		d := c.s[i].data.Load()
+		if holds(c.s[i].check.Load(), d, key) {
+			return unpack(d), true
 		}
 	}
 	return ttEntry{}, false
@@ -169,11 +167,12 @@ func (t *TT) store(key uint64, m board.Move, score, eval, draft int, b Bound, pv
 	var old ttEntry
 	worst := math.MaxInt
 	for i := range c.s {
-		if e, ok := c.read(i, key); ok {
-			slot, same, old = i, true, e
+		d := c.s[i].data.Load()
+		if holds(c.s[i].check.Load(), d, key) {
+			slot, same, old = i, true, unpack(d)
 			break
 		}
-		e := unpack(c.s[i].data.Load())
+		e := unpack(d)
 		if e.depth == 0 {
 			if worst != math.MinInt {
 				slot, old, worst = i, ttEntry{}, math.MinInt
