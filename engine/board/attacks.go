@@ -34,13 +34,15 @@ var (
 // RookAttacks returns the squares a rook on s attacks given the occupancy.
 func RookAttacks(s Square, occ Bitboard) Bitboard {
 	m := &rookMagics[s]
-	return slideTable[m.offset+uint32((uint64(occ&m.mask)*m.magic)>>m.shift)]
+	// Every shift is below 64; saying so (&63) spares the compiler's
+	// guard for larger ones, three instructions per lookup.
+	return slideTable[m.offset+uint32((uint64(occ&m.mask)*m.magic)>>(m.shift&63))]
 }
 
 // BishopAttacks returns the squares a bishop on s attacks given the occupancy.
 func BishopAttacks(s Square, occ Bitboard) Bitboard {
 	m := &bishopMagics[s]
-	return slideTable[m.offset+uint32((uint64(occ&m.mask)*m.magic)>>m.shift)]
+	return slideTable[m.offset+uint32((uint64(occ&m.mask)*m.magic)>>(m.shift&63))]
 }
 
 // QueenAttacks returns the squares a queen on s attacks given the occupancy.
