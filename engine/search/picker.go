@@ -1,6 +1,10 @@
 package search
 
-import "github.com/nnuelab/nnuelab/engine/board"
+import (
+	"math"
+
+	"github.com/nnuelab/nnuelab/engine/board"
+)
 
 // Move-picker stages, in the order moves are tried.
 const (
@@ -33,6 +37,7 @@ type picker struct {
 	qs         bool
 	skipQuiets bool
 	idx        int
+	first      int // index of the list's best move while idx is 0, from scoring
 	list       board.MoveList
 	scores     [256]int32
 	bad        board.MoveList
@@ -73,7 +78,10 @@ func (mp *picker) special(m board.Move) bool {
 func (mp *picker) pickBest() board.Move {
 	i0, n := mp.idx, mp.list.N
 	scores := mp.scores[i0:n]
-	best := firstMax(scores)
+	best := mp.first // the scoring loop found the first pick
+	if i0 != 0 {
+		best = firstMax(scores)
+	}
 	moves := mp.list.Moves[i0:n]
 	m := moves[best]
 	moves[best], moves[0] = moves[0], m
@@ -100,8 +108,12 @@ func firstMax(scores []int32) int {
 	return best
 }
 
+// scoreNoisy scores the noisy moves by victim and capture history, and
+// notes the first best for the first pick (a test and a rarely taken
+// branch per move spare the first scan of the list).
 func (mp *picker) scoreNoisy() {
 	p, s := mp.p, mp.s
+	best, bestScore := 0, int32(math.MinInt32)
 	for i, m := range mp.list.Slice() {
 		victim := victimOf(p, m)
 		sc := 16*seeValue[victim] + int(s.capHist[p.PieceOn(m.From())][m.To()][victim])/8
@@ -109,12 +121,16 @@ func (mp *picker) scoreNoisy() {
 			sc += 16 * seeValue[board.Queen]
 		}
 		mp.scores[i] = int32(sc)
+		if int32(sc) > bestScore {
+			best, bestScore = i, int32(sc)
+		}
 	}
+	mp.first = best
 }
 
 // scoreQuiet scores the quiet moves as quietScore does, with the side's
 // butterfly table and the two continuation tables looked up once per node
-// rather than once per move.
+// rather than once per move; like scoreNoisy it notes the first best.
 func (mp *picker) scoreQuiet() {
 	p, s := mp.p, mp.s
 	hist := &s.hist[p.SideToMove()]
@@ -122,11 +138,17 @@ func (mp *picker) scoreQuiet() {
 	cont2 := s.stack[mp.ply+stackOffset-2].cont
 	moves := mp.list.Slice()
 	scores := mp.scores[:len(moves)]
+	best, bestScore := 0, int32(math.MinInt32)
 	for i, m := range moves {
 		from, to := m.From(), m.To()
 		pc := p.PieceOn(from)
-		scores[i] = int32(hist[from][to]) + int32(cont1[pc][to]) + int32(cont2[pc][to])
+		sc := int32(hist[from][to]) + int32(cont1[pc][to]) + int32(cont2[pc][to])
+		scores[i] = sc
+		if sc > bestScore {
+			best, bestScore = i, sc
+		}
 	}
+	mp.first = best
 }
 
 // next returns the next move, or NullMove when there are none left.

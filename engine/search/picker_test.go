@@ -32,7 +32,8 @@ func TestFirstMax(t *testing.T) {
 }
 
 // TestScoreQuiet checks that the picker's quiet scores are quietScore's,
-// with random histories and continuation tables.
+// with random histories and continuation tables, and the first best it
+// notes for the first pick.
 func TestScoreQuiet(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	s := newSearcher(t)
@@ -64,6 +65,9 @@ func TestScoreQuiet(t *testing.T) {
 			if want := s.quietScore(ply, p.PieceOn(m.From()), m); int(mp.scores[i]) != want {
 				t.Fatalf("%s: %s scored %d, quietScore %d", fen, p.UCI(m), mp.scores[i], want)
 			}
+		}
+		if n := mp.list.N; n > 0 && mp.first != firstMax(mp.scores[:n]) {
+			t.Fatalf("%s: scoring notes move %d as the first best, firstMax finds %d", fen, mp.first, firstMax(mp.scores[:n]))
 		}
 	}
 }
