@@ -385,6 +385,19 @@ func (p *Position) MakeMove(m Move) {
 			p.kings[us] = to
 			d.KingMoved = true
 		}
+		// The search asks after every move whether it gave check. Most
+		// moves give none, which a few table lookups show: then the new
+		// side to move has no checkers, and Checkers need not look for
+		// attackers of its king. Before the move no piece of ours
+		// attacked the enemy king (the position was legal), and a capture
+		// on to opens no line (our piece stands there now), so the only
+		// possible checkers are the piece on to and a slider of ours
+		// behind from on a line through the king.
+		ksq := p.kings[us^1]
+		direct := checkRays[us][placed.Type()][to].Has(ksq) && between[to][ksq]&p.occ == 0
+		if !direct && !((rookPseudo[ksq] | bishopPseudo[ksq]).Has(from) && p.discoveredCheck(us, from, ksq)) {
+			st.checkers, st.checkersKnown = 0, true
+		}
 	}
 
 	if newCastle := st.castle & p.castleMask[from] & p.castleMask[to]; newCastle != st.castle {
@@ -395,6 +408,36 @@ func (p *Position) MakeMove(m Move) {
 	p.side = us.Other()
 	if us == Black {
 		p.fullmove++
+	}
+}
+
+// discoveredCheck reports whether, with from just emptied on a line
+// through the enemy king on ksq, a slider of ours attacks that king.
+func (p *Position) discoveredCheck(us Color, from, ksq Square) bool {
+	ours := p.byColor[us]
+	if rookPseudo[ksq].Has(from) {
+		orth := (p.byType[Rook] | p.byType[Queen]) & ours
+		return rookPseudo[ksq]&orth != 0 && RookAttacks(ksq, p.occ)&orth != 0
+	}
+	diag := (p.byType[Bishop] | p.byType[Queen]) & ours
+	return bishopPseudo[ksq]&diag != 0 && BishopAttacks(ksq, p.occ)&diag != 0
+}
+
+// checkRays[c][pt][s] holds the squares a piece of colour c and type pt on
+// s attacks on an empty board, none for a king (which never gives check)
+// or NoPieceType: a slider there checks a king on them when the squares
+// between are empty, and between is empty for the others' squares.
+var checkRays [2][NoPieceType + 1][64]Bitboard
+
+func init() {
+	for c := White; c <= Black; c++ {
+		for s := Square(0); s < 64; s++ {
+			checkRays[c][Pawn][s] = pawnAttacks[c][s]
+			checkRays[c][Knight][s] = knightAttacks[s]
+			checkRays[c][Bishop][s] = BishopAttacks(s, 0)
+			checkRays[c][Rook][s] = RookAttacks(s, 0)
+			checkRays[c][Queen][s] = QueenAttacks(s, 0)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"math/rand/v2"
 	"sort"
 	"testing"
 
@@ -190,4 +191,44 @@ func TestCastlingRightsUpdate(t *testing.T) {
 			t.Errorf("%s %s: rights %q, want %q", tc.fen, tc.move, got, tc.rights)
 		}
 	}
+}
+
+// TestCheckersAfterMove plays random games from the reference positions
+// and checks, after every legal move, the checkers MakeMove leaves known
+// (none, when its test finds the move gives no check) or Checkers finds
+// against AttackersTo.
+func TestCheckersAfterMove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	checks, moves := 0, 0
+	for i, fen := range boardtest.Positions() {
+		if i%10 != 0 {
+			continue
+		}
+		p, err := ParseFEN(fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ply := 0; ply < 40; ply++ {
+			var ml MoveList
+			p.GenerateLegal(&ml)
+			if ml.N == 0 {
+				break
+			}
+			for _, m := range ml.Slice() {
+				p.MakeMove(m)
+				want := p.AttackersTo(p.kings[p.side], p.side.Other(), p.occ)
+				if got := p.Checkers(); got != want {
+					p.UnmakeMove()
+					t.Fatalf("%s, after %s: Checkers() = %x, want %x", p.FEN(), p.UCI(m), uint64(got), uint64(want))
+				}
+				moves++
+				if want != 0 {
+					checks++
+				}
+				p.UnmakeMove()
+			}
+			p.MakeMove(ml.Moves[rng.IntN(ml.N)])
+		}
+	}
+	t.Logf("%d checks in %d moves", checks, moves)
 }
