@@ -37,11 +37,13 @@ type picker struct {
 	qs         bool
 	skipQuiets bool
 	idx        int
-	first      int // index of the list's best move while idx is 0, from scoring
-	list       board.MoveList
-	scores     [256]int32
-	bad        board.MoveList
-	badIdx     int
+	// known is the index of the best remaining move when idx is knownAt,
+	// found by scoring the list or by the previous pick's scan.
+	known, knownAt int
+	list           board.MoveList
+	scores         [256]int32
+	bad            board.MoveList
+	badIdx         int
 }
 
 // init prepares the picker for a node; it resets every field that next
@@ -74,13 +76,19 @@ func (mp *picker) special(m board.Move) bool {
 }
 
 // pickBest swaps the best-scored remaining move (the first of equals) to
-// position idx and returns it.
+// position idx and returns it. Every scan of the list also works out the
+// following pick (see pickTwo), and scoring the list finds the first, so
+// only every other pick scans.
 func (mp *picker) pickBest() board.Move {
 	i0, n := mp.idx, mp.list.N
 	scores := mp.scores[i0:n]
-	best := mp.first // the scoring loop found the first pick
-	if i0 != 0 {
-		best = firstMax(scores)
+	var best int
+	if i0 == mp.knownAt {
+		best = mp.known - i0
+	} else {
+		var next int
+		best, next = pickTwo(scores)
+		mp.known, mp.knownAt = i0+next, i0+1
 	}
 	moves := mp.list.Moves[i0:n]
 	m := moves[best]
@@ -90,27 +98,59 @@ func (mp *picker) pickBest() board.Move {
 	return m
 }
 
-// firstMax returns the index of the first largest score of a non-empty
-// slice. It is the search's hottest loop once the quiet moves are listed;
-// written this way, and kept out of line, the compiler (Go 1.26) keeps the
-// best score in a register and selects with conditional moves: 8
-// instructions per score. Inlined into pickBest it branches instead and
-// shuffles registers, about 14.
+// pickTwo returns, for a non-empty list of scores (all above
+// math.MinInt32), the index of the first largest (the pick) and the index
+// the next pick will take once the pick has been swapped with the first
+// score (0 if none is left). It keeps the two best scores after the first
+// (the lower index on a tie), which decide both: if the first is at least
+// as large as the best of the others it is the pick and the best of the
+// others the next; otherwise that best is the pick, the first score moves
+// to its place, and the next is the larger of the first score there and
+// the second best of the others, the lower index on a tie.
+//
+// This is the search's hottest loop once the quiet moves are listed. Most
+// scores beat neither of the two kept: six instructions each (a scan for
+// the first largest alone took eight, and was needed at every pick).
 //
 //go:noinline
-func firstMax(scores []int32) int {
-	best, bestScore := 0, scores[0]
-	for i := 1; i < len(scores); i++ {
-		if sc := scores[i]; sc > bestScore {
-			best, bestScore = i, sc
+func pickTwo(scores []int32) (best, next int) {
+	n := len(scores)
+	s0 := scores[0]
+	if n == 1 {
+		return 0, 0
+	}
+	b1, v1 := 1, scores[1]
+	b2, v2 := -1, int32(math.MinInt32)
+	for j := 2; ; j++ {
+		// The inner loop carries only j, which keeps it tight (an
+		// unsigned index spares its bounds check).
+		u := uint(j)
+		for u < uint(len(scores)) && scores[u] <= v2 {
+			u++
+		}
+		if u >= uint(len(scores)) {
+			break
+		}
+		j = int(u)
+		if sc := scores[u]; sc > v1 {
+			b2, v2 = b1, v1
+			b1, v1 = j, sc
+		} else {
+			b2, v2 = j, sc
 		}
 	}
-	return best
+	if s0 >= v1 {
+		return 0, b1
+	}
+	if b2 < 0 || s0 > v2 || s0 == v2 && b1 < b2 {
+		return b1, b1
+	}
+	return b1, b2
 }
 
 // scoreNoisy scores the noisy moves by victim and capture history, and
-// notes the first best for the first pick (a test and a rarely taken
-// branch per move spare the first scan of the list).
+// notes the first best for the first pick (a compare and two conditional
+// moves per move spare the first scan of the list).
 func (mp *picker) scoreNoisy() {
 	p, s := mp.p, mp.s
 	best, bestScore := 0, int32(math.MinInt32)
@@ -125,7 +165,7 @@ func (mp *picker) scoreNoisy() {
 			best, bestScore = i, int32(sc)
 		}
 	}
-	mp.first = best
+	mp.known, mp.knownAt = best, 0
 }
 
 // scoreQuiet scores the quiet moves as quietScore does, with the side's
@@ -148,7 +188,7 @@ func (mp *picker) scoreQuiet() {
 			best, bestScore = i, sc
 		}
 	}
-	mp.first = best
+	mp.known, mp.knownAt = best, 0
 }
 
 // next returns the next move, or NullMove when there are none left.

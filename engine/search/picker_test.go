@@ -7,26 +7,44 @@ import (
 	"github.com/nnuelab/nnuelab/engine/board"
 )
 
-// TestFirstMax holds firstMax to the plain definition (the lowest index of
-// the largest score) on random slices with many ties.
-func TestFirstMax(t *testing.T) {
+// TestPickOrder holds pickBest to the plain selection it implements (each
+// pick the first largest remaining score, swapped to the front) on random
+// lists with many ties, starting as a scored stage does.
+func TestPickOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for i := 0; i < 10000; i++ {
-		scores := make([]int32, 1+rng.IntN(60))
-		for j := range scores {
-			scores[j] = int32(rng.IntN(7) - 3)
+	var mp picker
+	for i := 0; i < 20000; i++ {
+		n := 1 + rng.IntN(60)
+		ref := make([]int32, n)
+		refMoves := make([]board.Move, n)
+		for j := range ref {
+			ref[j] = int32(rng.IntN(7) - 3)
 			if rng.IntN(4) == 0 {
-				scores[j] = rng.Int32() - 1<<30
+				ref[j] = rng.Int32() - 1<<30
+			}
+			refMoves[j] = board.Move(j + 1)
+			mp.list.Moves[j], mp.scores[j] = refMoves[j], ref[j]
+		}
+		mp.list.N, mp.idx = n, 0
+		first := 0
+		for j, sc := range ref {
+			if sc > ref[first] {
+				first = j
 			}
 		}
-		want := 0
-		for j, sc := range scores {
-			if sc > scores[want] {
-				want = j
+		mp.known, mp.knownAt = first, 0
+		for k := 0; k < n; k++ {
+			best := k
+			for j := k + 1; j < n; j++ {
+				if ref[j] > ref[best] {
+					best = j
+				}
 			}
-		}
-		if got := firstMax(scores); got != want {
-			t.Fatalf("firstMax(%v) = %d, want %d", scores, got, want)
+			ref[k], ref[best] = ref[best], ref[k]
+			refMoves[k], refMoves[best] = refMoves[best], refMoves[k]
+			if got := mp.pickBest(); got != refMoves[k] {
+				t.Fatalf("list %d (%d moves), pick %d: move %d, want %d", i, n, k, got, refMoves[k])
+			}
 		}
 	}
 }
@@ -66,8 +84,14 @@ func TestScoreQuiet(t *testing.T) {
 				t.Fatalf("%s: %s scored %d, quietScore %d", fen, p.UCI(m), mp.scores[i], want)
 			}
 		}
-		if n := mp.list.N; n > 0 && mp.first != firstMax(mp.scores[:n]) {
-			t.Fatalf("%s: scoring notes move %d as the first best, firstMax finds %d", fen, mp.first, firstMax(mp.scores[:n]))
+		first := 0
+		for i := 0; i < mp.list.N; i++ {
+			if mp.scores[i] > mp.scores[first] {
+				first = i
+			}
+		}
+		if mp.list.N > 0 && (mp.known != first || mp.knownAt != 0) {
+			t.Fatalf("%s: scoring notes move %d (at %d) as the first best, want %d", fen, mp.known, mp.knownAt, first)
 		}
 	}
 }
