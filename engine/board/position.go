@@ -27,16 +27,6 @@ type Delta struct {
 	KingMoved bool
 }
 
-func (d *Delta) remove(p Piece, s Square) {
-	d.Removed[d.NRemoved] = PieceSquare{p, s}
-	d.NRemoved++
-}
-
-func (d *Delta) add(p Piece, s Square) {
-	d.Added[d.NAdded] = PieceSquare{p, s}
-	d.NAdded++
-}
-
 // state is what make-move cannot recompute on unmake, one entry per ply.
 type state struct {
 	key           uint64
@@ -47,9 +37,10 @@ type state struct {
 	castle        uint8
 	ep            Square
 	captured      Piece
-	// checkers caches Checkers once asked for (checkersKnown): the search
-	// asks after making a move whether it gave check, and again in the
-	// child node, and its move checks ask once more.
+	// checkers caches Checkers once known (checkersKnown): MakeMove knows
+	// it is empty after most moves, and otherwise the first call computes
+	// it. The search asks after making a move whether it gave check, again
+	// in the child node, and its move checks ask once more.
 	checkers      Bitboard
 	checkersKnown bool
 }
@@ -424,9 +415,9 @@ func (p *Position) discoveredCheck(us Color, from, ksq Square) bool {
 }
 
 // checkRays[c][pt][s] holds the squares a piece of colour c and type pt on
-// s attacks on an empty board, none for a king (which never gives check)
-// or NoPieceType: a slider there checks a king on them when the squares
-// between are empty, and between is empty for the others' squares.
+// s attacks on an empty board (none for a king, which never gives check,
+// or for NoPieceType). The piece checks a king on one of them when the
+// squares between are empty, which they always are for a pawn or a knight.
 var checkRays [2][NoPieceType + 1][64]Bitboard
 
 func init() {
