@@ -31,6 +31,10 @@ func EloRecordText(r records.Record) string {
 // Millions formats a position count.
 func Millions(n float64) string {
 	switch {
+	case n >= 1e12:
+		// An extrapolation's far end: a power of ten says it plainly
+		// where "11583029744.95B" would not.
+		return fmt.Sprintf("%.1e", n)
 	case n >= 1e9:
 		return fmt.Sprintf("%.2fB", n/1e9)
 	case n >= 1e6:
