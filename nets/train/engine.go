@@ -12,15 +12,11 @@ import (
 
 // The batch engine. One optimizer step runs in three phases:
 //
-//  1. Positions, in windows of a sub-batch (see accWindowBytes): (a) each
-//     slot's features and king bucket, in chunks of chunkSize positions;
-//     (b) the window's slots sorted by king bucket; (c) their
-//     accumulators, bias plus active rows, in that order, so that the
-//     slots of one bucket read its rows while they are in L2; (d) per
-//     chunk, forward, loss and backward through the head (a batchHead on
-//     the whole chunk at once). Each chunk keeps its own head gradients,
-//     transformer-bias gradient and loss sum; the accumulator gradients go
-//     to one row per (position, perspective) slot.
+//  1. Positions, in fixed chunks of chunkSize: features, forward, loss and
+//     backward through the head (a batchHead on the whole chunk at once).
+//     Each chunk keeps its own head gradients, transformer-bias gradient
+//     and loss sum; the accumulator gradients go to one row per (position,
+//     perspective) slot.
 //  2. The transformer's weight gradient is gathered row by row, in
 //     sub-batches (see subBatch): for each feature, the sum of the
 //     accumulator gradients of the slots where it is active, in slot order
@@ -80,27 +76,15 @@ type engine struct {
 	ftGrad  []float32
 	touched []bool
 
-	// per sub-batch, by slot = 2*position + perspective (0 side to move):
-	// features, king bucket, accumulator and its gradient
+	// per sub-batch, by slot = 2*position + perspective (0 side to move)
 	feats  []int32
 	nfeat  []int32
-	key    []int32
-	acc    []float32
 	dacc   []float32
 	chunks []*chunkGrads
-	// order is the slots in the order their accumulators are summed
-	// (sortSlots); keyCount its counting sort's room, one per bucket.
-	order        []int32
-	keyCount     []int32
-	bucketStride int32 // features per king bucket, 0: no sort
-	// win is the number of positions per window of phase 1 (see
-	// accWindow); acc holds the accumulators of one window, its row 0
-	// that of slot accBase.
-	win     int
-	accBase int
 
 	// per worker
 	scratch []*evalScratch
+	rowBuf  [][]float32
 	batch   []*batchScratch // for a batchHead
 
 	// gather lists: feature f's slots are list[start[f]:end[f]]
@@ -128,8 +112,10 @@ func newEngine(m *Model, loss Loss, threads int) *engine {
 	e := &engine{m: m, loss: loss, cpPer: cpPerUnit(m.Spec), threads: threads, pool: newWorkers(threads)}
 	for w := 0; w < threads; w++ {
 		e.scratch = append(e.scratch, m.newEvalScratch())
+		e.rowBuf = append(e.rowBuf, make([]float32, m.width))
 		if _, ok := m.head.(batchHead); ok {
-			e.batch = append(e.batch, &batchScratch{out: make([]float32, chunkSize), dout: make([]float32, chunkSize)})
+			e.batch = append(e.batch, &batchScratch{acc: make([]float32, chunkSize*2*m.width),
+				out: make([]float32, chunkSize), dout: make([]float32, chunkSize)})
 		}
 	}
 	e.start = make([]int32, m.rows)
@@ -139,11 +125,6 @@ func newEngine(m *Model, loss Loss, threads int) *engine {
 		e.ftGrad = make([]float32, m.rows*m.width)
 	}
 	e.sub = subBatch(m.width, m.rows)
-	e.win = max(accWindowBytes/(2*4*m.width)/chunkSize*chunkSize, chunkSize)
-	if nb := m.fs.KingBuckets(); nb > 1 {
-		e.bucketStride = int32(m.Spec.Features.Stride())
-		e.keyCount = make([]int32, nb)
-	}
 	for _, p := range m.all[m.headStart:] {
 		e.headGrad = append(e.headGrad, make([]float32, len(p.Data)))
 	}
@@ -188,11 +169,7 @@ func (e *engine) grow(sub, b int) {
 	if len(e.nfeat) < slots {
 		e.feats = make([]int32, slots*e.m.slotFeatures())
 		e.nfeat = make([]int32, slots)
-		e.key = make([]int32, slots)
 		e.dacc = make([]float32, slots*e.m.width)
-	}
-	if len(e.acc) < 2*min(e.win, sub)*e.m.width {
-		e.acc = make([]float32, 2*min(e.win, sub)*e.m.width)
 	}
 	for len(e.chunks) < (b+chunkSize-1)/chunkSize {
 		c := &chunkGrads{}
@@ -233,101 +210,12 @@ type batchHead interface {
 
 // batchScratch is a worker's room for one chunk of a batchHead.
 type batchScratch struct {
+	acc       []float32 // chunkSize rows of [us | them]
 	out, dout []float32
 }
 
-// chunkFeatures is phase 1a for chunk c of batch, in the sub-batch that
-// starts at position base (slots are numbered from there): each slot's
-// active features and, for a king-bucketed set, its king bucket (the sort
-// key of sortSlots). A head that reads the side to move's accumulator only
-// leaves the second slot of each position without features.
-func (e *engine) chunkFeatures(c int, batch []*datasets.Record, base int) {
-	m := e.m
-	mf := m.slotFeatures()
-	for i := c * chunkSize; i < min((c+1)*chunkSize, len(batch)); i++ {
-		r := batch[i]
-		stm := r.SideToMove()
-		e.nfeat[2*(i-base)+1] = 0
-		for k := 0; k < 2; k++ {
-			side, slot := stm, 2*(i-base)+k
-			if k == 1 {
-				if !m.both {
-					break
-				}
-				side = stm.Other()
-			}
-			f := m.features(r, side, e.feats[slot*mf:slot*mf:(slot+1)*mf])
-			e.nfeat[slot] = int32(len(f))
-			if e.bucketStride > 0 && len(f) > 0 {
-				// Piece-square features come first and carry the bucket.
-				e.key[slot] = f[0] / e.bucketStride
-			} else {
-				e.key[slot] = 0
-			}
-		}
-	}
-}
-
-// sortSlots is phase 1b: the order in which the accumulators of slots
-// [lo, hi) are summed, by king bucket (a counting sort, slots ascending
-// within one).
-// Slots of one bucket read the same part of the transformer matrix (a
-// bucket's rows, 0.6-1.5 MB for halfkp and koivisto-16), so in this order
-// their rows come from L2 instead of the whole matrix's random rows from L3
-// or memory. Each accumulator is its own sum, so the order changes no
-// result; a set without buckets keeps slot order.
-func (e *engine) sortSlots(lo, hi int) {
-	if cap(e.order) < hi-lo {
-		e.order = make([]int32, hi-lo)
-	}
-	e.order = e.order[:hi-lo]
-	if e.bucketStride == 0 {
-		for i := range e.order {
-			e.order[i] = int32(lo + i)
-		}
-		return
-	}
-	cnt := e.keyCount
-	clear(cnt)
-	for s := lo; s < hi; s++ {
-		cnt[e.key[s]]++
-	}
-	var total int32
-	for k, n := range cnt {
-		cnt[k] = total
-		total += n
-	}
-	for s := lo; s < hi; s++ {
-		k := e.key[s]
-		e.order[cnt[k]] = int32(s)
-		cnt[k]++
-	}
-}
-
-// accWindowBytes is the size of one window's accumulators: phase 1 runs
-// in windows of a sub-batch so that the accumulators that phase 1c writes
-// are still in L2 when the head reads them in phase 1d.
-var accWindowBytes = 1 << 20
-
-// accBlock is the number of slots per work item of phase 1c.
-const accBlock = 2 * chunkSize
-
-// sumAccumulators is phase 1c for work item it: the accumulators of the
-// slots order[it*accBlock:], bias plus active rows, into their rows of
-// e.acc.
-func (e *engine) sumAccumulators(it int) {
-	m, W := e.m, e.m.width
-	mf := m.slotFeatures()
-	for _, s := range e.order[it*accBlock : min((it+1)*accBlock, len(e.order))] {
-		if s%2 == 0 || m.both {
-			vec.SumRows(e.acc[(int(s)-e.accBase)*W:][:W], m.bias(), m.matrix(), W, e.feats[int(s)*mf:][:e.nfeat[s]])
-		}
-	}
-}
-
-// forwardBackward is phase 1d for chunk c of batch, in the sub-batch that
-// starts at position base, on the accumulators of phase 1c: the head
-// forward, the loss and the head backward.
+// forwardBackward is phase 1 for chunk c of batch, in the sub-batch that
+// starts at position base (slots are numbered from there).
 func (e *engine) forwardBackward(w, c int, batch []*datasets.Record, base int) {
 	m, s, W := e.m, e.scratch[w], e.m.width
 	g := e.chunks[c]
@@ -344,19 +232,28 @@ func (e *engine) forwardBackward(w, c int, batch []*datasets.Record, base int) {
 	}
 	for i := c * chunkSize; i < hi; i++ {
 		r := batch[i]
+		stm := r.SideToMove()
 		su, st := 2*(i-base), 2*(i-base)+1
-		us := e.acc[(su-e.accBase)*W:][:W]
+		mf := m.slotFeatures()
+		fu := m.features(r, stm, e.feats[su*mf:su*mf:(su+1)*mf])
+		e.nfeat[su] = int32(len(fu))
+		vec.SumRows(s.us, m.bias(), m.matrix(), W, fu)
 		var them, dthem []float32
 		if m.both {
-			them, dthem = e.acc[(st-e.accBase)*W:][:W], e.dacc[st*W:][:W]
+			ft := m.features(r, stm.Other(), e.feats[st*mf:st*mf:(st+1)*mf])
+			e.nfeat[st] = int32(len(ft))
+			vec.SumRows(s.them, m.bias(), m.matrix(), W, ft)
+			them, dthem = s.them, e.dacc[st*W:][:W]
+		} else {
+			e.nfeat[st] = 0
 		}
 		o := m.bucket(r.PieceCount())
-		out := m.head.forward(s.head, us, them, o)
+		out := m.head.forward(s.head, s.us, them, o)
 		score, wdl := targets(r)
 		l, d := e.loss.eval(out, e.cpPer, score, wdl)
 		g.loss += l
 		dus := e.dacc[su*W:][:W]
-		m.head.backward(s.head, us, them, o, float32(d*inv), g.head, dus, dthem)
+		m.head.backward(s.head, s.us, them, o, float32(d*inv), g.head, dus, dthem)
 		if g.bias != nil {
 			vec.Add(g.bias, dus)
 			if dthem != nil {
@@ -366,19 +263,39 @@ func (e *engine) forwardBackward(w, c int, batch []*datasets.Record, base int) {
 	}
 }
 
-// forwardBackwardBatch is forwardBackward for a batchHead: the head on the
-// whole chunk, whose accumulators [us | them] are rows of e.acc (position
-// i's slots 2(i-base) and 2(i-base)+1 side by side), and whose accumulator
-// gradients go to the same rows of e.dacc (a head that reads the side to
-// move's accumulator only leaves the second half alone).
+// forwardBackwardBatch is forwardBackward for a batchHead: the chunk's
+// accumulators into the worker's rows, then the head on the whole chunk.
+// Position i's accumulator gradients [dus | dthem] are slots 2(i-base) and
+// 2(i-base)+1, one row of the chunk's dacc (a head that reads the side to
+// move's accumulator only leaves the second half alone; its slot has no
+// features).
 func (e *engine) forwardBackwardBatch(bh batchHead, w, c int, batch []*datasets.Record, base int) {
 	m, s, W := e.m, e.scratch[w], e.m.width
 	b := e.batch[w]
 	g := e.chunks[c]
 	lo, hi := c*chunkSize, min((c+1)*chunkSize, len(batch))
 	n := hi - lo
-	acc := e.acc[(2*(lo-base)-e.accBase)*W:][:2*n*W]
-	bh.forwardBatch(s.head, acc, n, b.out)
+	mf := m.slotFeatures()
+	sides := 1
+	if m.both {
+		sides = 2
+	}
+	for i := lo; i < hi; i++ {
+		r := batch[i]
+		stm := r.SideToMove()
+		acc := b.acc[(i-lo)*2*W:][:2*W]
+		e.nfeat[2*(i-base)+1] = 0
+		for k := 0; k < sides; k++ {
+			side, slot := stm, 2*(i-base)+k
+			if k == 1 {
+				side = stm.Other()
+			}
+			f := m.features(r, side, e.feats[slot*mf:slot*mf:(slot+1)*mf])
+			e.nfeat[slot] = int32(len(f))
+			vec.SumRows(acc[k*W:][:W], m.bias(), m.matrix(), W, f)
+		}
+	}
+	bh.forwardBatch(s.head, b.acc, n, b.out)
 	inv := 1 / float64(len(batch))
 	for i := lo; i < hi; i++ {
 		score, wdl := targets(batch[i])
@@ -387,7 +304,7 @@ func (e *engine) forwardBackwardBatch(bh batchHead, w, c int, batch []*datasets.
 		b.dout[i-lo] = float32(d * inv)
 	}
 	dacc := e.dacc[2*(lo-base)*W:][:2*n*W]
-	bh.backwardBatch(s.head, acc, n, b.dout, g.head, dacc)
+	bh.backwardBatch(s.head, b.acc, n, b.dout, g.head, dacc)
 	if g.bias != nil {
 		for p := 0; p < 2*n; p++ {
 			if p%2 == 0 || m.both {
@@ -515,17 +432,9 @@ func (e *engine) accumulate(batch []*datasets.Record) {
 	var active int
 	for s0 := 0; s0 < len(batch); s0 += e.sub {
 		s1 := min(s0+e.sub, len(batch))
-		ns := 2 * (s1 - s0)
-		for w0 := s0; w0 < s1; w0 += e.win {
-			w1 := min(w0+e.win, s1)
-			cw0, cw1 := w0/chunkSize, (w1+chunkSize-1)/chunkSize
-			e.accBase = 2 * (w0 - s0)
-			e.parallel(cw1-cw0, func(_, c int) { e.chunkFeatures(cw0+c, batch, s0) })
-			e.sortSlots(e.accBase, 2*(w1-s0))
-			e.parallel((len(e.order)+accBlock-1)/accBlock, func(_, it int) { e.sumAccumulators(it) })
-			e.parallel(cw1-cw0, func(w, c int) { e.forwardBackward(w, cw0+c, batch, s0) })
-		}
-		e.buildLists(ns)
+		c0, c1 := s0/chunkSize, (s1+chunkSize-1)/chunkSize
+		e.parallel(c1-c0, func(w, c int) { e.forwardBackward(w, c0+c, batch, s0) })
+		e.buildLists(2 * (s1 - s0))
 		active += e.activeFeatures()
 		e.parallel(blocks, func(_, b int) {
 			for f := b * rowBlock; f < min((b+1)*rowBlock, m.rows); f++ {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -407,66 +406,4 @@ func perturb(m *Model, rng *rand.Rand, scale float32) {
 		}
 	}
 	m.sync()
-}
-
-// TestSortedAccumulators: summing the accumulators in king-bucket order
-// (sortSlots), in windows of two chunks, gives the loss and every gradient
-// of slot order in one window a sub-batch, bit for bit, and the order is a
-// permutation of the window's slots, buckets ascending and slots ascending
-// within one.
-func TestSortedAccumulators(t *testing.T) {
-	recs := ptrs(testRecords(t, 900))
-	loss := Loss{Kind: "mpe", Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5}
-	for _, name := range []string{"screlu-leorik-buckets", "sf12-kings", "relu-koivisto16", "sf12-kings/factorized"} {
-		t.Run(name, func(t *testing.T) {
-			name, factorized := strings.CutSuffix(name, "/factorized")
-			var opts []Option
-			if factorized {
-				opts = append(opts, Factorized())
-			}
-			m, err := NewModel(tinySpec(t, name), 5, opts...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			perturb(m, rand.New(rand.NewPCG(3, 4)), 0.05)
-			sorted, plain := newEngine(m, loss, 2), newEngine(m, loss, 2)
-			if sorted.bucketStride == 0 {
-				t.Fatal("a king-bucketed set does not sort its slots")
-			}
-			plain.bucketStride = 0
-			sorted.win, plain.win = 2*chunkSize, len(recs)
-			la, ga := sorted.gradients(recs)
-			lb, gb := plain.gradients(recs)
-			if la != lb {
-				t.Fatalf("loss %g sorted, %g in slot order", la, lb)
-			}
-			for k := range ga {
-				if !slices.Equal(ga[k], gb[k]) {
-					t.Fatalf("%s: the gradients differ", m.all[k].Name)
-				}
-			}
-			// The last window's order: a permutation, sorted by bucket.
-			seen := make([]bool, len(sorted.order))
-			for i, s := range sorted.order {
-				j := int(s) - sorted.accBase
-				if j < 0 || j >= len(seen) || seen[j] {
-					t.Fatalf("slot %d twice in the order or outside its window", s)
-				}
-				seen[j] = true
-				if i > 0 {
-					p := sorted.order[i-1]
-					if kp, ks := sorted.key[p], sorted.key[s]; kp > ks || kp == ks && p > s {
-						t.Fatalf("order[%d] = slot %d (bucket %d) after slot %d (bucket %d)", i, s, ks, p, kp)
-					}
-				}
-			}
-			buckets := map[int32]bool{}
-			for _, s := range sorted.order {
-				buckets[sorted.key[s]] = true
-			}
-			if len(buckets) < 2 {
-				t.Fatalf("the slots fall in %d bucket(s): the test does not sort", len(buckets))
-			}
-		})
-	}
 }
