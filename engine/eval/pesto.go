@@ -178,10 +178,10 @@ func init() {
 	}
 }
 
-// NewPeSTO returns a classical evaluator. Reset must be called before use.
 // Clone returns a fresh classical evaluator (it has no weights to share).
 func (e *PeSTO) Clone() Evaluator { return NewPeSTO() }
 
+// NewPeSTO returns a classical evaluator. Reset must be called before use.
 func NewPeSTO() *PeSTO {
 	return &PeSTO{stack: make([]pestoState, 1, 512)}
 }
