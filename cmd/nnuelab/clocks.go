@@ -13,6 +13,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
+	"github.com/nnuelab/nnuelab/internal/plotaxis"
 	"github.com/nnuelab/nnuelab/internal/svgplot"
 	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
@@ -92,11 +93,15 @@ func runClocks(args []string, stdout, stderr io.Writer) error {
 }
 
 // plotClocks draws, per engine, the median and the maximum share of the
-// clock its n-th move used over the games.
+// clock its n-th move used over the games. A move number is drawn only
+// while at least minPlotGames(games) of the engine's games reach it, so
+// that the long tail of a few long games does not read as a trend.
 func plotClocks(path, title string, names []string, by map[string][]match.ClockUse) error {
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = "move number (the engine's own moves)"
+	p.X.Label.Text = "move number (the engine's own moves; drawn while a tenth of its games, at least 5, reach it)"
+	p.X.Tick.Marker = plotaxis.Ticks
+	p.Y.Tick.Marker = plotaxis.Ticks
 	p.Y.Label.Text = "share of the clock the move used (%)"
 	p.Add(plotter.NewGrid())
 	var legend svgplot.Legend
@@ -113,7 +118,7 @@ func plotClocks(path, title string, names []string, by map[string][]match.ClockU
 		var med, mx plotter.XYs
 		for k := 1; k <= last; k++ {
 			v := perMove[k]
-			if len(v) < 3 { // too few games reach this move to say anything
+			if len(v) < minPlotGames(len(by[n])) {
 				continue
 			}
 			sort.Float64s(v)
@@ -138,9 +143,16 @@ func plotClocks(path, title string, names []string, by map[string][]match.ClockU
 		legend.Add(n+" median", l1)
 		legend.Add(n+" max", l2)
 	}
+	p.Y.Min = 0 // shares read against nothing used
 	svg, err := svgplot.Render(p, &legend, 9*vg.Inch, 5*vg.Inch)
 	if err != nil {
 		return err
 	}
 	return fsutil.WriteFileAtomic(path, svg, 0o644)
+}
+
+// minPlotGames is how many of an engine's games must reach a move number
+// for plotClocks to draw it: a tenth of them, and at least 5.
+func minPlotGames(games int) int {
+	return max(5, (games+9)/10)
 }
