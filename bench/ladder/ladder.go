@@ -29,8 +29,11 @@ type Config struct {
 	// /usr/games/stockfish, Debian's build), played with
 	// UCI_LimitStrength at each level's UCI_Elo.
 	Stockfish string `toml:"stockfish"`
-	// StockfishOverhead is Stockfish's Move Overhead in ms (default 100:
-	// with UCI_LimitStrength it plays its clock down to very little).
+	// StockfishOverhead is Stockfish's Move Overhead in ms unless a rung
+	// says otherwise (default 100: with UCI_LimitStrength it plays its
+	// clock down to very little). Stockfish 15.1 budgets from its clock
+	// plus 49 increments minus 52 overheads, so a short clock needs a
+	// small one: at 1+0.01, 30 ms leaves it nothing and it plays depth 1.
 	StockfishOverhead int `toml:"stockfish_move_overhead"`
 	// TC is the default clock of a rung (default "5+0.05").
 	TC string `toml:"tc"`
@@ -74,6 +77,11 @@ type Rung struct {
 	// Chunk overrides the ladder's games per kept chunk (long clocks want
 	// small ones).
 	Chunk int `toml:"chunk"`
+	// StockfishOverhead overrides the ladder's Move Overhead for
+	// Stockfish (ms); set, it is resolved into Overhead.
+	StockfishOverhead *int `toml:"stockfish_move_overhead"`
+	// Overhead is the Move Overhead (ms) Stockfish plays this rung with.
+	Overhead int `toml:"-"`
 	// Levels are Stockfish's UCI_Elo values played, each one match.
 	Levels []int `toml:"levels"`
 	// Note is printed under the rung's table (why these levels, ...).
@@ -190,6 +198,13 @@ func Parse(path, text string) (*Config, error) {
 		}
 		if r.Chunk < 2 || r.Chunk%2 != 0 {
 			return nil, bad(key("chunk"), "must be even and at least 2 (game pairs), got %d", r.Chunk)
+		}
+		r.Overhead = c.StockfishOverhead
+		if r.StockfishOverhead != nil {
+			r.Overhead = *r.StockfishOverhead
+		}
+		if r.Overhead < 0 || r.Overhead > 5000 {
+			return nil, bad(key("stockfish_move_overhead"), "must be 0..5000 ms, got %d", r.Overhead)
 		}
 		if len(r.Levels) == 0 {
 			return nil, bad(key("levels"), "missing: Stockfish's UCI_Elo values to play")

@@ -35,6 +35,7 @@ threads = 2
 tc = "10+0.1"
 games = 4
 levels = [2000]
+stockfish_move_overhead = 10
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +55,14 @@ levels = [2000]
 	}
 	if c.Rungs[0].Games != 100 || c.Rungs[1].Games != 4 || c.Rungs[0].Threads != 1 || c.Rungs[0].Chunk != 20 {
 		t.Errorf("rung games/threads: %+v", c.Rungs)
+	}
+	// Stockfish's Move Overhead: the ladder's unless the rung sets one,
+	// and the rung's is among the settings that decide its games.
+	if c.Rungs[0].Overhead != 100 || c.Rungs[1].Overhead != 10 {
+		t.Errorf("overheads %d, %d, want 100 (the ladder's) and 10 (the rung's)", c.Rungs[0].Overhead, c.Rungs[1].Overhead)
+	}
+	if s := c.settings(Cell{Rung: &c.Rungs[1], Level: 2000}, "x"); !strings.Contains(s, "sf_overhead=10 ") {
+		t.Errorf("settings %q lack the rung's overhead", s)
 	}
 	cells, err := c.Cells(nil)
 	if err != nil || len(cells) != 3 || cells[2].ID() != "classical-t2-10p0.1-e2000" {
@@ -84,6 +93,8 @@ func TestParseErrors(t *testing.T) {
 		{"chunk = -2\n" + minimal, "chunk"},
 		{`openings = "b.epd"` + "\n[[rung]]\narch=\"x\"\nlevels=[1500]\nchunk=7\n", "rung[1].chunk"},
 		{"timemargin = -5\n" + minimal, "timemargin"},
+		{"stockfish_move_overhead = -1\n" + minimal, "stockfish_move_overhead"},
+		{`openings = "b.epd"` + "\n[[rung]]\narch=\"x\"\nlevels=[1500]\nstockfish_move_overhead=6000\n", "rung[1].stockfish_move_overhead"},
 		{`openings = "b.epd"` + "\n[[rung]]\nlevels=[1500]\n", "rung[1].arch"},
 		{`openings = "b.epd"` + "\n[[rung]]\narch=\"x\"\n", "rung[1].levels"},
 		{`openings = "b.epd"` + "\n[[rung]]\narch=\"x\"\nlevels=[1000]\n", "rung[1].levels"},

@@ -53,7 +53,7 @@ type Result struct {
 func (c *Config) settings(cell Cell, booksha string) string {
 	r := cell.Rung
 	return fmt.Sprintf("arch=%s threads=%d tc=%s games=%d chunk=%d level=%d hash=%d timemargin=%d sf_overhead=%d stockfish=%s openings=%s seed=%d",
-		r.Arch, r.Threads, r.TC, r.Games, r.Chunk, cell.Level, c.Hash, c.TimeMargin, c.StockfishOverhead, c.Stockfish, booksha, c.Seed)
+		r.Arch, r.Threads, r.TC, r.Games, r.Chunk, cell.Level, c.Hash, c.TimeMargin, r.Overhead, c.Stockfish, booksha, c.Seed)
 }
 
 // chunks returns the games of each chunk of a cell's match: the rung's
@@ -90,7 +90,7 @@ func (c *Config) matchConfig(cell Cell, k int, binary, pgn string) (match.Config
 			{Name: fmt.Sprintf("sf15.1-elo%d", cell.Level), Cmd: c.Stockfish, Limits: lim, Options: []match.Option{
 				{Name: "UCI_LimitStrength", Value: "true"}, {Name: "UCI_Elo", Value: strconv.Itoa(cell.Level)},
 				{Name: "Threads", Value: "1"}, {Name: "Hash", Value: hash},
-				{Name: "Move Overhead", Value: strconv.Itoa(c.StockfishOverhead)}}},
+				{Name: "Move Overhead", Value: strconv.Itoa(r.Overhead)}}},
 		},
 		Games:       2,
 		Rounds:      chunks(r)[k] / 2,
