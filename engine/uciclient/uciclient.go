@@ -287,7 +287,7 @@ func (e *Engine) NewGame(ctx context.Context, deadline time.Time) error {
 // Result is what one go command produced.
 type Result struct {
 	BestMove string        // bestmove's move ("" if it named none)
-	Elapsed  time.Duration // from go sent to bestmove read (or to the failure)
+	Elapsed  time.Duration // from go being sent to bestmove read (or to the failure)
 	Info     SearchInfo    // what the info lines said of the principal line
 }
 
@@ -297,10 +297,13 @@ type Result struct {
 // not nil) as it is read. On a failure the Result holds what was read.
 func (e *Engine) Go(ctx context.Context, position, goCmd string, limit time.Duration, each func(Info)) (Result, error) {
 	e.Drain()
+	// The clock starts before go is written: the reader stamps each line
+	// as it arrives, and an engine that answers at once can be read
+	// before Send returns.
+	start := time.Now()
 	if err := e.Send(position, goCmd); err != nil {
 		return Result{}, err
 	}
-	start := time.Now()
 	deadline := start.Add(limit)
 	var res Result
 	for {

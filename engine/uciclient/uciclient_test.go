@@ -94,6 +94,27 @@ func TestEngine(t *testing.T) {
 	}
 }
 
+// TestElapsedNeverNegative: an engine that answers at once still gets a
+// time of zero or more. The clock starts before go is written; started
+// after, a bestmove the reader had already stamped came out negative
+// (the match runner wrote "-0.002s" into a PGN and credited the clock).
+func TestElapsedNeverNegative(t *testing.T) {
+	e := startFake(t, "ok")
+	neg := 0
+	for i := 0; i < 2000; i++ {
+		r, err := e.Go(context.Background(), "position startpos", "go nodes 10", MinStartTimeout, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Elapsed < 0 {
+			neg++
+		}
+	}
+	if neg > 0 {
+		t.Errorf("%d of 2000 searches took a negative time", neg)
+	}
+}
+
 func TestHangAndStop(t *testing.T) {
 	e := startFake(t, "hang")
 	r, err := e.Go(context.Background(), "position startpos", "go infinite", 200*time.Millisecond, nil)
