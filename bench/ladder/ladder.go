@@ -30,10 +30,11 @@ type Config struct {
 	// UCI_LimitStrength at each level's UCI_Elo.
 	Stockfish string `toml:"stockfish"`
 	// StockfishOverhead is Stockfish's Move Overhead in ms unless a rung
-	// says otherwise (default 100: with UCI_LimitStrength it plays its
-	// clock down to very little). Stockfish 15.1 budgets from its clock
-	// plus 49 increments minus 52 overheads, so a short clock needs a
-	// small one: at 1+0.01, 30 ms leaves it nothing and it plays depth 1.
+	// says otherwise (default 10, Stockfish's own). Stockfish 15.1
+	// budgets from its clock plus 49 increments minus 52 overheads, so a
+	// larger one shortens every move it thinks: at 5+0.05, 100 ms cuts
+	// its first budget to a third, and at 1+0.01, 30 ms leaves it 1 ms a
+	// move (depth 1).
 	StockfishOverhead int `toml:"stockfish_move_overhead"`
 	// TC is the default clock of a rung (default "5+0.05").
 	TC string `toml:"tc"`
@@ -126,7 +127,7 @@ func Parse(path, text string) (*Config, error) {
 		c.Stockfish = "/usr/games/stockfish"
 	}
 	if !md.IsDefined("stockfish_move_overhead") {
-		c.StockfishOverhead = 100
+		c.StockfishOverhead = 10
 	}
 	if c.TC == "" {
 		c.TC = "5+0.05"

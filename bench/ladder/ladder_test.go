@@ -35,13 +35,13 @@ threads = 2
 tc = "10+0.1"
 games = 4
 levels = [2000]
-stockfish_move_overhead = 10
+stockfish_move_overhead = 30
 `)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Stockfish != "/usr/games/stockfish" || c.TC != "5+0.05" || c.TimeMargin != 50 || c.Hash != 16 || c.Games != 100 ||
-		c.Concurrency != 2 || c.StockfishOverhead != 100 || c.Chunk != 20 {
+		c.Concurrency != 2 || c.StockfishOverhead != 10 || c.Chunk != 20 {
 		t.Errorf("defaults: %+v", c)
 	}
 	if got := c.OpeningsPath(); got != filepath.Join("testdata", "book.epd") {
@@ -58,10 +58,10 @@ stockfish_move_overhead = 10
 	}
 	// Stockfish's Move Overhead: the ladder's unless the rung sets one,
 	// and the rung's is among the settings that decide its games.
-	if c.Rungs[0].Overhead != 100 || c.Rungs[1].Overhead != 10 {
-		t.Errorf("overheads %d, %d, want 100 (the ladder's) and 10 (the rung's)", c.Rungs[0].Overhead, c.Rungs[1].Overhead)
+	if c.Rungs[0].Overhead != 10 || c.Rungs[1].Overhead != 30 {
+		t.Errorf("overheads %d, %d, want 10 (the ladder's) and 30 (the rung's)", c.Rungs[0].Overhead, c.Rungs[1].Overhead)
 	}
-	if s := c.settings(Cell{Rung: &c.Rungs[1], Level: 2000}, "x"); !strings.Contains(s, "sf_overhead=10 ") {
+	if s := c.settings(Cell{Rung: &c.Rungs[1], Level: 2000}, "x"); !strings.Contains(s, "sf_overhead=30 ") {
 		t.Errorf("settings %q lack the rung's overhead", s)
 	}
 	cells, err := c.Cells(nil)
