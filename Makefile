@@ -97,7 +97,8 @@ test: deps fmt-check vet asm-check
 # Every committed report is rewritten from the committed results alone (no
 # file outside the repository, no task run) and must come out byte-identical;
 # so must docs/claims.md's table (docs/claims.toml read against the results)
-# and docs/strength.md's ladder tables (docs/strength/ladder.toml and its matches).
+# and docs/strength.md's ladder tables and clock figures (docs/strength/ladder.toml
+# and its matches).
 reports-check: build
 	@tmp=$$(mktemp -d); status=0; \
 	for f in experiments/*.toml; do \

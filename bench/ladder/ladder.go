@@ -59,6 +59,9 @@ type Config struct {
 	Chunk int `toml:"chunk"`
 	// Rungs are the settings measured, in the report's order.
 	Rungs []Rung `toml:"rung"`
+	// Clocks are the time-management figures the report draws, each from
+	// the finished matches of its rungs.
+	Clocks []ClockFigure `toml:"clocks"`
 
 	dir string // the file's folder
 }
@@ -87,6 +90,18 @@ type Rung struct {
 	Levels []int `toml:"levels"`
 	// Note is printed under the rung's table (why these levels, ...).
 	Note string `toml:"note"`
+}
+
+// ClockFigure is one figure of the share of the clock each move used,
+// with its table (time forfeits, shares, least clock left), over the
+// finished matches of some rungs: one clock at one and two threads, say.
+type ClockFigure struct {
+	// Name names the figure's file: clocks-NAME.svg in the results folder.
+	Name string `toml:"name"`
+	// Title heads the figure and its part of the report.
+	Title string `toml:"title"`
+	// Rungs are the names of the rungs whose games it draws.
+	Rungs []string `toml:"rungs"`
 }
 
 // Stockfish 15.1 accepts UCI_Elo in this range (later releases widened
@@ -233,6 +248,28 @@ func Parse(path, text string) (*Config, error) {
 			return nil, bad(key("name"), "%q is the name of an earlier rung (give one a name)", r.Name)
 		}
 		seen[r.Name] = true
+	}
+	figs := map[string]bool{}
+	for i := range c.Clocks {
+		f := &c.Clocks[i]
+		key := func(k string) string { return fmt.Sprintf("clocks[%d].%s", i+1, k) }
+		switch {
+		case !nameRE.MatchString(f.Name):
+			return nil, bad(key("name"), "%q: use letters, digits and ._+=- (it names the figure's file)", f.Name)
+		case figs[f.Name]:
+			return nil, bad(key("name"), "%q names an earlier figure", f.Name)
+		case len(f.Rungs) == 0:
+			return nil, bad(key("rungs"), "missing: the rungs whose games the figure draws")
+		}
+		figs[f.Name] = true
+		if f.Title == "" {
+			f.Title = f.Name
+		}
+		for _, n := range f.Rungs {
+			if !seen[n] {
+				return nil, bad(key("rungs"), "no rung named %q", n)
+			}
+		}
 	}
 	return &c, nil
 }

@@ -106,6 +106,10 @@ func TestParseErrors(t *testing.T) {
 		{`openings = "b.epd"` + "\n[[rung]]\narch=\"x\"\nlevels=[1500]\nname=\"a b\"\n", "rung[1].name"},
 		{`openings = "b.epd"` + "\n[[rung]]\narch=\"x\"\nlevels=[1500]\n[[rung]]\narch=\"x\"\nlevels=[1600]\n", "rung[2].name"},
 		{"openings = \n", ""},
+		{minimal + "[[clocks]]\nrungs=[\"classical-t1\"]\n", "clocks[1].name"},
+		{minimal + "[[clocks]]\nname=\"a\"\n", "clocks[1].rungs"},
+		{minimal + "[[clocks]]\nname=\"a\"\nrungs=[\"nope\"]\n", "clocks[1].rungs"},
+		{minimal + "[[clocks]]\nname=\"a\"\nrungs=[\"classical-t1\"]\n[[clocks]]\nname=\"a\"\nrungs=[\"classical-t1\"]\n", "clocks[2].name"},
 	} {
 		_, err := Parse("l.toml", tc.text)
 		if tc.key == "" {
@@ -295,6 +299,10 @@ concurrency = 1
 [[rung]]
 arch = "classical"
 levels = [1350]
+[[clocks]]
+name = "fast"
+title = "1+0.01"
+rungs = ["classical-t1"]
 `
 	c, err := Parse("testdata/ladder.toml", text)
 	if err != nil {
@@ -323,7 +331,7 @@ levels = [1350]
 	if _, err := os.Stat(filepath.Join(out, "classical-t1-e1350.pgn.part")); !os.IsNotExist(err) {
 		t.Errorf("the plain PGN was left beside the compressed one (%v)", err)
 	}
-	rep, err := Report(c, out)
+	rep, err := Report(c, out, "figs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,13 +339,27 @@ levels = [1350]
 	if !strings.Contains(rep, row) {
 		t.Errorf("report lacks %q:\n%s", row, rep)
 	}
+	// The clock figure: linked under figDir, with the clock table of both
+	// engines over the match's two games, and drawn by Figures.
+	for _, want := range []string{"![1+0.01](figs/clocks-fast.svg)", "| nnuelab-classical-t1 | 2 |", "| sf15.1-elo1350 | 2 |"} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("report lacks %q:\n%s", want, rep)
+		}
+	}
+	figs, err := Figures(c, out)
+	if err != nil || len(figs) != 1 || figs[0].Path != filepath.Join(out, "clocks-fast.svg") || !strings.Contains(string(figs[0].SVG), "<svg") {
+		t.Errorf("figures %v, %v", figs, err)
+	}
 	// A rerun plays nothing.
 	log.Reset()
 	if err := Run(context.Background(), c, Options{Binary: bin, Out: out, Log: &log}); err != nil || !strings.Contains(log.String(), "classical-t1-e1350: done") {
 		t.Errorf("rerun: %v\n%s", err, log.String())
 	}
 	// Other settings for a kept match are refused, naming it.
-	c2, _ := Parse("testdata/ladder.toml", strings.Replace(text, "games = 2", "games = 4", 1))
+	c2, err := Parse("testdata/ladder.toml", strings.Replace(text, "games = 2", "games = 4", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := Run(context.Background(), c2, Options{Binary: bin, Out: out}); err == nil || !strings.Contains(err.Error(), "classical-t1-e1350") {
 		t.Errorf("changed settings: %v", err)
 	}
@@ -389,7 +411,10 @@ levels = [1350]
 		t.Errorf("the chunks were left after the merge (%v)", err)
 	}
 	// An arch the binary does not offer is refused before any game.
-	c3, _ := Parse("testdata/ladder.toml", strings.Replace(text, `arch = "classical"`, `arch = "nosuch"`, 1))
+	c3, err := Parse("testdata/ladder.toml", strings.ReplaceAll(text, "classical", "nosuch"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := Run(context.Background(), c3, Options{Binary: bin, Out: t.TempDir()}); err == nil || !strings.Contains(err.Error(), `"nosuch"`) {
 		t.Errorf("unknown arch: %v", err)
 	}
@@ -437,5 +462,29 @@ levels = [1500]
 	// 5+0.05: 2 x 0.9 x (5 + 65 x 0.05) = 14.85 s a game.
 	if st[0].Left != 0 || math.Abs(st[1].Left-20*14.85/2) > 1e-9 || math.Abs(st[2].Left-40*14.85/2) > 1e-9 || math.Abs(st[3].Left-40*14.85) > 1e-9 {
 		t.Errorf("estimates %v, %v, %v, %v", st[0].Left, st[1].Left, st[2].Left, st[3].Left)
+	}
+}
+
+// TestReportClocksNotPlayed: a clock figure without a finished match says
+// so in the report and draws nothing.
+func TestReportClocksNotPlayed(t *testing.T) {
+	c, err := Parse("l.toml", minimal+"[[clocks]]\nname = \"a\"\nrungs = [\"classical-t1\"]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	rep, err := Report(c, out, "x")
+	if err != nil || !strings.Contains(rep, "**5+0.05** (classical-t1): not played yet.") {
+		t.Errorf("report %v:\n%s", err, rep)
+	}
+	if figs, err := Figures(c, out); err != nil || len(figs) != 0 {
+		t.Errorf("figures %v, %v", figs, err)
+	}
+	// A finished match whose games are missing is an error naming it.
+	if err := os.WriteFile(filepath.Join(out, "classical-t1-e1500.json"), []byte(`{"summary":{}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Figures(c, out); err == nil || !strings.Contains(err.Error(), "classical-t1-e1500") {
+		t.Errorf("missing PGN: %v", err)
 	}
 }

@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/nnuelab/nnuelab/bench/clocks"
 )
 
 // outcome is what the report reads of a kept match summary.
@@ -65,9 +69,11 @@ func combine(levels []int, outs []*outcome) (Rating, bool) {
 }
 
 // Report returns the ladder's Markdown: a table of every match kept in
-// out (the ones not played yet say so) and a table of each rung's rating
-// on the UCI_Elo scale.
-func Report(c *Config, out string) (string, error) {
+// out (the ones not played yet say so), a table of each rung's rating
+// on the UCI_Elo scale and, per clock figure, the table of its matches'
+// clock use and a link to the figure, under figDir (the results folder
+// as the page reaches it; Figures draws them).
+func Report(c *Config, out, figDir string) (string, error) {
 	var b, sum strings.Builder
 	fmt.Fprintf(&b, "| rung | Stockfish 15.1 `UCI_Elo` | games | nnuelab W-D-L | score | Elo difference [95%%] | implied rating | time forfeits (nnuelab / Stockfish) | other faults | nnuelab revision |\n")
 	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|\n")
@@ -121,7 +127,99 @@ func Report(c *Config, out string) (string, error) {
 	if notes.Len() > 0 {
 		s += "\n" + notes.String()
 	}
+	if len(c.Clocks) == 0 {
+		return s, nil
+	}
+	s += "\n### The clock each move used\n\nFrom the finished matches' PGN (`nnuelab clocks`): per engine, its time forfeits and the share of its clock a move used; each figure draws the median and the largest share by move number.\n"
+	for i := range c.Clocks {
+		f := &c.Clocks[i]
+		files, err := c.clockFiles(f, out)
+		if err != nil {
+			return "", err
+		}
+		label := c.clockLabel(f)
+		if len(files) == 0 {
+			s += fmt.Sprintf("\n**%s** (%s): not played yet.\n", label, strings.Join(f.Rungs, ", "))
+			continue
+		}
+		es, err := clocks.Read(files...)
+		if err != nil {
+			return "", err
+		}
+		s += fmt.Sprintf("\n**%s** (%s):\n\n![%s](%s)\n\n%s", label, strings.Join(f.Rungs, ", "), f.Title,
+			path.Join(filepath.ToSlash(figDir), figureName(f)), clocks.Table(es))
+	}
 	return s, nil
+}
+
+// Figure is a clock figure to write: its path in the results folder and
+// its SVG.
+type Figure struct {
+	Path string
+	SVG  []byte
+}
+
+// Figures draws the clock figures of the ladder from the finished matches
+// in out; a figure none of whose matches has finished is left out.
+func Figures(c *Config, out string) ([]Figure, error) {
+	var figs []Figure
+	for i := range c.Clocks {
+		f := &c.Clocks[i]
+		files, err := c.clockFiles(f, out)
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == 0 {
+			continue
+		}
+		es, err := clocks.Read(files...)
+		if err != nil {
+			return nil, err
+		}
+		svg, err := clocks.Plot(es, f.Title)
+		if err != nil {
+			return nil, fmt.Errorf("clock figure %s: %w", f.Name, err)
+		}
+		figs = append(figs, Figure{Path: filepath.Join(out, figureName(f)), SVG: svg})
+	}
+	return figs, nil
+}
+
+// clockLabel names a figure in the report by its rungs' clocks.
+func (c *Config) clockLabel(f *ClockFigure) string {
+	var tcs []string
+	for _, n := range f.Rungs {
+		for i := range c.Rungs {
+			if r := &c.Rungs[i]; r.Name == n && !slices.Contains(tcs, r.TC) {
+				tcs = append(tcs, r.TC)
+			}
+		}
+	}
+	return strings.Join(tcs, ", ")
+}
+
+func figureName(f *ClockFigure) string { return "clocks-" + f.Name + ".svg" }
+
+// clockFiles returns the PGN of each finished match of f's rungs, in the
+// ladder's order; a finished match without its PGN is an error.
+func (c *Config) clockFiles(f *ClockFigure, out string) ([]string, error) {
+	cells, err := c.Cells(f.Rungs)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, cell := range cells {
+		base := filepath.Join(out, cell.ID())
+		if _, err := os.Stat(base + ".json"); os.IsNotExist(err) {
+			continue
+		}
+		pgn := base + ".pgn.zst"
+		if _, err := os.Stat(pgn); err != nil {
+			return nil, fmt.Errorf("%s.json is kept but its games are not: %w", cell.ID(), err)
+		}
+		files = append(files, pgn)
+	}
+	return files, nil
 }
 
 func eloText(o *outcome) string {

@@ -1,17 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/nnuelab/nnuelab/bench/ladder"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 func init() {
@@ -63,8 +66,17 @@ Flags:`, stderr)
 			return err
 		}
 	}
-	table, err := ladder.Report(cfg, *out)
+	figDir := *out
+	if *page != "" {
+		if figDir, err = filepath.Rel(filepath.Dir(*page), *out); err != nil {
+			return err
+		}
+	}
+	table, err := ladder.Report(cfg, *out, figDir)
 	if err != nil {
+		return err
+	}
+	if err := ladderFigures(cfg, *out, *check, stdout); err != nil {
 		return err
 	}
 	if *page == "" {
@@ -81,6 +93,31 @@ Flags:`, stderr)
 	}
 	return updatePage(*page, string(old), doc, *check, stdout, "the ladder table",
 		fmt.Sprintf("differs from the ladder's results in %s: run `nnuelab ladder --report-only`", *out))
+}
+
+// ladderFigures writes the ladder's clock figures into the results
+// folder, or with check fails if one differs from what is there.
+func ladderFigures(cfg *ladder.Config, out string, check bool, stdout io.Writer) error {
+	figs, err := ladder.Figures(cfg, out)
+	if err != nil {
+		return err
+	}
+	for _, f := range figs {
+		old, err := os.ReadFile(f.Path)
+		switch {
+		case check && (err != nil || !bytes.Equal(old, f.SVG)):
+			return fmt.Errorf("%s differs from the ladder's results in %s: run `nnuelab ladder --report-only`", f.Path, out)
+		case check:
+			fmt.Fprintf(stdout, "%s: regenerates byte-identically\n", f.Path)
+		case err == nil && bytes.Equal(old, f.SVG):
+		default:
+			if err := fsutil.WriteFileAtomic(f.Path, f.SVG, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, f.Path)
+		}
+	}
+	return nil
 }
 
 // ladderDryRun prints what a run would play: each match's games kept and

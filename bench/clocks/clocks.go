@@ -1,0 +1,158 @@
+// Package clocks shows how engines used their clocks over a match, from
+// the move times in its PGN: a Markdown table per engine (time forfeits,
+// the share of the clock a move used, the least clock left) and a figure
+// of that share by move number. `nnuelab clocks` prints and plots it for
+// any PGN; the ladder draws it for its time-management rungs.
+package clocks
+
+import (
+	"fmt"
+	"image/color"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/nnuelab/nnuelab/bench/match"
+	"github.com/nnuelab/nnuelab/internal/plotaxis"
+	"github.com/nnuelab/nnuelab/internal/svgplot"
+	"github.com/nnuelab/nnuelab/internal/zstdfile"
+)
+
+// Engine is one player's clocks over the games read, under its PGN name.
+type Engine struct {
+	Name  string
+	Games []match.ClockUse
+}
+
+// Read reads the games of PGN files (plain or zstd-compressed .pgn.zst)
+// and returns each player's clocks, players in name order. A game it
+// cannot rebuild a clock for is an error naming the file and the game.
+func Read(files ...string) ([]Engine, error) {
+	by := map[string][]match.ClockUse{}
+	for _, f := range files {
+		r, err := zstdfile.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		cs, err := match.ReadClockUse(r, f)
+		r.Close()
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			by[c.Player] = append(by[c.Player], c)
+		}
+	}
+	var es []Engine
+	for n, g := range by {
+		es = append(es, Engine{Name: n, Games: g})
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
+	return es, nil
+}
+
+// Table returns a Markdown table: per engine its games, moves, time
+// forfeits, the median, 95th percentile and largest share of the clock a
+// move used, and the least clock left after a move (before the
+// increment).
+func Table(es []Engine) string {
+	var b strings.Builder
+	b.WriteString("| engine | games | moves | time forfeits | share of the clock a move used: median / 95th pct / max | least clock left after a move |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, e := range es {
+		var shares []float64
+		forfeits, moves := 0, 0
+		least := -1.0
+		for _, c := range e.Games {
+			if c.Forfeit {
+				forfeits++
+			}
+			for i, m := range c.Moves {
+				shares = append(shares, m.Share())
+				after := m.Before - m.Used
+				if i == len(c.Moves)-1 {
+					after = c.Left
+				}
+				if s := after.Seconds(); least < 0 || s < least {
+					least = s
+				}
+			}
+			moves += len(c.Moves)
+		}
+		sort.Float64s(shares)
+		q := func(p float64) float64 {
+			if len(shares) == 0 {
+				return 0
+			}
+			return shares[min(int(p*float64(len(shares))), len(shares)-1)]
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.1f%% / %.1f%% / %.1f%% | %.3f s |\n",
+			e.Name, len(e.Games), moves, forfeits, 100*q(0.5), 100*q(0.95), 100*q(1), max(least, 0))
+	}
+	return b.String()
+}
+
+// MinPlotGames is how many of an engine's games must reach a move number
+// for Plot to draw it: a tenth of them, and at least 5, so that the tail
+// of a few long games does not read as a trend.
+func MinPlotGames(games int) int {
+	return max(5, (games+9)/10)
+}
+
+// Plot draws, per engine, the median and the largest share of the clock
+// its n-th move used over the games, for the move numbers MinPlotGames
+// of its games reach, and returns the SVG.
+func Plot(es []Engine, title string) ([]byte, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "move number (the engine's own moves; drawn while a tenth of its games, at least 5, reach it)"
+	p.Y.Label.Text = "share of the clock the move used (%)"
+	p.X.Tick.Marker = plotaxis.Ticks
+	p.Y.Tick.Marker = plotaxis.Ticks
+	p.Add(plotter.NewGrid())
+	var legend svgplot.Legend
+	colors := []color.RGBA{{31, 119, 180, 255}, {214, 39, 40, 255}, {44, 160, 44, 255}, {148, 103, 189, 255}}
+	for i, e := range es {
+		perMove := map[int][]float64{}
+		last := 0
+		for _, c := range e.Games {
+			for _, m := range c.Moves {
+				perMove[m.Move] = append(perMove[m.Move], 100*m.Share())
+				last = max(last, m.Move)
+			}
+		}
+		var med, mx plotter.XYs
+		for k := 1; k <= last; k++ {
+			v := perMove[k]
+			if len(v) < MinPlotGames(len(e.Games)) {
+				continue
+			}
+			sort.Float64s(v)
+			med = append(med, plotter.XY{X: float64(k), Y: v[len(v)/2]})
+			mx = append(mx, plotter.XY{X: float64(k), Y: v[len(v)-1]})
+		}
+		if len(med) == 0 {
+			continue
+		}
+		c := colors[i%len(colors)]
+		l1, err := plotter.NewLine(med)
+		if err != nil {
+			return nil, err
+		}
+		l1.Color, l1.Width = c, vg.Points(1.5)
+		l2, err := plotter.NewLine(mx)
+		if err != nil {
+			return nil, err
+		}
+		l2.Color, l2.Width, l2.Dashes = c, vg.Points(1), []vg.Length{vg.Points(3), vg.Points(2)}
+		p.Add(l1, l2)
+		legend.Add(e.Name+" median", l1)
+		legend.Add(e.Name+" max", l2)
+	}
+	p.Y.Min = 0     // shares read against nothing used
+	p.Y.Max *= 1.05 // the largest share below the frame, not on it
+	return svgplot.Render(p, &legend, 9*vg.Inch, 5*vg.Inch)
+}

@@ -1,0 +1,81 @@
+package clocks
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// games returns n games between x and y at 10+0.1: x's moves take 1 s of
+// 10 s and 2 s of 9.1 s, y's 0.5 s and 0.1 s.
+func games(n int) string {
+	var b strings.Builder
+	for g := 0; g < n; g++ {
+		b.WriteString("[White \"x\"]\n[Black \"y\"]\n[Result \"1-0\"]\n[TimeControl \"10+0.1\"]\n\n")
+		b.WriteString("1. e4 {+0.30/12 1.000s} e5 {-0.20/11 0.500s} 2. Nf3 {+0.25/13 2.000s} Nc6 {0.100s} 1-0\n\n")
+	}
+	return b.String()
+}
+
+func write(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestTable(t *testing.T) {
+	es, err := Read(write(t, "a.pgn", games(3)), write(t, "b.pgn", games(2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 2 || es[0].Name != "x" || es[1].Name != "y" || len(es[0].Games) != 5 {
+		t.Fatalf("engines %+v", es)
+	}
+	// x: shares 10% and 21.98% (2 of 9.1 s), upper middle of the ten the
+	// median; least left 9.1 - 2 + 0.1 = 7.2 s after its last move.
+	tab := Table(es)
+	for _, want := range []string{"| x | 5 | 10 | 0 | 22.0% / 22.0% / 22.0% | 7.200 s |", "| y | 5 | 10 | 0 | 5.0% / 5.0% / 5.0% |"} {
+		if !strings.Contains(tab, want) {
+			t.Errorf("table lacks %q:\n%s", want, tab)
+		}
+	}
+	if _, err := Read(write(t, "bad.pgn", "[White \"x\"]\n[Black \"y\"]\n\n1. e4 {0.1s} 1-0\n")); err == nil || !strings.Contains(err.Error(), "bad.pgn") {
+		t.Errorf("a game without a TimeControl: %v", err)
+	}
+}
+
+func TestMinPlotGames(t *testing.T) {
+	for _, tc := range []struct{ games, want int }{{1, 5}, {40, 5}, {50, 5}, {51, 6}, {200, 20}, {346, 35}} {
+		if got := MinPlotGames(tc.games); got != tc.want {
+			t.Errorf("MinPlotGames(%d) = %d, want %d", tc.games, got, tc.want)
+		}
+	}
+}
+
+// TestPlot: a move five games reach is drawn, one four reach is not.
+func TestPlot(t *testing.T) {
+	for _, tc := range []struct {
+		games int
+		drawn bool
+	}{{5, true}, {4, false}} {
+		es, err := Read(write(t, "g.pgn", games(tc.games)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg, err := Plot(es, "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) && !bytes.Contains(svg, []byte("<svg")) {
+			t.Fatalf("%d games: not an SVG", tc.games)
+		}
+		if got := bytes.Contains(svg, []byte("x median")); got != tc.drawn {
+			t.Errorf("%d games: x's median drawn %v, want %v", tc.games, got, tc.drawn)
+		}
+	}
+}
