@@ -488,3 +488,41 @@ func TestReportClocksNotPlayed(t *testing.T) {
 		t.Errorf("missing PGN: %v", err)
 	}
 }
+
+// FuzzParse: any ladder file parses or is refused with a configerr.Error
+// naming it; never a panic. A file that parses has rungs with levels in
+// Stockfish's range and clock figures naming only its rungs.
+func FuzzParse(f *testing.F) {
+	f.Add(minimal)
+	f.Add(minimal + "[[clocks]]\nname = \"a\"\nrungs = [\"classical-t1\"]\n")
+	f.Add("stockfish_move_overhead = 10\n" + minimal + "[[rung]]\narch=\"x\"\nthreads=2\ntc=\"40/60\"\nlevels=[2850]\nchunk=10\ngames=40\nstockfish_move_overhead=30\n")
+	if data, err := os.ReadFile("../../docs/strength/ladder.toml"); err == nil {
+		f.Add(string(data))
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := Parse("fuzz.toml", s)
+		if err != nil {
+			var ce *configerr.Error
+			if !errors.As(err, &ce) || ce.File != "fuzz.toml" {
+				t.Fatalf("error %v is not a configerr.Error naming the file", err)
+			}
+			return
+		}
+		names := map[string]bool{}
+		for _, r := range c.Rungs {
+			names[r.Name] = true
+			for _, l := range r.Levels {
+				if l < minUCIElo || l > maxUCIElo {
+					t.Fatalf("rung %s: level %d accepted", r.Name, l)
+				}
+			}
+		}
+		for _, fig := range c.Clocks {
+			for _, n := range fig.Rungs {
+				if !names[n] {
+					t.Fatalf("figure %s names rung %q, not in the file", fig.Name, n)
+				}
+			}
+		}
+	})
+}

@@ -63,3 +63,36 @@ func FuzzParseTimeControl(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadClockUse: rebuilding the clocks of any PGN never panics; an
+// error names the file, and every move read has a time of zero or more
+// (a negative one is refused, not credited to the clock).
+func FuzzReadClockUse(f *testing.F) {
+	for _, s := range []string{
+		"[White \"x\"]\n[Black \"y\"]\n[TimeControl \"10+0.1\"]\n\n1. e4 {+0.30/12 1.000s} e5 {-0.20/11 0.500s} 1-0\n",
+		"[TimeControl \"40/60\"]\n[FEN \"8/8/8/8/8/8/8/K6k b - - 0 1\"]\n\n1... Kh2 {book} 2. Kb1 {0.1s} *\n",
+		"[TimeControl \"1+0.01\"]\n\n1. e4 {-M1/239 -0.001s} 1-0\n",
+		"[TimeControl \"-\"]\n\n1. e4 {0.1s} 1-0\n",
+		"[TimeControl \"5+0.05\"]\n\n1. e4 {no time} 1-0\n",
+		"[TimeControl \"5+0.05\"]\n[Termination \"time forfeit\"]\n\n1. e4 {9.000s} e5 {0.1s} 0-1\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		cs, err := ReadClockUse(strings.NewReader(s), "fuzz.pgn")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.pgn") {
+				t.Errorf("error %q does not name the file", err)
+			}
+			return
+		}
+		for _, c := range cs {
+			for _, m := range c.Moves {
+				if m.Used < 0 || m.Move < 1 {
+					t.Fatalf("game %d, %s: move %+v", c.Game, c.Player, m)
+				}
+				_ = m.Share()
+			}
+		}
+	})
+}
