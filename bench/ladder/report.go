@@ -133,18 +133,14 @@ func Report(c *Config, out, figDir string) (string, error) {
 	s += "\n### The clock each move used\n\nFrom the finished matches' PGN (`nnuelab clocks`): per engine, its time forfeits and the share of its clock a move used; each figure draws the median and the largest share by move number.\n"
 	for i := range c.Clocks {
 		f := &c.Clocks[i]
-		files, err := c.clockFiles(f, out)
+		es, err := c.clockUse(f, out)
 		if err != nil {
 			return "", err
 		}
 		label := c.clockLabel(f)
-		if len(files) == 0 {
+		if es == nil {
 			s += fmt.Sprintf("\n**%s** (%s): not played yet.\n", label, strings.Join(f.Rungs, ", "))
 			continue
-		}
-		es, err := clocks.Read(files...)
-		if err != nil {
-			return "", err
 		}
 		s += fmt.Sprintf("\n**%s** (%s):\n\n![%s](%s)\n\n%s", label, strings.Join(f.Rungs, ", "), f.Title,
 			path.Join(filepath.ToSlash(figDir), figureName(f)), clocks.Table(es))
@@ -165,16 +161,12 @@ func Figures(c *Config, out string) ([]Figure, error) {
 	var figs []Figure
 	for i := range c.Clocks {
 		f := &c.Clocks[i]
-		files, err := c.clockFiles(f, out)
+		es, err := c.clockUse(f, out)
 		if err != nil {
 			return nil, err
 		}
-		if len(files) == 0 {
+		if es == nil {
 			continue
-		}
-		es, err := clocks.Read(files...)
-		if err != nil {
-			return nil, err
 		}
 		svg, err := clocks.Plot(es, f.Title)
 		if err != nil {
@@ -199,6 +191,16 @@ func (c *Config) clockLabel(f *ClockFigure) string {
 }
 
 func figureName(f *ClockFigure) string { return "clocks-" + f.Name + ".svg" }
+
+// clockUse reads the clock use of f's finished matches in out; nil when
+// none has finished yet.
+func (c *Config) clockUse(f *ClockFigure, out string) ([]clocks.Engine, error) {
+	files, err := c.clockFiles(f, out)
+	if err != nil || len(files) == 0 {
+		return nil, err
+	}
+	return clocks.Read(files...)
+}
 
 // clockFiles returns the PGN of each finished match of f's rungs, in the
 // ladder's order; a finished match without its PGN is an error.
