@@ -8,7 +8,9 @@ package clocks
 import (
 	"fmt"
 	"image/color"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -56,14 +58,16 @@ func Read(files ...string) ([]Engine, error) {
 
 // Table returns a Markdown table: per engine its games, moves, time
 // forfeits, the median, 95th percentile and largest share of the clock a
-// move used, and the least clock left after a move (before the
-// increment).
+// move used, the least clock left after a move (before the increment)
+// and the median depth its comments report (moves with a mate score or
+// without a depth left out), which shows what the clock bought.
 func Table(es []Engine) string {
 	var b strings.Builder
-	b.WriteString("| engine | games | moves | time forfeits | share of the clock a move used: median / 95th pct / max | least clock left after a move |\n")
-	b.WriteString("|---|---|---|---|---|---|\n")
+	b.WriteString("| engine | games | moves | time forfeits | share of the clock a move used: median / 95th pct / max | least clock left after a move | median depth |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
 	for _, e := range es {
 		var shares []float64
+		var depths []int
 		forfeits, moves := 0, 0
 		least := -1.0
 		for _, c := range e.Games {
@@ -72,6 +76,9 @@ func Table(es []Engine) string {
 			}
 			for i, m := range c.Moves {
 				shares = append(shares, m.Share())
+				if m.Depth > 0 && !m.Mate {
+					depths = append(depths, m.Depth)
+				}
 				after := m.Before - m.Used
 				if i == len(c.Moves)-1 {
 					after = c.Left
@@ -89,8 +96,13 @@ func Table(es []Engine) string {
 			}
 			return shares[min(int(p*float64(len(shares))), len(shares)-1)]
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.1f%% / %.1f%% / %.1f%% | %.3f s |\n",
-			e.Name, len(e.Games), moves, forfeits, 100*q(0.5), 100*q(0.95), 100*q(1), max(least, 0))
+		depth := "–"
+		if len(depths) > 0 {
+			slices.Sort(depths)
+			depth = strconv.Itoa(depths[len(depths)/2])
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.1f%% / %.1f%% / %.1f%% | %.3f s | %s |\n",
+			e.Name, len(e.Games), moves, forfeits, 100*q(0.5), 100*q(0.95), 100*q(1), max(least, 0), depth)
 	}
 	return b.String()
 }

@@ -37,9 +37,10 @@ func TestTable(t *testing.T) {
 		t.Fatalf("engines %+v", es)
 	}
 	// x: shares 10% and 21.98% (2 of 9.1 s), upper middle of the ten the
-	// median; least left 9.1 - 2 + 0.1 = 7.2 s after its last move.
+	// median; least left 9.1 - 2 + 0.1 = 7.2 s after its last move; depths
+	// 12 and 13, the upper middle the median. y's second move has no depth.
 	tab := Table(es)
-	for _, want := range []string{"| x | 5 | 10 | 0 | 22.0% / 22.0% / 22.0% | 7.200 s |", "| y | 5 | 10 | 0 | 5.0% / 5.0% / 5.0% |"} {
+	for _, want := range []string{"| x | 5 | 10 | 0 | 22.0% / 22.0% / 22.0% | 7.200 s | 13 |", "| y | 5 | 10 | 0 | 5.0% / 5.0% / 5.0% | 9.500 s | 11 |"} {
 		if !strings.Contains(tab, want) {
 			t.Errorf("table lacks %q:\n%s", want, tab)
 		}

@@ -10,11 +10,15 @@ import (
 
 // MoveClock is one move's use of the clock: the mover's move number
 // (1-based, counting its own moves), the time on its clock before the move
-// and the time the move took.
+// and the time the move took, with the depth its comment reports (0 when
+// it has none) and whether its score was a mate score (whose depth says
+// little about the search).
 type MoveClock struct {
 	Move   int
 	Before time.Duration
 	Used   time.Duration
+	Depth  int
+	Mate   bool
 }
 
 // Share is the fraction of the clock the move used.
@@ -76,7 +80,8 @@ func ReadClockUse(r io.Reader, name string) ([]ClockUse, error) {
 			}
 			moves[side]++
 			p := players[side]
-			p.Moves = append(p.Moves, MoveClock{Move: moves[side], Before: clock[side], Used: used})
+			depth, mate := moveDepth(c)
+			p.Moves = append(p.Moves, MoveClock{Move: moves[side], Before: clock[side], Used: used, Depth: depth, Mate: mate})
 			clock[side] += tc.Increment - used
 			if tc.Moves > 0 && moves[side]%tc.Moves == 0 {
 				clock[side] += tc.Base
@@ -103,6 +108,23 @@ func moveTime(c string) (time.Duration, bool) {
 		if err == nil && v >= 0 {
 			return time.Duration(v * float64(time.Second)), true
 		}
+	}
+	return 0, false
+}
+
+// moveDepth reads the "score/depth" token of a move comment ("+0.31/12",
+// "-M3/20"): the depth, 0 without one, and whether the score is a mate.
+func moveDepth(c string) (depth int, mate bool) {
+	for _, f := range strings.Fields(c) {
+		score, d, ok := strings.Cut(f, "/")
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(d)
+		if err != nil || n < 0 {
+			continue
+		}
+		return n, strings.ContainsRune(score, 'M')
 	}
 	return 0, false
 }

@@ -14,7 +14,7 @@ func TestReadClockUse(t *testing.T) {
 [Termination "time forfeit"]
 
 1. e4 {book} e5 {book} 2. Nf3 {+0.30/12 1.000s} Nc6 {-0.20/11 2.500s} 3. Bb5
-{+0.25/13 0.400s} a6 {3.000s} 0-1
+{-M3/20 0.400s} a6 {3.000s} 0-1
 
 [White "b"]
 [Black "a"]
@@ -37,8 +37,14 @@ func TestReadClockUse(t *testing.T) {
 		t.Errorf("white of game 1: %+v", a)
 	}
 	// Black moved last, so White was to move and forfeited.
+	if a.Moves[0].Depth != 12 || a.Moves[0].Mate || b.Moves[1].Depth != 0 {
+		t.Errorf("depths: white's first %+v, black's second %+v", a.Moves[0], b.Moves[1])
+	}
 	if !a.Forfeit || b.Forfeit {
 		t.Errorf("forfeits: white %v black %v", a.Forfeit, b.Forfeit)
+	}
+	if m := a.Moves[1]; m.Depth != 20 || !m.Mate {
+		t.Errorf("white's mate score: %+v", m)
 	}
 	if b.Moves[1].Before != ms(7.6) || b.Moves[1].Share() != 3.0/7.6 {
 		t.Errorf("black of game 1: %+v", b)
