@@ -37,11 +37,12 @@ func TestReadClockUse(t *testing.T) {
 		t.Errorf("white of game 1: %+v", a)
 	}
 	// Black moved last, so White was to move and forfeited.
-	if a.Moves[0].Depth != 12 || a.Moves[0].Mate || b.Moves[1].Depth != 0 {
-		t.Errorf("depths: white's first %+v, black's second %+v", a.Moves[0], b.Moves[1])
-	}
 	if !a.Forfeit || b.Forfeit {
 		t.Errorf("forfeits: white %v black %v", a.Forfeit, b.Forfeit)
+	}
+	// Depths: a plain score, a mate score, and a comment without one.
+	if a.Moves[0].Depth != 12 || a.Moves[0].Mate || b.Moves[1].Depth != 0 {
+		t.Errorf("depths: white's first %+v, black's second %+v", a.Moves[0], b.Moves[1])
 	}
 	if m := a.Moves[1]; m.Depth != 20 || !m.Mate {
 		t.Errorf("white's mate score: %+v", m)
