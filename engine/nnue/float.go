@@ -196,15 +196,10 @@ func quantize32f(w float32, scale float64, what string, i int) (int32, error) {
 // sf12FromFloat quantizes the float sf12 head (see FromFloat) into
 // Stockfish 12's integer layers with their padded row strides.
 func sf12FromFloat(spec *archs.Spec, get func(string, ...int) ([]float32, error)) (*sf12Head, error) {
-	w, layers, q := spec.Accumulator.Width, spec.Head.Layers, spec.Quant
-	switch {
-	case 2*w > maxSFTransformed:
-		return nil, fmt.Errorf("arch %s: sf12 head supports accumulator widths up to %d, got %d", spec.Name, maxSFTransformed/2, w)
-	case pad32(layers[0]) > maxSFDense || pad32(layers[1]) > maxSFDense:
-		return nil, fmt.Errorf("arch %s: sf12 head supports hidden layers up to %d, got %v", spec.Name, maxSFDense, layers)
-	case q.QA > 255:
-		return nil, fmt.Errorf("arch %s: sf12 head needs quant.qa <= 255 (uint8 activations), got %d", spec.Name, q.QA)
+	if err := checkSF12Shape(spec); err != nil {
+		return nil, err
 	}
+	w, layers, q := spec.Accumulator.Width, spec.Head.Layers, spec.Quant
 	n1, n2 := layers[0], layers[1]
 	h := &sf12Head{
 		qa: int32(q.QA), shift: uint(q.WeightShift), div: int32(q.OutputDivisor),

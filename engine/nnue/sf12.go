@@ -107,16 +107,13 @@ func readSF12(spec *archs.Spec, r *reader) (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSF12Shape(spec); err != nil {
+		return nil, err
+	}
 	w, layers, q := spec.Accumulator.Width, spec.Head.Layers, spec.Quant
 	switch {
-	case 2*w > maxSFTransformed:
-		return nil, fmt.Errorf("arch %s: sf12 head supports accumulator widths up to %d, got %d", spec.Name, maxSFTransformed/2, w)
-	case pad32(layers[0]) > maxSFDense || pad32(layers[1]) > maxSFDense:
-		return nil, fmt.Errorf("arch %s: sf12 head supports hidden layers up to %d, got %v", spec.Name, maxSFDense, layers)
 	case spec.Head.OutputBuckets != 1 || spec.Head.PSQTBuckets != 0:
 		return nil, fmt.Errorf("arch %s: the sf12 head has no output buckets or PSQT, got %d and %d", spec.Name, spec.Head.OutputBuckets, spec.Head.PSQTBuckets)
-	case q.QA > 255:
-		return nil, fmt.Errorf("arch %s: sf12 head needs quant.qa <= 255 (uint8 activations), got %d", spec.Name, q.QA)
 	case q.WeightShift > 30:
 		return nil, fmt.Errorf("arch %s: quant.weight_shift %d too large", spec.Name, q.WeightShift)
 	}

@@ -446,18 +446,11 @@ func readSF17(spec *archs.Spec, r *reader) (*Network, error) {
 	if threats {
 		fh = fullThreatsHash
 	}
+	if err := checkSFStackShape(spec, "sf17", maxSF17Transformed); err != nil {
+		return nil, err
+	}
 	w, layers, q := spec.Accumulator.Width, spec.Head.Layers, spec.Quant
 	l0, l1 := layers[0], layers[1]
-	switch {
-	case w > maxSF17Transformed || w%64 != 0:
-		return nil, fmt.Errorf("arch %s: sf17 head needs an accumulator width that is a multiple of 64 up to %d, got %d", spec.Name, maxSF17Transformed, w)
-	case pad32(l0) > maxSFDense || pad32(2*(l0-1)) > maxSFDense || pad32(l1) > maxSFDense:
-		return nil, fmt.Errorf("arch %s: sf17 head supports layers up to %d wide (fc_1 input 2*(fc_0-1)), got %v", spec.Name, maxSFDense, layers)
-	case q.QA != 127:
-		return nil, fmt.Errorf("arch %s: sf17 head needs quant.qa = 127 (the pairwise product's clip is fixed by the format), got %d", spec.Name, q.QA)
-	case q.WeightShift > 12:
-		return nil, fmt.Errorf("arch %s: quant.weight_shift %d too large for the sf17 head", spec.Name, q.WeightShift)
-	}
 	ftHash := sfFTHash(fh, w)
 	stackHash := sfDenseHash(w, layers)
 	desc, err := readSFHeader(spec, r, sfVersion15, ftHash^stackHash, sf17Shape(spec))

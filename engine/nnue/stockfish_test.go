@@ -275,6 +275,40 @@ func TestStockfishHeadsOtherSizes(t *testing.T) {
 	}
 }
 
+// TestStockfishHeadLimits checks that a spec too large for a Stockfish
+// head's stack buffers, or with a quantization its format fixes otherwise,
+// is refused by name before any byte is read, and that the tiny specs the
+// other tests use pass the same checks.
+func TestStockfishHeadLimits(t *testing.T) {
+	if err := checkSF12Shape(tinySpec(t, "sf12")); err != nil {
+		t.Fatalf("tiny sf12 spec refused: %v", err)
+	}
+	if err := checkSFStackShape(tinySpec(t, "sf15.1"), "sf15", maxSFTransformed); err != nil {
+		t.Fatalf("tiny sf15.1 spec refused: %v", err)
+	}
+	cases := []struct {
+		format, name string
+		edit         func(*archs.Spec)
+		want         string
+	}{
+		{"sf12", "width", func(s *archs.Spec) { s.Accumulator.Width = maxSFTransformed }, "accumulator widths up to 1024"},
+		{"sf12", "layer", func(s *archs.Spec) { s.Head.Layers[1] = maxSFDense + 1 }, "hidden layers up to 128"},
+		{"sf12", "qa", func(s *archs.Spec) { s.Quant.QA = 256 }, "quant.qa <= 255"},
+		{"sf15.1", "width", func(s *archs.Spec) { s.Accumulator.Width = 96 }, "multiple of 64 up to 2048, got 96"},
+		{"sf15.1", "fc_1 input", func(s *archs.Spec) { s.Head.Layers[0] = 66 }, "fc_1 input 2*(fc_0-1)"},
+		{"sf15.1", "qa", func(s *archs.Spec) { s.Quant.QA = 255 }, "sf15 head needs quant.qa = 127"},
+		{"sf15.1", "weight shift", func(s *archs.Spec) { s.Quant.WeightShift = 13 }, "weight_shift 13 too large for the sf15 head"},
+	}
+	for _, c := range cases {
+		spec := tinySpec(t, c.format)
+		c.edit(spec)
+		_, err := Read(spec, bytes.NewReader(nil))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), spec.Name) {
+			t.Errorf("%s %s: got error %v, want one naming %s and saying %q", c.format, c.name, err, spec.Name, c.want)
+		}
+	}
+}
+
 // TestStockfishNoAlloc checks that evaluating through both heads does not
 // allocate.
 func TestStockfishNoAlloc(t *testing.T) {
