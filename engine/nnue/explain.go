@@ -28,6 +28,15 @@ func Explain(n *Network, p *board.Position) string {
 	}
 	fmt.Fprintf(&b, "positional %d\n", tr.Positional)
 	for i, l := range tr.Layers {
+		if n.Spec.Head.Type == "rengar" {
+			// Float activations, carried in fixed point: print them as floats.
+			f := make([]float64, len(l))
+			for j, v := range l {
+				f[j] = float64(v) / RengarTraceScale
+			}
+			fmt.Fprintf(&b, "layer %d (l2 fs, clamped): %v\n", i, f)
+			continue
+		}
 		fmt.Fprintf(&b, "layer %d: %v\n", i, l)
 	}
 	fmt.Fprintf(&b, "raw %d (%s units, side to move)\n", raw, n.Spec.Name)

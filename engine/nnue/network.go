@@ -75,9 +75,12 @@ type Trace struct {
 	// activation, as the head's first layer reads it, side to move's half
 	// first: sf12 clamp(acc, 0, qa) of both accumulators (2W), sf15 the
 	// pairwise products (W), a linear head act(acc) of the accumulators it
-	// reads (relu max(a, 0), crelu clamp(a, 0, qa), screlu clamp(a, 0, qa)²).
-	// Nil for Rengar's float head. Filled into the slice's own storage when
-	// it has the room, so a caller that reuses a Trace does not allocate.
+	// reads (relu max(a, 0), crelu clamp(a, 0, qa), screlu clamp(a, 0,
+	// qa)²), Rengar's float head its 128 clamped first-layer inputs (fs |
+	// va+tempo | ha | ra of the side to move) in RengarTraceScale fixed
+	// point, with its four clamped second-layer fs outputs in Layers[0].
+	// Filled into the slice's own storage when it has the room, so a
+	// caller that reuses a Trace does not allocate.
 	Transformed []int32 `json:"-"`
 	// Stockfish holds the steps of Stockfish 17.1's Eval::evaluate for
 	// an sf17 head (which net, the blend, the scaling), else nil.

@@ -155,6 +155,28 @@ func RandomRengarWeights(seed uint64, limit float32) *RengarWeights {
 
 func clampR(x float32) float32 { return min(max(x, -rengarClip), rengarClip) }
 
+// RengarTraceScale is the fixed point in which a Trace carries Rengar's
+// float32 activations, 2^24: every float32 of [-1, 1] at or above 2^-24 in
+// magnitude keeps its value exactly, and the clamp ±127/128 becomes
+// ±127<<17 exactly, so statistics of zeros and saturation stay exact.
+const RengarTraceScale = 1 << 24
+
+// rengarCode is x in RengarTraceScale fixed point: exactly 0 for 0 and
+// never 0 for anything else (a magnitude below 2^-25 becomes ±1).
+func rengarCode(x float32) int32 {
+	if x == 0 {
+		return 0
+	}
+	c := int32(math.Round(float64(x) * RengarTraceScale))
+	if c == 0 {
+		if x > 0 {
+			return 1
+		}
+		return -1
+	}
+	return c
+}
+
 // dot32 is a 32-term dot product in the order Eigen's 4-wide packets give:
 // four lanes of pairwise sums, then (r0+r2)+(r1+r3).
 func dot32(w, x *[32]float32) float32 {
@@ -196,9 +218,18 @@ func (h *rengarHead) forward(us, _ []int16, _, _ []int32, _ int, tr *Trace) int3
 	y := dot4(&h.outVA, &l2va) + dot4(&h.outFxV, &prod)
 	out := int32(y * h.scale) // float-to-int conversion truncates toward zero
 	if tr != nil {
-		tr.Raw = out
-		tr.Layers = [][]int{}
-		tr.Positional = out
+		tr.Transformed = tr.Transformed[:0]
+		for _, x := range [4]*[32]float32{&F, &V, &Hh, &Rr} {
+			for _, v := range x {
+				tr.Transformed = append(tr.Transformed, rengarCode(v))
+			}
+		}
+		fs := make([]int, 4)
+		for i, x := range l2fs {
+			fs[i] = int(rengarCode(x))
+		}
+		tr.Layers = [][]int{fs}
+		tr.Raw, tr.Positional, tr.Bucket = out, out, 0
 	}
 	return out
 }

@@ -130,3 +130,81 @@ func TestRengarMatchesSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestRengarTrace checks the trace of Rengar's float head on a net whose
+// activations are known: no embedding weights (fs, ha and ra are 0), a
+// tempo of 2 on va's neurons 0..15 (clamped to +127/128) and 0 on 16..31,
+// second-layer fs biases +2, +2, -2 and 0, and an output from va's
+// neuron 0. A random net's traced output
+// must be its untraced one.
+func TestRengarTrace(t *testing.T) {
+	spec, err := archs.Load("rengar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &RengarWeights{}
+	for j := 0; j < 16; j++ {
+		w.TempoVA[j] = 2
+	}
+	w.L1fsBias = [4]float32{2, 2, -2, 0}
+	w.L1va[0][0] = 1 // l2 va[0] = va's clamped neuron 0, so the output is not 0
+	w.L2va = [4]float32{0.5, 0.25, -0.25, 1}
+	n, err := NewRengar(spec, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ceil = 127 << 17 // 127/128 in RengarTraceScale fixed point
+	var tr Trace
+	p := board.StartPosition()
+	raw := n.Evaluate(p, &tr)
+	if len(tr.Transformed) != 128 {
+		t.Fatalf("%d traced inputs, want 128", len(tr.Transformed))
+	}
+	for u, v := range tr.Transformed {
+		want := int32(0)
+		if u >= 32 && u < 48 {
+			want = ceil
+		}
+		if v != want {
+			t.Errorf("input %d = %d, want %d", u, v, want)
+		}
+	}
+	if len(tr.Layers) != 1 || len(tr.Layers[0]) != 4 || tr.Layers[0][0] != ceil || tr.Layers[0][1] != ceil || tr.Layers[0][2] != -ceil || tr.Layers[0][3] != 0 {
+		t.Errorf("l2 fs traced as %v, want [%d %d %d 0]", tr.Layers, ceil, ceil, -ceil)
+	}
+	if tr.Raw != raw || tr.Positional != raw || raw == 0 {
+		t.Errorf("traced raw %d positional %d, evaluation %d (want equal and non-zero)", tr.Raw, tr.Positional, raw)
+	}
+
+	rn := rengarTestNet(t)
+	for _, fen := range boardtest.Positions()[:20] {
+		q, err := board.ParseFEN(fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := rn.Evaluate(q, &tr), rn.Evaluate(q, nil); got != want || tr.Raw != want {
+			t.Errorf("%s: traced %d (raw %d), untraced %d", fen, got, tr.Raw, want)
+		}
+		for u, v := range tr.Transformed {
+			if v < -ceil || v > ceil {
+				t.Errorf("%s: input %d = %d outside the clamp", fen, u, v)
+			}
+		}
+	}
+}
+
+// TestRengarCode checks the fixed point of Rengar's traced activations:
+// exact for 0 and the clamp, never 0 for a non-zero value.
+func TestRengarCode(t *testing.T) {
+	for _, c := range []struct {
+		x    float32
+		want int32
+	}{
+		{0, 0}, {0.5, 1 << 23}, {-0.5, -(1 << 23)}, {127.0 / 128, 127 << 17}, {-127.0 / 128, -(127 << 17)},
+		{1e-9, 1}, {-1e-9, -1}, {1.0 / (1 << 24), 1},
+	} {
+		if got := rengarCode(c.x); got != c.want {
+			t.Errorf("rengarCode(%g) = %d, want %d", c.x, got, c.want)
+		}
+	}
+}

@@ -139,9 +139,6 @@ type layout struct {
 	// fill adds one traced evaluation to the layers (bucket is the
 	// Trace's output bucket).
 	fill func(ls []*ActLayer, tr *nnue.Trace)
-	// trace evaluates p into tr (nil: the engine's Network.Evaluate,
-	// which traces every head but Rengar's).
-	trace func(p *board.Position, tr *nnue.Trace) error
 	// groupValues is the number of first-layer outputs per 4-byte group.
 	groupValues int
 }
@@ -191,15 +188,11 @@ func newLayout(v *Net) (*layout, error) {
 				ls[3].add(tr.Layers[3], tr.Bucket)
 			}}, nil
 	case "rengar":
-		rt, err := newRengarTracer(v)
-		if err != nil {
-			return nil, err
-		}
 		in := mk("l1 inputs (clamp ±127/128)", 4*32, 1, rengarCeil)
 		fs := mk("l2 fs (clamp ±127/128)", 4, 1, rengarCeil)
 		in.Symmetric, fs.Symmetric = true, true
 		// The first layer's outputs are float32: one to a 4-byte group.
-		return &layout{layers: []*ActLayer{in, fs}, groupValues: 1, trace: rt.trace,
+		return &layout{layers: []*ActLayer{in, fs}, groupValues: 1,
 			fill: func(ls []*ActLayer, tr *nnue.Trace) {
 				ls[0].add(tr.Transformed, 0)
 				ls[1].add(tr.Layers[0], 0)
@@ -361,17 +354,7 @@ func collect(v *Net, name string, o Options, read func(n int) ([]*board.Position
 			var tr nnue.Trace
 			for batch := range batches {
 				for _, p := range batch {
-					if mine.trace != nil {
-						if err := mine.trace(p, &tr); err != nil {
-							errc <- fmt.Errorf("%s: %w", name, err)
-							for range batches {
-							}
-							results <- res
-							return
-						}
-					} else {
-						v.Network.Evaluate(p, &tr)
-					}
+					v.Network.Evaluate(p, &tr)
 					lay.fill(res.layers, &tr)
 					g, nz := groups(tr.Transformed, lay.groupValues)
 					res.groups += g
