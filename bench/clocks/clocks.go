@@ -67,7 +67,6 @@ func Table(es []Engine) string {
 	b.WriteString("|---|---|---|---|---|---|---|\n")
 	for _, e := range es {
 		var shares []float64
-		var depths []int
 		forfeits, moves := 0, 0
 		least := -1.0
 		for _, c := range e.Games {
@@ -76,9 +75,6 @@ func Table(es []Engine) string {
 			}
 			for i, m := range c.Moves {
 				shares = append(shares, m.Share())
-				if m.Depth > 0 && !m.Mate {
-					depths = append(depths, m.Depth)
-				}
 				after := m.Before - m.Used
 				if i == len(c.Moves)-1 {
 					after = c.Left
@@ -97,14 +93,29 @@ func Table(es []Engine) string {
 			return shares[min(int(p*float64(len(shares))), len(shares)-1)]
 		}
 		depth := "–"
-		if len(depths) > 0 {
-			slices.Sort(depths)
-			depth = strconv.Itoa(depths[len(depths)/2])
+		if d := e.Depths(); len(d) > 0 {
+			depth = strconv.Itoa(d[len(d)/2])
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.1f%% / %.1f%% / %.1f%% | %.3f s | %s |\n",
 			e.Name, len(e.Games), moves, forfeits, 100*q(0.5), 100*q(0.95), 100*q(1), max(least, 0), depth)
 	}
 	return b.String()
+}
+
+// Depths returns the depths the engine's move comments report, in
+// increasing order, leaving out moves with a mate score (whose depth says
+// little about the search) or without a depth.
+func (e Engine) Depths() []int {
+	var d []int
+	for _, c := range e.Games {
+		for _, m := range c.Moves {
+			if m.Depth > 0 && !m.Mate {
+				d = append(d, m.Depth)
+			}
+		}
+	}
+	slices.Sort(d)
+	return d
 }
 
 // MinPlotGames is how many of an engine's games must reach a move number

@@ -341,7 +341,8 @@ rungs = ["classical-t1"]
 	}
 	// The clock figure: linked under figDir, with the clock table of both
 	// engines over the match's two games, and drawn by Figures.
-	for _, want := range []string{"![1+0.01](figs/clocks-fast.svg)", "| nnuelab-classical-t1 | 2 |", "| sf15.1-elo1350 | 2 |"} {
+	// The depth table's row of the match: pick depth 1 at UCI_Elo 1350.
+	for _, want := range []string{"![1+0.01](figs/clocks-fast.svg)", "| nnuelab-classical-t1 | 2 |", "| sf15.1-elo1350 | 2 |", "| classical-t1 | 1+0.01 | 1350 | 1 |"} {
 		if !strings.Contains(rep, want) {
 			t.Errorf("report lacks %q:\n%s", want, rep)
 		}
@@ -486,6 +487,62 @@ func TestReportClocksNotPlayed(t *testing.T) {
 	}
 	if _, err := Figures(c, out); err == nil || !strings.Contains(err.Error(), "classical-t1-e1500") {
 		t.Errorf("missing PGN: %v", err)
+	}
+}
+
+// TestPickDepth: Stockfish 15.1's pick depth for UCI_Elo levels the
+// ladder plays, from its skill formula, and none once the level reaches 20.
+func TestPickDepth(t *testing.T) {
+	for _, c := range []struct{ elo, want int }{
+		{1350, 1}, // level 0.01
+		{1900, 6}, // 5.34
+		{2000, 7},
+		{2300, 11},
+		{2600, 15}, // 14.93
+		{2850, 19}, // 18.46
+		{3200, 0},  // level 23.8: not limited
+	} {
+		if got := PickDepth(c.elo); got != c.want {
+			t.Errorf("PickDepth(%d) = %d, want %d", c.elo, got, c.want)
+		}
+	}
+}
+
+// TestReportDepths: a finished match's row of the depth table, from its
+// PGN's depth comments, and its errors.
+func TestReportDepths(t *testing.T) {
+	c, err := Parse("l.toml", "openings = \"book.epd\"\n[[rung]]\narch = \"classical\"\nlevels = [2000]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	res := `{"summary":{"engines":["nn","sf"],"games":2,"wins":1,"draws":1,"losses":0}}`
+	if err := os.WriteFile(filepath.Join(out, "classical-t1-e2000.json"), []byte(res), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Report(c, out, "x"); err == nil || !strings.Contains(err.Error(), "classical-t1-e2000") {
+		t.Errorf("a finished match without its games: %v", err)
+	}
+	// Stockfish's depths 6, 9 and 7 (its mate score and its move without
+	// a depth left out): median 7, two of three at its pick depth 7 or
+	// deeper; nnuelab's 12, 13, 14 and 1: median (the upper middle) 13.
+	pgn := "[White \"nn\"]\n[Black \"sf\"]\n[Result \"1-0\"]\n[TimeControl \"5+0.05\"]\n\n" +
+		"1. e4 {+0.30/12 0.1s} e5 {-0.20/6 0.1s} 2. Nf3 {+0.25/13 0.1s} Nc6 {0.1s} 3. Bc4 {+0.4/14 0.1s} Nf6 {-0.3/9 0.1s} 4. Ng5 {+0.5/1 0.1s} d5 {-M3/20 0.1s} 1-0\n\n" +
+		"[White \"sf\"]\n[Black \"nn\"]\n[Result \"1/2-1/2\"]\n[TimeControl \"5+0.05\"]\n\n1. d4 {+0.1/7 0.1s} 1/2-1/2\n\n"
+	if err := zstdfile.WriteFile(filepath.Join(out, "classical-t1-e2000.pgn.zst"), []byte(pgn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Report(c, out, "x")
+	if want := "| classical-t1 | 5+0.05 | 2000 | 7 | 7 | 66.7% | 13 |"; err != nil || !strings.Contains(rep, want) {
+		t.Errorf("report lacks %q (%v):\n%s", want, err, rep)
+	}
+	// A player that is neither engine of the match is refused.
+	bad := strings.ReplaceAll(pgn, "\"nn\"", "\"other\"")
+	if err := zstdfile.WriteFile(filepath.Join(out, "classical-t1-e2000.pgn.zst"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Report(c, out, "x"); err == nil || !strings.Contains(err.Error(), `"other"`) {
+		t.Errorf("a stranger in the games: %v", err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/nnuelab/nnuelab/bench/clocks"
@@ -74,7 +75,8 @@ func combine(levels []int, outs []*outcome) (Rating, bool) {
 // clock use and a link to the figure, under figDir (the results folder
 // as the page reaches it; Figures draws them).
 func Report(c *Config, out, figDir string) (string, error) {
-	var b, sum strings.Builder
+	var b, sum, deep strings.Builder
+	deep.WriteString("| rung | clock | Stockfish 15.1 `UCI_Elo` | its pick depth | its median depth | its moves that reached the pick depth | nnuelab's median depth |\n|---|---|---|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| rung | Stockfish 15.1 `UCI_Elo` | games | nnuelab W-D-L | score | Elo difference [95%%] | implied rating | time forfeits (nnuelab / Stockfish) | other faults | nnuelab revision |\n")
 	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|\n")
 	fmt.Fprintf(&sum, "| rung | arch | threads | clock | rating on Stockfish's `UCI_Elo` scale [95%%] | levels | games |\n|---|---|---|---|---|---|---|\n")
@@ -98,6 +100,11 @@ func Report(c *Config, out, figDir string) (string, error) {
 			}
 			outs[k] = &o
 			games += o.Games
+			row, err := depthRow(r, l, &o, filepath.Join(out, id+".pgn.zst"))
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", id, err)
+			}
+			deep.WriteString(row)
 			nn, sf := o.Faults[o.Engines[0]], o.Faults[o.Engines[1]]
 			other := nn.Crashes + nn.Hangs + nn.IllegalMoves
 			otherSF := sf.Crashes + sf.Hangs + sf.IllegalMoves
@@ -127,6 +134,7 @@ func Report(c *Config, out, figDir string) (string, error) {
 	if notes.Len() > 0 {
 		s += "\n" + notes.String()
 	}
+	s += "\n### How deep each side searched\n\n" + depthIntro + "\n\n" + deep.String()
 	if len(c.Clocks) == 0 {
 		return s, nil
 	}
@@ -222,6 +230,64 @@ func (c *Config) clockFiles(f *ClockFigure, out string) ([]string, error) {
 		files = append(files, pgn)
 	}
 	return files, nil
+}
+
+// depthIntro explains the depth table.
+const depthIntro = "Stockfish 15.1 limited to a `UCI_Elo` level turns it into a skill level " +
+	"((Elo − 1346.6) / 143.4)^(1/0.806) and chooses its move, with noise, among its 4 best lines " +
+	"when an iteration reaches its pick depth 1 + int(level), or at the end of its search if it " +
+	"never gets there (`search.cpp`, `Skill`). Per finished match, from the depths in the PGN's " +
+	"move comments (mate scores left out): how deep Stockfish searched, how often it reached its " +
+	"pick depth, and how deep nnuelab searched."
+
+// PickDepth is the iteration depth at which Stockfish 15.1, limited to
+// UCI_Elo elo, picks its move (search.cpp's Skill: level
+// ((elo-1346.6)/143.4)^(1/0.806), picked at depth 1+int(level)); 0 when
+// the level reaches 20 and the limit is off.
+func PickDepth(elo int) int {
+	level := math.Pow(max(float64(elo)-1346.6, 0)/143.4, 1/0.806)
+	if level >= 20 {
+		return 0
+	}
+	return 1 + int(level)
+}
+
+// depthRow reads a finished match's games and returns its row of the
+// depth table: Stockfish's pick depth at level, its median depth and the
+// share of its moves that reached the pick depth, and nnuelab's median
+// depth.
+func depthRow(r *Rung, level int, o *outcome, pgn string) (string, error) {
+	es, err := clocks.Read(pgn)
+	if err != nil {
+		return "", fmt.Errorf("its games: %w", err)
+	}
+	var nn, sf []int
+	for _, e := range es {
+		switch e.Name {
+		case o.Engines[0]:
+			nn = e.Depths()
+		case o.Engines[1]:
+			sf = e.Depths()
+		default:
+			return "", fmt.Errorf("%s: player %q is neither of the match's engines %q", pgn, e.Name, o.Engines)
+		}
+	}
+	median := func(d []int) string {
+		if len(d) == 0 {
+			return "–"
+		}
+		return fmt.Sprint(d[len(d)/2])
+	}
+	pick, reached := PickDepth(level), "–"
+	if pick > 0 && len(sf) > 0 {
+		n := len(sf) - sort.SearchInts(sf, pick)
+		reached = fmt.Sprintf("%.1f%%", 100*float64(n)/float64(len(sf)))
+	}
+	pickText := fmt.Sprint(pick)
+	if pick == 0 {
+		pickText = "none (not limited)"
+	}
+	return fmt.Sprintf("| %s | %s | %d | %s | %s | %s | %s |\n", r.Name, r.TC, level, pickText, median(sf), reached, median(nn)), nil
 }
 
 func eloText(o *outcome) string {
