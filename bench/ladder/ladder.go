@@ -51,7 +51,8 @@ type Config struct {
 	Openings string `toml:"openings"`
 	Seed     uint64 `toml:"seed"`
 	// Concurrency is the games played at once by rungs of one thread
-	// (default 2); a rung of more threads plays one game at a time.
+	// (default 2); a rung of more threads plays one game at a time, and a
+	// rung may set its own.
 	Concurrency int `toml:"concurrency"`
 	// Chunk is the games of a match kept at a time unless a rung says
 	// otherwise (default 20, even): an interrupted match resumes after its
@@ -81,11 +82,17 @@ type Rung struct {
 	// Chunk overrides the ladder's games per kept chunk (long clocks want
 	// small ones).
 	Chunk int `toml:"chunk"`
+	// Concurrency overrides the games the rung plays at once: by default
+	// the ladder's for one thread and 1 for more, so that the threads of
+	// a game have the cores to themselves.
+	Concurrency int `toml:"concurrency"`
 	// StockfishOverhead overrides the ladder's Move Overhead for
 	// Stockfish (ms); set, it is resolved into Overhead.
 	StockfishOverhead *int `toml:"stockfish_move_overhead"`
 	// Overhead is the Move Overhead (ms) Stockfish plays this rung with.
 	Overhead int `toml:"-"`
+
+	ownConcurrency bool // Concurrency was set in the file
 	// Levels are Stockfish's UCI_Elo values played, each one match.
 	Levels []int `toml:"levels"`
 	// Note is printed under the rung's table (why these levels, ...).
@@ -214,6 +221,16 @@ func Parse(path, text string) (*Config, error) {
 		}
 		if r.Chunk < 2 || r.Chunk%2 != 0 {
 			return nil, bad(key("chunk"), "must be even and at least 2 (game pairs), got %d", r.Chunk)
+		}
+		r.ownConcurrency = r.Concurrency != 0
+		if r.Concurrency == 0 {
+			r.Concurrency = c.Concurrency
+			if r.Threads > 1 {
+				r.Concurrency = 1
+			}
+		}
+		if r.Concurrency < 1 || r.Concurrency > 64 {
+			return nil, bad(key("concurrency"), "must be 1..64, got %d", r.Concurrency)
 		}
 		r.Overhead = c.StockfishOverhead
 		if r.StockfishOverhead != nil {

@@ -64,6 +64,22 @@ stockfish_move_overhead = 30
 	if s := c.settings(Cell{Rung: &c.Rungs[1], Level: 2000}, "x"); !strings.Contains(s, "sf_overhead=30 ") {
 		t.Errorf("settings %q lack the rung's overhead", s)
 	}
+	// Games at once: the ladder's at one thread, one at two threads, and
+	// a rung's own, which alone enters its settings (the matches kept
+	// before rungs could set one do not name it).
+	if c.Rungs[0].Concurrency != 2 || c.Rungs[1].Concurrency != 1 {
+		t.Errorf("concurrency %d, %d, want 2 (the ladder's) and 1 (two threads)", c.Rungs[0].Concurrency, c.Rungs[1].Concurrency)
+	}
+	if s := c.settings(Cell{Rung: &c.Rungs[0], Level: 1500}, "x"); strings.Contains(s, "concurrency") {
+		t.Errorf("settings %q name the default concurrency", s)
+	}
+	own, err := Parse("l.toml", minimal+"[[rung]]\nname = \"c1\"\narch = \"classical\"\nconcurrency = 1\nlevels = [2000]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := &own.Rungs[1]; r.Concurrency != 1 || !strings.HasSuffix(own.settings(Cell{Rung: r, Level: 2000}, "x"), " concurrency=1") {
+		t.Errorf("a rung's own concurrency: %d, settings %q", r.Concurrency, own.settings(Cell{Rung: r, Level: 2000}, "x"))
+	}
 	cells, err := c.Cells(nil)
 	if err != nil || len(cells) != 3 || cells[2].ID() != "classical-t2-10p0.1-e2000" {
 		t.Fatalf("cells %v, %v", cells, err)
@@ -89,6 +105,7 @@ func TestParseErrors(t *testing.T) {
 		{"hash = -1\n" + minimal, "hash"},
 		{"tc = \"fast\"\n" + minimal, "tc"},
 		{"concurrency = 100\n" + minimal, "concurrency"},
+		{`openings = "b.epd"` + "\n[[rung]]\narch=\"x\"\nlevels=[1500]\nconcurrency=-1\n", "rung[1].concurrency"},
 		{"chunk = 3\n" + minimal, "chunk"},
 		{"chunk = -2\n" + minimal, "chunk"},
 		{`openings = "b.epd"` + "\n[[rung]]\narch=\"x\"\nlevels=[1500]\nchunk=7\n", "rung[1].chunk"},
@@ -553,6 +570,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(minimal)
 	f.Add(minimal + "[[clocks]]\nname = \"a\"\nrungs = [\"classical-t1\"]\n")
 	f.Add("stockfish_move_overhead = 10\n" + minimal + "[[rung]]\narch=\"x\"\nthreads=2\ntc=\"40/60\"\nlevels=[2850]\nchunk=10\ngames=40\nstockfish_move_overhead=30\n")
+	f.Add(minimal + "[[rung]]\nname=\"c1\"\narch=\"x\"\nconcurrency=1\nlevels=[2850]\n")
 	if data, err := os.ReadFile("../../docs/strength/ladder.toml"); err == nil {
 		f.Add(string(data))
 	}

@@ -49,11 +49,17 @@ type Result struct {
 	Summary json.RawMessage `json:"summary"`
 }
 
-// settings returns what decides a cell's games, as one line.
+// settings returns what decides a cell's games, as one line. The games
+// played at once are in it only when the rung sets its own: the ladder's
+// default was not recorded by the matches kept before rungs could.
 func (c *Config) settings(cell Cell, booksha string) string {
 	r := cell.Rung
-	return fmt.Sprintf("arch=%s threads=%d tc=%s games=%d chunk=%d level=%d hash=%d timemargin=%d sf_overhead=%d stockfish=%s openings=%s seed=%d",
+	s := fmt.Sprintf("arch=%s threads=%d tc=%s games=%d chunk=%d level=%d hash=%d timemargin=%d sf_overhead=%d stockfish=%s openings=%s seed=%d",
 		r.Arch, r.Threads, r.TC, r.Games, r.Chunk, cell.Level, c.Hash, c.TimeMargin, r.Overhead, c.Stockfish, booksha, c.Seed)
+	if r.ownConcurrency {
+		s += fmt.Sprintf(" concurrency=%d", r.Concurrency)
+	}
+	return s
 }
 
 // chunks returns the games of each chunk of a cell's match: the rung's
@@ -78,10 +84,6 @@ func (c *Config) matchConfig(cell Cell, k int, binary, pgn string) (match.Config
 		return match.Config{}, err
 	}
 	lim := match.Limits{TC: tc, Margin: time.Duration(c.TimeMargin) * time.Millisecond}
-	conc := c.Concurrency
-	if r.Threads > 1 {
-		conc = 1
-	}
 	hash := strconv.Itoa(c.Hash)
 	return match.Config{
 		Engines: []match.EngineConfig{
@@ -94,7 +96,7 @@ func (c *Config) matchConfig(cell Cell, k int, binary, pgn string) (match.Config
 		},
 		Games:       2,
 		Rounds:      chunks(r)[k] / 2,
-		Concurrency: conc,
+		Concurrency: r.Concurrency,
 		Openings:    match.OpeningsConfig{File: c.OpeningsPath(), Order: "random", Start: 1 + k*r.Chunk/2},
 		Seed:        c.Seed,
 		PGNOut:      pgn,
@@ -404,7 +406,7 @@ func gameSeconds(tc match.TimeControl) float64 {
 
 // States lists each cell of the ladder (only the rungs named in only, if
 // any) with the games kept in out and an estimate of the time the rest
-// takes on this ladder's concurrency.
+// takes at the rung's games played at once.
 func (c *Config) States(out string, only []string) ([]CellState, error) {
 	cells, err := c.Cells(only)
 	if err != nil {
@@ -427,11 +429,7 @@ func (c *Config) States(out string, only []string) ([]CellState, error) {
 		if err != nil {
 			return nil, err
 		}
-		conc := c.Concurrency
-		if r.Threads > 1 {
-			conc = 1
-		}
-		s.Left = float64(r.Games-s.Kept) * gameSeconds(tc) / float64(conc)
+		s.Left = float64(r.Games-s.Kept) * gameSeconds(tc) / float64(r.Concurrency)
 		st = append(st, s)
 	}
 	return st, nil

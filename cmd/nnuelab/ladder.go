@@ -138,6 +138,6 @@ func ladderDryRun(cfg *ladder.Config, out string, only []string, w io.Writer) er
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(w, "(estimate: each side uses 90% of its clock over 65 moves; one-thread rungs play the ladder's concurrency of games at once)")
+	_, err = fmt.Fprintln(w, "(estimate: each side uses 90% of its clock over 65 moves; each rung plays its concurrency of games at once: by default the ladder's at one thread, one game at more)")
 	return err
 }
