@@ -440,7 +440,8 @@ rungs = ["classical-t1"]
 
 // TestStates: games kept count a finished match whole and an unfinished
 // one by its kept chunks; the estimate of the rest scales with the games
-// left, the clock and the concurrency.
+// left and the concurrency, a game lasting as long as the kept games at
+// its clock did, or as the model says at a clock without any.
 func TestStates(t *testing.T) {
 	c, err := Parse("testdata/l.toml", `
 openings = "book.epd"
@@ -452,23 +453,30 @@ levels = [1500, 1800, 2100]
 [[rung]]
 arch = "classical"
 threads = 2
+tc = "10+0.1"
 levels = [1500]
 `)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	write := func(name string) {
+	// Two games whose moves took 1 + 2 + 3 + 4 s and 2 + 2 s: 7 s a game.
+	pgn := "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n[TimeControl \"5+0.05\"]\n\n1. e4 {1.000s} e5 {2.000s} 2. Nf3 {3.000s} Nc6 {4.000s} 1-0\n\n" +
+		"[White \"b\"]\n[Black \"a\"]\n[Result \"0-1\"]\n[TimeControl \"5+0.05\"]\n\n1. d4 {2.000s} d5 {2.000s} 0-1\n\n"
+	write := func(name, text string) {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(out, name)), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(out, name), []byte("{}"), 0o644); err != nil {
+		if err := zstdfile.WriteFile(filepath.Join(out, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	write("classical-t1-e1500.json")
-	write("classical-t1-e1800.parts/c001.json")
-	write("classical-t1-e1800.parts/c003.json")
+	write("classical-t1-e1500.json", "{}")
+	write("classical-t1-e1500.pgn.zst", pgn)
+	write("classical-t1-e1800.parts/c001.json", "{}")
+	write("classical-t1-e1800.parts/c001.pgn.zst", pgn)
+	write("classical-t1-e1800.parts/c003.json", "{}")
+	write("classical-t1-e1800.parts/c003.pgn.zst", pgn)
 	st, err := c.States(out, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -477,9 +485,20 @@ levels = [1500]
 	if got != "40 20 0 0" {
 		t.Errorf("kept %s, want 40 20 0 0", got)
 	}
-	// 5+0.05: 2 x 0.9 x (5 + 65 x 0.05) = 14.85 s a game.
-	if st[0].Left != 0 || math.Abs(st[1].Left-20*14.85/2) > 1e-9 || math.Abs(st[2].Left-40*14.85/2) > 1e-9 || math.Abs(st[3].Left-40*14.85) > 1e-9 {
+	// 5+0.05: 7 s a game, two at once. 10+0.1 has no kept games: the
+	// model's 2 x 0.9 x (10 + 65 x 0.1) = 29.7 s a game, one at a time.
+	if st[0].Left != 0 || math.Abs(st[1].Left-20*7.0/2) > 1e-9 || math.Abs(st[2].Left-40*7.0/2) > 1e-9 || math.Abs(st[3].Left-40*29.7) > 1e-9 {
 		t.Errorf("estimates %v, %v, %v, %v", st[0].Left, st[1].Left, st[2].Left, st[3].Left)
+	}
+	if !st[1].Measured || !st[2].Measured || st[3].Measured {
+		t.Errorf("measured %v %v %v, want true true false", st[1].Measured, st[2].Measured, st[3].Measured)
+	}
+	// A kept chunk whose games are missing is an error naming the clock.
+	if err := os.Remove(filepath.Join(out, "classical-t1-e1800.parts/c003.pgn.zst")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.States(out, nil); err == nil || !strings.Contains(err.Error(), "c003.pgn.zst") {
+		t.Errorf("a chunk without its games: %v", err)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nnuelab/nnuelab/bench/clocks"
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/bench/stats"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
@@ -384,6 +385,9 @@ type CellState struct {
 	ID          string
 	Games, Kept int     // planned, and kept (a finished match or its chunks)
 	Left        float64 // estimated wall seconds of the games not kept
+	// Measured says Left comes from the length of the games kept at the
+	// match's clock, not from the model of gameSeconds.
+	Measured bool
 }
 
 // Estimate of a game's length for planning: each side uses this share of
@@ -404,32 +408,83 @@ func gameSeconds(tc match.TimeControl) float64 {
 	return 2 * estClockShare * side
 }
 
+// meanGameSeconds is the mean time a game of these PGN files took: both
+// sides' thinking, from the move times in its comments.
+func meanGameSeconds(pgns []string) (float64, error) {
+	es, err := clocks.Read(pgns...)
+	if err != nil {
+		return 0, err
+	}
+	var sum float64
+	games := 0
+	for _, e := range es {
+		for _, g := range e.Games {
+			for _, m := range g.Moves {
+				sum += m.Used.Seconds()
+			}
+		}
+		games += len(e.Games)
+	}
+	if games == 0 {
+		return 0, fmt.Errorf("no games in %s", strings.Join(pgns, ", "))
+	}
+	return 2 * sum / float64(games), nil // each game counted once per player
+}
+
 // States lists each cell of the ladder (only the rungs named in only, if
 // any) with the games kept in out and an estimate of the time the rest
-// takes at the rung's games played at once.
+// takes at the rung's games played at once: a game lasts as long as the
+// mean of the games the ladder has kept at its clock (any rung's), or
+// else as gameSeconds models it.
 func (c *Config) States(out string, only []string) ([]CellState, error) {
+	all, err := c.Cells(nil)
+	if err != nil {
+		return nil, err
+	}
 	cells, err := c.Cells(only)
 	if err != nil {
 		return nil, err
 	}
+	kept := map[string]int{}
+	pgns := map[string][]string{} // kept games by clock
+	for _, cell := range all {
+		r, id := cell.Rung, cell.ID()
+		if _, err := os.Stat(filepath.Join(out, id+".json")); err == nil {
+			kept[id] = r.Games
+			pgns[r.TC] = append(pgns[r.TC], filepath.Join(out, id+".pgn.zst"))
+			continue
+		}
+		for k, n := range chunks(r) {
+			base := filepath.Join(out, id+".parts", fmt.Sprintf("c%03d", k+1))
+			if _, err := os.Stat(base + ".json"); err == nil {
+				kept[id] += n
+				pgns[r.TC] = append(pgns[r.TC], base+".pgn.zst")
+			}
+		}
+	}
+	mean := map[string]float64{}
 	var st []CellState
 	for _, cell := range cells {
 		r := cell.Rung
-		s := CellState{ID: cell.ID(), Games: r.Games}
-		if _, err := os.Stat(filepath.Join(out, s.ID+".json")); err == nil {
-			s.Kept = r.Games
-		} else {
-			for k, n := range chunks(r) {
-				if _, err := os.Stat(filepath.Join(out, s.ID+".parts", fmt.Sprintf("c%03d.json", k+1))); err == nil {
-					s.Kept += n
+		s := CellState{ID: cell.ID(), Games: r.Games, Kept: kept[cell.ID()]}
+		if s.Kept < s.Games {
+			game, ok := mean[r.TC]
+			if !ok && len(pgns[r.TC]) > 0 {
+				if game, err = meanGameSeconds(pgns[r.TC]); err != nil {
+					return nil, fmt.Errorf("the kept games at %s: %w", r.TC, err)
 				}
+				mean[r.TC], ok = game, true
 			}
+			if !ok {
+				tc, err := match.ParseTimeControl(r.TC)
+				if err != nil {
+					return nil, err
+				}
+				game = gameSeconds(tc)
+			}
+			s.Measured = ok
+			s.Left = float64(r.Games-s.Kept) * game / float64(r.Concurrency)
 		}
-		tc, err := match.ParseTimeControl(r.TC)
-		if err != nil {
-			return nil, err
-		}
-		s.Left = float64(r.Games-s.Kept) * gameSeconds(tc) / float64(r.Concurrency)
 		st = append(st, s)
 	}
 	return st, nil

@@ -131,13 +131,17 @@ func ladderDryRun(cfg *ladder.Config, out string, only []string, w io.Writer) er
 	fmt.Fprintln(tw, "match\tgames kept\tto play, estimated")
 	var left float64
 	for _, s := range st {
-		fmt.Fprintf(tw, "%s\t%d of %d\t%s\n", s.ID, s.Kept, s.Games, time.Duration(s.Left*float64(time.Second)).Round(time.Minute))
+		how := ""
+		if s.Measured && s.Kept < s.Games {
+			how = " (from the games kept at its clock)"
+		}
+		fmt.Fprintf(tw, "%s\t%d of %d\t%s%s\n", s.ID, s.Kept, s.Games, time.Duration(s.Left*float64(time.Second)).Round(time.Minute), how)
 		left += s.Left
 	}
 	fmt.Fprintf(tw, "all\t\t%s\n", time.Duration(left*float64(time.Second)).Round(time.Minute))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(w, "(estimate: each side uses 90% of its clock over 65 moves; each rung plays its concurrency of games at once: by default the ladder's at one thread, one game at more)")
+	_, err = fmt.Fprintln(w, "(estimate: from the mean length of the games kept at a match's clock, or else each side uses 90% of its clock over 65 moves; each rung plays its concurrency of games at once: by default the ladder's at one thread, one game at more)")
 	return err
 }
