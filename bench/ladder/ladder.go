@@ -91,12 +91,12 @@ type Rung struct {
 	StockfishOverhead *int `toml:"stockfish_move_overhead"`
 	// Overhead is the Move Overhead (ms) Stockfish plays this rung with.
 	Overhead int `toml:"-"`
-
-	ownConcurrency bool // Concurrency was set in the file
 	// Levels are Stockfish's UCI_Elo values played, each one match.
 	Levels []int `toml:"levels"`
 	// Note is printed under the rung's table (why these levels, ...).
 	Note string `toml:"note"`
+
+	ownConcurrency bool // Concurrency was set in the file
 }
 
 // ClockFigure is one figure of the share of the clock each move used,

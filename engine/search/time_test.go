@@ -92,6 +92,7 @@ func TestClockSimulationMovesToGo(t *testing.T) {
 				clock += tc.period
 			}
 		}
+		t.Logf("40/%v: least clock %v", tc.period, least)
 		if least < tc.period/200 {
 			t.Errorf("40/%v: the clock fell to %v", tc.period, least)
 		}
