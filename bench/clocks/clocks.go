@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/nnuelab/nnuelab/bench/match"
+	"github.com/nnuelab/nnuelab/engine/search"
 	"github.com/nnuelab/nnuelab/internal/plotaxis"
 	"github.com/nnuelab/nnuelab/internal/svgplot"
 	"github.com/nnuelab/nnuelab/internal/zstdfile"
@@ -60,11 +61,13 @@ func Read(files ...string) ([]Engine, error) {
 // forfeits, the median, 95th percentile and largest share of the clock a
 // move used, the least clock left after a move (before the increment)
 // and the median depth its comments report (moves with a mate score or
-// without a depth left out), which shows what the clock bought.
+// without a depth left out), which shows what the clock bought. For
+// nnuelab's engines (a name starting "nnuelab") it adds how a move's time
+// compared with the soft limit its time plan gave (PlanRatios).
 func Table(es []Engine) string {
 	var b strings.Builder
-	b.WriteString("| engine | games | moves | time forfeits | share of the clock a move used: median / 95th pct / max | least clock left after a move | median depth |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
+	b.WriteString("| engine | games | moves | time forfeits | share of the clock a move used: median / 95th pct / max | least clock left after a move | median depth | nnuelab's move time / its soft limit: mean / 90th pct |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, e := range es {
 		var shares []float64
 		forfeits, moves := 0, 0
@@ -96,8 +99,16 @@ func Table(es []Engine) string {
 		if d := e.Depths(); len(d) > 0 {
 			depth = strconv.Itoa(d[len(d)/2])
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.1f%% / %.1f%% / %.1f%% | %.3f s | %s |\n",
-			e.Name, len(e.Games), moves, forfeits, 100*q(0.5), 100*q(0.95), 100*q(1), max(least, 0), depth)
+		plan := "–"
+		if r := e.PlanRatios(); len(r) > 0 {
+			sum := 0.0
+			for _, x := range r {
+				sum += x
+			}
+			plan = fmt.Sprintf("%.2f / %.2f", sum/float64(len(r)), r[min(int(0.9*float64(len(r))), len(r)-1)])
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.1f%% / %.1f%% / %.1f%% | %.3f s | %s | %s |\n",
+			e.Name, len(e.Games), moves, forfeits, 100*q(0.5), 100*q(0.95), 100*q(1), max(least, 0), depth, plan)
 	}
 	return b.String()
 }
@@ -116,6 +127,29 @@ func (e Engine) Depths() []int {
 	}
 	slices.Sort(d)
 	return d
+}
+
+// PlanRatios returns, for an engine of nnuelab's (its name starts
+// "nnuelab"; nil for any other), each move's time divided by the soft
+// limit search.ClockPlan gave it from the clock, increment and moves to go
+// the move saw, less search.DefaultMoveOverhead, in increasing order.
+// The search stretches its soft limit when the best move is unstable and
+// shrinks it when stable, so a ratio near 1 is a plan kept on average; the
+// tail is how far single moves overrun it, which sizes the reserve a
+// repeating time control needs.
+func (e Engine) PlanRatios() []float64 {
+	if !strings.HasPrefix(e.Name, "nnuelab") {
+		return nil
+	}
+	var r []float64
+	for _, c := range e.Games {
+		for _, m := range c.Moves {
+			soft, _ := search.ClockPlan(m.Before-search.DefaultMoveOverhead, m.Inc, m.ToGo)
+			r = append(r, m.Used.Seconds()/soft.Seconds())
+		}
+	}
+	slices.Sort(r)
+	return r
 }
 
 // MinPlotGames is how many of an engine's games must reach a move number

@@ -2,6 +2,7 @@ package clocks
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,13 +41,46 @@ func TestTable(t *testing.T) {
 	// median; least left 9.1 - 2 + 0.1 = 7.2 s after its last move; depths
 	// 12 and 13, the upper middle the median. y's second move has no depth.
 	tab := Table(es)
-	for _, want := range []string{"| x | 5 | 10 | 0 | 22.0% / 22.0% / 22.0% | 7.200 s | 13 |", "| y | 5 | 10 | 0 | 5.0% / 5.0% / 5.0% | 9.500 s | 11 |"} {
+	for _, want := range []string{"| x | 5 | 10 | 0 | 22.0% / 22.0% / 22.0% | 7.200 s | 13 | – |", "| y | 5 | 10 | 0 | 5.0% / 5.0% / 5.0% | 9.500 s | 11 | – |"} {
 		if !strings.Contains(tab, want) {
 			t.Errorf("table lacks %q:\n%s", want, tab)
 		}
 	}
 	if _, err := Read(write(t, "bad.pgn", "[White \"x\"]\n[Black \"y\"]\n\n1. e4 {0.1s} 1-0\n")); err == nil || !strings.Contains(err.Error(), "bad.pgn") {
 		t.Errorf("a game without a TimeControl: %v", err)
+	}
+}
+
+// TestPlanRatios recomputes nnuelab's soft limits by hand: 30 ms overhead,
+// sudden death over 30 moves plus half the increment, a repeating control
+// over movestogo + 5 moves.
+func TestPlanRatios(t *testing.T) {
+	pgn := "[White \"nnuelab-x\"]\n[Black \"y\"]\n[Result \"1-0\"]\n[TimeControl \"10+0.1\"]\n\n" +
+		"1. e4 {1.000s} e5 {0.500s} 1-0\n\n" +
+		"[White \"nnuelab-x\"]\n[Black \"y\"]\n[Result \"1-0\"]\n[TimeControl \"40/60\"]\n\n" +
+		"1. e4 {2.000s} e5 {0.500s} 2. Nf3 {1.3175s} Nc6 {0.100s} 1-0\n\n"
+	es, err := Read(write(t, "plan.pgn", pgn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 10+0.1: soft = 9.97/30 + 0.05 = 0.382333 s. 40/60: soft = 59.97/45
+	// = 1.332667 s, then 57.97/44 = 1.3175 s (39 to go).
+	want := []float64{1.0, 2.0 / (59.97 / 45), 1.0 / (9.97/30 + 0.05)}
+	got := es[0].PlanRatios()
+	if len(got) != len(want) {
+		t.Fatalf("ratios %v, want %v", got, want)
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-6 {
+			t.Errorf("ratio %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	if r := es[1].PlanRatios(); r != nil {
+		t.Errorf("a stranger's ratios: %v", r)
+	}
+	// Mean (1 + 1.5008 + 2.6155) / 3; the 90th percentile the largest.
+	if tab := Table(es); !strings.Contains(tab, "| 1.71 / 2.62 |") || !strings.Contains(tab, "| 9.600 s | – | – |") {
+		t.Errorf("table:\n%s", tab)
 	}
 }
 

@@ -138,7 +138,7 @@ func Report(c *Config, out, figDir string) (string, error) {
 	if len(c.Clocks) == 0 {
 		return s, nil
 	}
-	s += "\n### The clock each move used\n\nFrom the finished matches' PGN (`nnuelab clocks`): per engine, its time forfeits, the share of its clock a move used and the median depth it reached; each figure draws the median and the largest share by move number.\n"
+	s += "\n### The clock each move used\n\nFrom the finished matches' PGN (`nnuelab clocks`): per engine, its time forfeits, the share of its clock a move used, the median depth it reached and, for nnuelab, how long a move took against the soft limit its time plan gave it (docs/search.md); each figure draws the median and the largest share by move number.\n"
 	for i := range c.Clocks {
 		f := &c.Clocks[i]
 		es, err := c.clockUse(f, out)

@@ -12,13 +12,17 @@ import (
 // (1-based, counting its own moves), the time on its clock before the move
 // and the time the move took, with the depth its comment reports (0 when
 // it has none) and whether its score was a mate score (whose depth says
-// little about the search).
+// little about the search). Inc and ToGo are what the engine was told with
+// the move (the increment, and the moves to the next time control, 0 in
+// sudden death), so that its time plan can be recomputed.
 type MoveClock struct {
 	Move   int
 	Before time.Duration
 	Used   time.Duration
 	Depth  int
 	Mate   bool
+	Inc    time.Duration
+	ToGo   int
 }
 
 // Share is the fraction of the clock the move used.
@@ -81,7 +85,11 @@ func ReadClockUse(r io.Reader, name string) ([]ClockUse, error) {
 			moves[side]++
 			p := players[side]
 			depth, mate := moveDepth(c)
-			p.Moves = append(p.Moves, MoveClock{Move: moves[side], Before: clock[side], Used: used, Depth: depth, Mate: mate})
+			togo := 0
+			if tc.Moves > 0 {
+				togo = tc.Moves - (moves[side]-1)%tc.Moves
+			}
+			p.Moves = append(p.Moves, MoveClock{Move: moves[side], Before: clock[side], Used: used, Depth: depth, Mate: mate, Inc: tc.Increment, ToGo: togo})
 			clock[side] += tc.Increment - used
 			if tc.Moves > 0 && moves[side]%tc.Moves == 0 {
 				clock[side] += tc.Base

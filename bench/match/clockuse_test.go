@@ -55,6 +55,13 @@ func TestReadClockUse(t *testing.T) {
 	if len(b2.Moves) != 2 || b2.Moves[0].Before != ms(1) || b2.Moves[1].Before != ms(0.4) || b2.Left != ms(0.9) {
 		t.Errorf("black of game 2 (periods): %+v", b2)
 	}
+	// What each move was told: the increment, and the moves to the control.
+	if m := a.Moves[1]; m.Inc != ms(0.1) || m.ToGo != 0 {
+		t.Errorf("white of game 1 (sudden death): %+v", m)
+	}
+	if b2.Moves[0].ToGo != 2 || b2.Moves[1].ToGo != 1 || b2.Moves[1].Inc != 0 {
+		t.Errorf("black of game 2 (moves to go): %+v", b2.Moves)
+	}
 	if len(w2.Moves) != 1 || w2.Moves[0].Before != ms(1) {
 		t.Errorf("white of game 2: %+v", w2)
 	}

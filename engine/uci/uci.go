@@ -36,11 +36,10 @@ const (
 
 // Option defaults and ranges.
 const (
-	defaultHashMB       = 16
-	maxHashMB           = 32768
-	defaultMoveOverhead = 30
-	maxMoveOverhead     = 5000
-	maxMultiPV          = 256
+	defaultHashMB   = 16
+	maxHashMB       = 32768
+	maxMoveOverhead = 5000
+	maxMultiPV      = 256
 )
 
 // DefaultArch is the evaluation a new engine plays with: the strongest
@@ -108,7 +107,7 @@ func New(out io.Writer) (*Engine, error) {
 		out:        bufio.NewWriter(out),
 		pos:        board.StartPosition(),
 		hashMB:     defaultHashMB,
-		overhead:   defaultMoveOverhead * time.Millisecond,
+		overhead:   search.DefaultMoveOverhead,
 		arch:       arch,
 		activeArch: arch,
 		tt:         tt,
@@ -218,7 +217,7 @@ func (e *Engine) cmdUCI(_ []string) {
 	e.say("option name Arch type combo default %s%s", e.defaultArch(), archs)
 	e.say("option name EvalFile type string default <empty>")
 	e.say("option name UCI_Chess960 type check default false")
-	e.say("option name Move Overhead type spin default %d min 0 max %d", defaultMoveOverhead, maxMoveOverhead)
+	e.say("option name Move Overhead type spin default %d min 0 max %d", search.DefaultMoveOverhead.Milliseconds(), maxMoveOverhead)
 	e.say("option name Clear Hash type button")
 	e.say("uciok")
 }
