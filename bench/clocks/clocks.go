@@ -34,7 +34,7 @@ type Engine struct {
 // and returns each player's clocks, players in name order. A game it
 // cannot rebuild a clock for is an error naming the file and the game.
 func Read(files ...string) ([]Engine, error) {
-	by := map[string][]match.ClockUse{}
+	var es []Engine
 	for _, f := range files {
 		r, err := zstdfile.Open(f)
 		if err != nil {
@@ -46,15 +46,26 @@ func Read(files ...string) ([]Engine, error) {
 			return nil, err
 		}
 		for _, c := range cs {
-			by[c.Player] = append(by[c.Player], c)
+			es = append(es, Engine{Name: c.Player, Games: []match.ClockUse{c}})
 		}
 	}
-	var es []Engine
-	for n, g := range by {
-		es = append(es, Engine{Name: n, Games: g})
+	return Merge(es), nil
+}
+
+// Merge joins the games of engines of the same name, in order, and
+// returns the engines in name order (nil for none): the clocks of several
+// matches, perhaps renamed by the caller, as one table and figure.
+func Merge(es []Engine) []Engine {
+	by := map[string][]match.ClockUse{}
+	for _, e := range es {
+		by[e.Name] = append(by[e.Name], e.Games...)
 	}
-	sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
-	return es, nil
+	var out []Engine
+	for n, g := range by {
+		out = append(out, Engine{Name: n, Games: g})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // Table returns a Markdown table: per engine its games, moves, time

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/bench/match"
 )
 
 // games returns n games between x and y at 10+0.1: x's moves take 1 s of
@@ -81,6 +83,19 @@ func TestPlanRatios(t *testing.T) {
 	// Mean (1 + 1.5008 + 2.6155) / 3; the 90th percentile the largest.
 	if tab := Table(es); !strings.Contains(tab, "| 1.71 / 2.62 |") || !strings.Contains(tab, "| 9.600 s | – | – |") {
 		t.Errorf("table:\n%s", tab)
+	}
+}
+
+// TestMerge: engines of one name become one with every game, in order;
+// the result is in name order.
+func TestMerge(t *testing.T) {
+	g := func(n int) []match.ClockUse { return []match.ClockUse{{Game: n}} }
+	got := Merge([]Engine{{Name: "b", Games: g(1)}, {Name: "a", Games: g(2)}, {Name: "b", Games: g(3)}})
+	if len(got) != 2 || got[0].Name != "a" || got[1].Name != "b" || len(got[1].Games) != 2 || got[1].Games[1].Game != 3 {
+		t.Errorf("merged %+v", got)
+	}
+	if Merge(nil) != nil {
+		t.Error("merging nothing is not nil")
 	}
 }
 

@@ -526,6 +526,40 @@ func TestReportClocksNotPlayed(t *testing.T) {
 	}
 }
 
+// TestReportClocksControl: a rung with its own concurrency (a control
+// replaying another rung one game at a time) gets it in nnuelab's name in
+// the clock table, so its games stay apart; Stockfish's games of both
+// rungs are one row.
+func TestReportClocksControl(t *testing.T) {
+	text := minimal + "[[rung]]\nname = \"c1\"\narch = \"classical\"\nconcurrency = 1\nlevels = [1500]\n" +
+		"[[clocks]]\nname = \"a\"\nrungs = [\"classical-t1\", \"c1\"]\n"
+	c, err := Parse("l.toml", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	for _, id := range []string{"classical-t1-e1500", "c1-e1500"} {
+		res := `{"summary":{"engines":["nnuelab-classical-t1","sf15.1-elo1500"],"games":1,"wins":1}}`
+		if err := os.WriteFile(filepath.Join(out, id+".json"), []byte(res), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pgn := "[White \"nnuelab-classical-t1\"]\n[Black \"sf15.1-elo1500\"]\n[Result \"1-0\"]\n[TimeControl \"5+0.05\"]\n\n" +
+			"1. e4 {+0.30/12 0.1s} e5 {-0.20/6 0.1s} 1-0\n\n"
+		if err := zstdfile.WriteFile(filepath.Join(out, id+".pgn.zst"), []byte(pgn), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := Report(c, out, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| nnuelab-classical-t1 | 1 | 1 | 0 |", "| nnuelab-classical-t1 (1 at a time) | 1 | 1 | 0 |", "| sf15.1-elo1500 | 2 | 2 | 0 |"} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("report lacks %q:\n%s", want, rep)
+		}
+	}
+}
+
 // TestPickDepth: Stockfish 15.1's pick depth for UCI_Elo levels the
 // ladder plays, from its skill formula, and none once the level reaches 20.
 func TestPickDepth(t *testing.T) {

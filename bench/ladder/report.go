@@ -201,23 +201,16 @@ func (c *Config) clockLabel(f *ClockFigure) string {
 func figureName(f *ClockFigure) string { return "clocks-" + f.Name + ".svg" }
 
 // clockUse reads the clock use of f's finished matches in out; nil when
-// none has finished yet.
+// none has finished. nnuelab's player is named by arch and threads in
+// every match, so a rung that sets its own concurrency (a control played
+// one game at a time) adds it to the name: its games stay apart from
+// those of the rung it replays.
 func (c *Config) clockUse(f *ClockFigure, out string) ([]clocks.Engine, error) {
-	files, err := c.clockFiles(f, out)
-	if err != nil || len(files) == 0 {
-		return nil, err
-	}
-	return clocks.Read(files...)
-}
-
-// clockFiles returns the PGN of each finished match of f's rungs, in the
-// ladder's order; a finished match without its PGN is an error.
-func (c *Config) clockFiles(f *ClockFigure, out string) ([]string, error) {
 	cells, err := c.Cells(f.Rungs)
 	if err != nil {
 		return nil, err
 	}
-	var files []string
+	var all []clocks.Engine
 	for _, cell := range cells {
 		base := filepath.Join(out, cell.ID())
 		if _, err := os.Stat(base + ".json"); os.IsNotExist(err) {
@@ -227,9 +220,20 @@ func (c *Config) clockFiles(f *ClockFigure, out string) ([]string, error) {
 		if _, err := os.Stat(pgn); err != nil {
 			return nil, fmt.Errorf("%s.json is kept but its games are not: %w", cell.ID(), err)
 		}
-		files = append(files, pgn)
+		es, err := clocks.Read(pgn)
+		if err != nil {
+			return nil, err
+		}
+		if r := cell.Rung; r.ownConcurrency {
+			for i := range es {
+				if strings.HasPrefix(es[i].Name, "nnuelab") {
+					es[i].Name += fmt.Sprintf(" (%d at a time)", r.Concurrency)
+				}
+			}
+		}
+		all = append(all, es...)
 	}
-	return files, nil
+	return clocks.Merge(all), nil
 }
 
 // depthIntro explains the depth table.
