@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/nnuelab/nnuelab/bench/match"
+	"github.com/nnuelab/nnuelab/bench/stats"
 	"github.com/nnuelab/nnuelab/engine/search"
 	"github.com/nnuelab/nnuelab/internal/plotaxis"
 	"github.com/nnuelab/nnuelab/internal/svgplot"
@@ -100,12 +101,7 @@ func Table(es []Engine) string {
 			moves += len(c.Moves)
 		}
 		sort.Float64s(shares)
-		q := func(p float64) float64 {
-			if len(shares) == 0 {
-				return 0
-			}
-			return shares[min(int(p*float64(len(shares))), len(shares)-1)]
-		}
+		q := func(p float64) float64 { return stats.Quantile(shares, p) }
 		depth := "–"
 		if d := e.Depths(); len(d) > 0 {
 			depth = strconv.Itoa(d[len(d)/2])
@@ -116,7 +112,7 @@ func Table(es []Engine) string {
 			for _, x := range r {
 				sum += x
 			}
-			plan = fmt.Sprintf("%.2f / %.2f", sum/float64(len(r)), r[min(int(0.9*float64(len(r))), len(r)-1)])
+			plan = fmt.Sprintf("%.2f / %.2f", sum/float64(len(r)), stats.Quantile(r, 0.9))
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.1f%% / %.1f%% / %.1f%% | %.3f s | %s | %s |\n",
 			e.Name, len(e.Games), moves, forfeits, 100*q(0.5), 100*q(0.95), 100*q(1), max(least, 0), depth, plan)

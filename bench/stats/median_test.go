@@ -24,3 +24,27 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+func TestQuantile(t *testing.T) {
+	ten := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	tests := []struct {
+		in   []float64
+		p    float64
+		want float64
+	}{
+		{nil, 0.5, 0},
+		{[]float64{7}, 0.9, 7},
+		{ten, 0, 1},
+		{ten, 0.5, 6},
+		{ten, 0.9, 10},
+		{ten, 0.95, 10},
+		{ten, 0.89, 9},
+		{ten, 1, 10},
+		{ten, -1, 1},
+	}
+	for _, tc := range tests {
+		if got := Quantile(tc.in, tc.p); got != tc.want {
+			t.Errorf("Quantile(%v, %v) = %v, want %v", tc.in, tc.p, got, tc.want)
+		}
+	}
+}
