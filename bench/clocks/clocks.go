@@ -8,6 +8,7 @@ package clocks
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -168,13 +169,19 @@ func MinPlotGames(games int) int {
 
 // Plot draws, per engine, the median and the largest share of the clock
 // its n-th move used over the games, for the move numbers MinPlotGames
-// of its games reach, and returns the SVG.
+// of its games reach, and returns the SVG. At a repeating control (40
+// moves in 60 s) the move axis is marked at each control, where the
+// clock refills, so the run-down before it reads off the figure.
 func Plot(es []Engine, title string) ([]byte, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "move number (the engine's own moves; drawn while a tenth of its games, at least 5, reach it)"
 	p.Y.Label.Text = "share of the clock the move used (%)"
 	p.X.Tick.Marker = plotaxis.Ticks
+	if period := controlMoves(es); period > 0 {
+		p.X.Label.Text = fmt.Sprintf("move number (the engine's own moves, marked at each control of %d; drawn while a tenth of its games, at least 5, reach it)", period)
+		p.X.Tick.Marker = controlTicks(period)
+	}
 	p.Y.Tick.Marker = plotaxis.Ticks
 	p.Add(plotter.NewGrid())
 	var legend svgplot.Legend
@@ -219,4 +226,35 @@ func Plot(es []Engine, title string) ([]byte, error) {
 	p.Y.Min = 0     // shares read against nothing used
 	p.Y.Max *= 1.05 // the largest share below the frame, not on it
 	return svgplot.Render(p, &legend, 9*vg.Inch, 5*vg.Inch)
+}
+
+// controlMoves returns the moves per control of the games' repeating
+// time control (the most moves to go any move saw), 0 in sudden death.
+func controlMoves(es []Engine) int {
+	n := 0
+	for _, e := range es {
+		for _, c := range e.Games {
+			for _, m := range c.Moves {
+				n = max(n, m.ToGo)
+			}
+		}
+	}
+	return n
+}
+
+// controlTicks marks a move axis at every multiple of period, labelled,
+// with an unlabelled tick halfway between.
+func controlTicks(period int) plot.Ticker {
+	return plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+		var ts []plot.Tick
+		half := float64(period) / 2
+		for k := math.Ceil(lo / half); k*half <= hi; k++ {
+			t := plot.Tick{Value: k * half}
+			if int(k)%2 == 0 {
+				t.Label = strconv.Itoa(int(k * half))
+			}
+			ts = append(ts, t)
+		}
+		return ts
+	})
 }

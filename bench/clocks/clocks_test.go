@@ -129,3 +129,36 @@ func TestPlot(t *testing.T) {
 		}
 	}
 }
+
+// TestControlTicks: at a repeating control the move axis is labelled at
+// each control and only there; in sudden death it keeps the generic ticks.
+func TestControlTicks(t *testing.T) {
+	for _, tc := range []struct {
+		name, tags string
+		period     int
+	}{
+		{"sudden death", "[TimeControl \"10+0.1\"]", 0},
+		{"2 moves in 10 s", "[TimeControl \"2/10\"]", 2},
+	} {
+		pgn := "[White \"x\"]\n[Black \"y\"]\n[Result \"1-0\"]\n" + tc.tags + "\n\n" +
+			"1. e4 {1.000s} e5 {0.500s} 2. Nf3 {2.000s} Nc6 {0.100s} 3. Bc4 {1.000s} 1-0\n\n"
+		es, err := Read(write(t, "g.pgn", pgn))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := controlMoves(es); got != tc.period {
+			t.Errorf("%s: controlMoves = %d, want %d", tc.name, got, tc.period)
+		}
+	}
+	var labels []string
+	for _, tk := range controlTicks(40).Ticks(3, 170) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		} else if int(tk.Value)%20 != 0 || int(tk.Value)%40 == 0 {
+			t.Errorf("unlabelled tick at %v, want only halfway between controls", tk.Value)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "40 80 120 160" {
+		t.Errorf("labels %q, want 40 80 120 160", got)
+	}
+}
