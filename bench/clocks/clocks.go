@@ -175,13 +175,14 @@ func MinPlotGames(games int) int {
 func Plot(es []Engine, title string) ([]byte, error) {
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = "move number (the engine's own moves; drawn while a tenth of its games, at least 5, reach it)"
-	p.Y.Label.Text = "share of the clock the move used (%)"
+	marked := ""
 	p.X.Tick.Marker = plotaxis.Ticks
 	if period := controlMoves(es); period > 0 {
-		p.X.Label.Text = fmt.Sprintf("move number (the engine's own moves, marked at each control of %d; drawn while a tenth of its games, at least 5, reach it)", period)
+		marked = fmt.Sprintf(", marked at each control of %d", period)
 		p.X.Tick.Marker = controlTicks(period)
 	}
+	p.X.Label.Text = "move number (the engine's own moves" + marked + "; drawn while a tenth of its games, at least 5, reach it)"
+	p.Y.Label.Text = "share of the clock the move used (%)"
 	p.Y.Tick.Marker = plotaxis.Ticks
 	p.Add(plotter.NewGrid())
 	var legend svgplot.Legend
