@@ -196,12 +196,24 @@ func (r *Record) Board() [64]board.Piece {
 
 // King returns colour c's king square.
 func (r *Record) King(c board.Color) board.Square {
-	k := board.MakePiece(c, board.King)
-	occ := r.occ
-	for i := 0; occ != 0; i++ {
-		s := occ.PopLSB()
-		if board.Piece(r.code(i)) == k {
-			return s
+	// The nibble holding the king's code, found in all 32 at once: x has
+	// a zero nibble where the code is, and the borrow trick flags the
+	// lowest zero nibble exactly (higher flags may be false).
+	k := uint64(board.MakePiece(c, board.King))
+	n := r.occ.Count()
+	for half := 0; half < 2 && half*16 < n; half++ {
+		w := binary.LittleEndian.Uint64(r.pieces[8*half:])
+		x := w ^ k*0x1111111111111111
+		if used := n - 16*half; used < 16 {
+			x |= ^uint64(0) << (4 * used) // unused nibbles never match
+		}
+		if t := (x - 0x1111111111111111) &^ x & 0x8888888888888888; t != 0 {
+			i := 16*half + bits.TrailingZeros64(t)/4
+			occ := r.occ
+			for range i {
+				occ &= occ - 1
+			}
+			return occ.LSB()
 		}
 	}
 	return board.NoSquare

@@ -74,6 +74,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	valFrac := fs.Float64("val-fraction", d.ValFraction, "fraction of positions held out for validation (by board hash)")
 	maxPos := fs.Int("max-positions", 0, "read at most this many positions (0 = all)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed data entries (counted) instead of stopping at the first")
+	shuffleBuf := fs.Int("shuffle-buffer", 0, "stream the training data from disk as it trains, shuffled through a buffer of this many positions (about 40 bytes each), instead of reading it all into memory (0); memory is then bounded by the buffer, not by the data (docs/training.md, \"Streaming\")")
+	ckptEvery := fs.Duration("checkpoint-every", 10*time.Minute, "write a checkpoint this often within an epoch too (a killed run resumes from it with --resume); 0 = at the end of each epoch only")
 	filter := fs.String("filter", "default", "positions to train on: default (from ply 16, not in check, quiet move, |score| <= 30000: what datagen keeps), none, or a list of default, min-ply=N, max-score=N, skip-check, skip-noisy, one-in=N (one training position in N, by board hash; validation stays whole)")
 	out := fs.String("out", "", "float net written after every epoch (NAME.nnue.zst); NAME.ckpt and NAME.csv go beside it")
 	seed := fs.Uint64("seed", d.Seed, "random seed (initial weights, shuffling)")
@@ -170,6 +172,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	apply("val-fraction", func() { cfg.ValFraction = *valFrac })
 	apply("max-positions", func() { cfg.MaxPositions = *maxPos })
 	apply("skip-bad", func() { cfg.SkipBad = *skipBad })
+	apply("shuffle-buffer", func() { cfg.ShuffleBuffer = *shuffleBuf })
 	var filterErr error
 	apply("filter", func() { cfg.Filter, filterErr = datasets.ParseFilter(*filter) })
 	if filterErr != nil {
@@ -218,7 +221,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opt := train.Options{Resume: *resume, StopAfter: *measure, LogEvery: 30 * time.Second}
+	opt := train.Options{Resume: *resume, StopAfter: *measure, LogEvery: 30 * time.Second, CheckpointEvery: *ckptEvery}
+	if *ckptEvery <= 0 {
+		opt.CheckpointEvery = -1 // epoch ends only
+	}
 	if !*quiet {
 		opt.Log = stderr
 		if f, ok := stderr.(*os.File); ok {

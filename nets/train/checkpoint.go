@@ -128,6 +128,19 @@ type state struct {
 	Step      int          // optimizer steps done
 	Positions int64        // training positions seen
 	History   []EpochStats // one entry per completed epoch
+	// Part is the epoch in progress, for a checkpoint written within it.
+	Part epochPart
+}
+
+// epochPart sums the steps done so far of the epoch in progress, so that a
+// run resumed within an epoch reports the epoch as an uninterrupted run
+// does (the loss exactly; the times as the sum of the pieces).
+type epochPart struct {
+	LossSum    float64 `json:"loss_sum"`
+	LossN      int64   `json:"loss_n"`
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+	Flops      float64 `json:"flops"`
 }
 
 // checkpointKind marks a checkpoint's header.
@@ -153,6 +166,13 @@ func saveCheckpoint(path string, m *Model, cfg *Config, dataSHA string, st *stat
 			"kind": checkpointKind, "config": string(cj), "history": string(historyCSV(st.History)),
 			"epoch": strconv.Itoa(st.Epoch), "step": strconv.Itoa(st.Step), "positions": strconv.FormatInt(st.Positions, 10),
 		}}
+	if st.Part != (epochPart{}) {
+		pj, err := json.Marshal(st.Part)
+		if err != nil {
+			return err
+		}
+		h.Training["epoch_part"] = string(pj)
+	}
 	return nets.WriteFloatLevel(path, h, ts, zstd.SpeedFastest)
 }
 
@@ -196,6 +216,11 @@ func loadCheckpoint(path string, m *Model) (*Config, *state, *nets.Header, error
 	}
 	if st.Positions, err = strconv.ParseInt(h.Training["positions"], 10, 64); err != nil {
 		return nil, nil, nil, bad("bad positions: %v", err)
+	}
+	if pj := h.Training["epoch_part"]; pj != "" {
+		if err := json.Unmarshal([]byte(pj), &st.Part); err != nil {
+			return nil, nil, nil, bad("bad epoch_part: %v", err)
+		}
 	}
 	if len(st.History) != st.Epoch {
 		return nil, nil, nil, bad("history has %d epochs, header says %d", len(st.History), st.Epoch)

@@ -29,6 +29,18 @@ type Data struct {
 	// Excluded counts the training positions dropped because the same
 	// position (by board hash) is in the validation files.
 	Excluded int64
+	// Streamed is the number of training positions a pass over streamed
+	// data gives (Config.ShuffleBuffer); Train is empty then.
+	Streamed int64
+}
+
+// TrainPositions is the number of training positions, in memory or
+// streamed.
+func (d *Data) TrainPositions() int64 {
+	if d.Streamed > 0 {
+		return d.Streamed
+	}
+	return int64(len(d.Train))
 }
 
 // FileHash is one data file and its SHA-256.
@@ -75,7 +87,7 @@ func readRecords(path string, dst []datasets.Record, limit int, skip bool, skipp
 			return nil, "", fmt.Errorf("data %s: record %d (%s) has %d pieces or a missing king", path, len(dst)+1, rec.Text(), n)
 		}
 		if len(dst) >= maxLoad {
-			return nil, "", fmt.Errorf("data: more than %d positions; use --max-positions", maxLoad)
+			return nil, "", fmt.Errorf("data: more than %d positions to hold in memory; stream them (--shuffle-buffer N) or read fewer (--max-positions)", maxLoad)
 		}
 		dst = append(dst, rec)
 	}
@@ -170,14 +182,19 @@ func LoadData(files, valFiles []string, valFraction float64, limit int, skipBad 
 	if len(d.Train) == 0 {
 		return nil, errors.New("data: no training positions")
 	}
-	if len(d.Files) == 1 {
-		d.SHA256 = d.Files[0].SHA256
-	} else {
-		h := sha256.New()
-		for _, f := range d.Files {
-			fmt.Fprintf(h, "%s  %s\n", f.SHA256, filepath.Base(f.Path))
-		}
-		d.SHA256 = hex.EncodeToString(h.Sum(nil))
-	}
+	d.SHA256 = dataSHA256(d.Files)
 	return d, nil
+}
+
+// dataSHA256 identifies training data by its files: the SHA-256 of the one
+// file, or of the files' "sha256  name" lines when there are several.
+func dataSHA256(files []FileHash) string {
+	if len(files) == 1 {
+		return files[0].SHA256
+	}
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%s  %s\n", f.SHA256, filepath.Base(f.Path))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

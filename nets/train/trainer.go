@@ -40,6 +40,11 @@ type Config struct {
 	MaxPositions int `json:"max_positions,omitempty"`
 	// SkipBad skips malformed data entries (counted) instead of stopping.
 	SkipBad bool `json:"skip_bad,omitempty"`
+	// ShuffleBuffer, when positive, streams the training data from disk
+	// as training goes, shuffled through a buffer of this many positions
+	// (stream.go), instead of reading it all into memory: memory is
+	// bounded by the buffer, not by the data.
+	ShuffleBuffer int `json:"shuffle_buffer,omitempty"`
 	// Init, if set, is a float net of the same architecture (nnuelab's
 	// format, e.g. the previous generation's) that training starts from
 	// instead of random weights: a warm start. InitSHA256 is its hash,
@@ -131,6 +136,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("epochs %d must be >= 1 (or give a position budget)", c.Epochs)
 	case c.EpochSize < 0 || c.Positions < 0 || c.MaxPositions < 0:
 		return errors.New("epoch size, position budget and max positions must be >= 0")
+	case c.ShuffleBuffer < 0 || c.ShuffleBuffer > maxLoad:
+		return fmt.Errorf("shuffle buffer %d out of range 0..%d positions", c.ShuffleBuffer, maxLoad)
+	case c.ShuffleBuffer > 0 && c.MaxPositions > 0:
+		return errors.New("max positions reads a prefix into memory; with a shuffle buffer, list fewer files or give a position budget")
 	case c.Threads < 0 || c.Threads > 1024:
 		return fmt.Errorf("threads %d out of range 0..1024", c.Threads)
 	case c.QAT != "auto" && c.QAT != "on" && c.QAT != "off":
@@ -189,7 +198,21 @@ type Options struct {
 	// writes nothing (throughput measurements): the one history entry
 	// times all steps of the run.
 	StopAfter int
+	// CheckpointEvery is how often a checkpoint is written within an
+	// epoch, so that a killed run loses at most that much (0: every 10
+	// minutes; negative: only at the end of each epoch). A cancelled
+	// context writes one at once. Checkpoints do not change the net.
+	CheckpointEvery time.Duration
+	// checkpointSteps, if positive, checkpoints every that many steps
+	// instead (tests).
+	checkpointSteps int
+	// afterStep, if not nil, is called after every step with the steps
+	// done (tests: interruptions, files changing under a run).
+	afterStep func(step int)
 }
+
+// defaultCheckpointEvery is Options.CheckpointEvery's default.
+const defaultCheckpointEvery = 10 * time.Minute
 
 // LoadSpec loads the architecture of cfg with its overrides.
 func LoadSpec(cfg *Config) (*archs.Spec, error) {
@@ -310,11 +333,24 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("checkpoint %s exists: resume it (--resume) or remove it", paths.Checkpoint)
 	}
 	data := opt.Data
-	if data == nil {
+	var sd *streamData
+	switch {
+	case data != nil && cfg.ShuffleBuffer > 0:
+		return nil, errors.New("a shuffle buffer streams the data files; Options.Data is data in memory")
+	case data == nil && cfg.ShuffleBuffer > 0:
+		logf(opt.Log, "scanning %s ...\n", strings.Join(cfg.Data, ", "))
+		if data, sd, err = scanStream(&cfg, defaultThreads(cfg.Threads)); err != nil {
+			return nil, err
+		}
+		logf(opt.Log, "streaming %d training positions a pass from %d blocks of %d files through a shuffle buffer of %d\n",
+			sd.n, len(sd.blocks), len(sd.files), cfg.ShuffleBuffer)
+	case data == nil:
 		logf(opt.Log, "reading %s ...\n", strings.Join(cfg.Data, ", "))
 		if data, err = LoadData(cfg.Data, cfg.ValData, cfg.ValFraction, cfg.MaxPositions, cfg.SkipBad, cfg.Filter); err != nil {
 			return nil, err
 		}
+	}
+	if opt.Data == nil {
 		if data.Excluded > 0 {
 			logf(opt.Log, "left out %d training positions that are also in the validation files\n", data.Excluded)
 		}
@@ -331,7 +367,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	res.Data = data
 	epochSize := cfg.EpochSize
 	if epochSize == 0 {
-		epochSize = len(data.Train)
+		epochSize = int(data.TrainPositions())
 	}
 	epochs := cfg.Epochs
 	if cfg.Positions > 0 {
@@ -339,6 +375,9 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	}
 	stepsPerEpoch := (epochSize + cfg.Batch - 1) / cfg.Batch
 	totalSteps := epochs * stepsPerEpoch
+	if within := st.Step - st.Epoch*stepsPerEpoch; within < 0 || within >= stepsPerEpoch && st.Epoch < epochs {
+		return nil, fmt.Errorf("checkpoint %s: step %d is not in epoch %d of %d steps", paths.Checkpoint, st.Step, st.Epoch+1, stepsPerEpoch)
+	}
 	e := newEngine(m, cfg.Loss, cfg.Threads)
 	res.Threads = e.threads
 	factorized := ""
@@ -346,10 +385,18 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 		factorized = fmt.Sprintf(" (%d of them virtual: factorized king buckets)", m.factor*m.width)
 	}
 	logf(opt.Log, "%s: %d parameters%s, %d training and %d validation positions, %d epochs of %d positions (%d steps of %d), %d threads, kernels %s\n",
-		spec.Name, m.NumParams(), factorized, len(data.Train), len(data.Val), epochs, epochSize, stepsPerEpoch, cfg.Batch, e.threads, kernelName())
+		spec.Name, m.NumParams(), factorized, data.TrainPositions(), len(data.Val), epochs, epochSize, stepsPerEpoch, cfg.Batch, e.threads, kernelName())
 
-	stream := newStream(len(data.Train), cfg.Seed)
-	batch := make([]*datasets.Record, 0, cfg.Batch)
+	var src batcher
+	if sd != nil {
+		if st.Positions%sd.n != 0 {
+			logf(opt.Log, "resuming in the middle of a pass: making the stream's first %d positions again\n", st.Positions%sd.n)
+		}
+		src = newStreamSource(sd, cfg.Seed, cfg.ShuffleBuffer, cfg.Batch, st.Positions)
+	} else {
+		src = &memSource{recs: data.Train, stream: newStream(len(data.Train), cfg.Seed)}
+	}
+	defer src.close()
 	prog := &progress{w: opt.Log, terminal: opt.Terminal, every: opt.LogEvery}
 	// A measurement (StopAfter) times the steps from the start of the run
 	// and writes nothing.
@@ -362,26 +409,49 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 			PosPerSec: float64(st.Positions-runPos) / secs, GFLOPs: runFlops / secs / 1e9})
 		return res
 	}
+	every := opt.CheckpointEvery
+	if every == 0 {
+		every = defaultCheckpointEvery
+	}
+	lastSave := time.Now()
 	for epoch := st.Epoch; epoch < epochs; epoch++ {
 		start, cpu0 := time.Now(), cputime.Process().Seconds()
-		var lossSum float64
-		var lossN int
-		var flops float64
-		var lr float64
+		s0, part := 0, epochPart{}
+		if epoch == st.Epoch {
+			// A checkpoint from within this epoch: go on from its step.
+			s0, part = st.Step-epoch*stepsPerEpoch, st.Part
+		}
 		posStart := int64(epoch) * int64(epochSize)
-		for s := 0; s < stepsPerEpoch; s++ {
+		segPos, segFlops := st.Positions, 0.0
+		// sofar is the epoch's part up to now, for a checkpoint.
+		sofar := func() epochPart {
+			p := part
+			p.Seconds += time.Since(start).Seconds()
+			p.CPUSeconds += cputime.Process().Seconds() - cpu0
+			return p
+		}
+		var lr float64
+		for s := s0; s < stepsPerEpoch; s++ {
 			if err := ctx.Err(); err != nil {
 				prog.clear()
-				return res, fmt.Errorf("interrupted in epoch %d (the checkpoint holds epoch %d): %w", epoch+1, st.Epoch, err)
+				if opt.StopAfter > 0 {
+					return res, fmt.Errorf("interrupted in epoch %d: %w", epoch+1, err)
+				}
+				st.Part = sofar()
+				if err := saveCheckpoint(paths.Checkpoint, m, &cfg, data.SHA256, st); err != nil {
+					return res, fmt.Errorf("interrupted in epoch %d; writing the checkpoint: %w", epoch+1, err)
+				}
+				return res, fmt.Errorf("interrupted in epoch %d at step %d (the checkpoint holds it; --resume goes on): %w", epoch+1, st.Step, err)
 			}
 			if opt.StopAfter > 0 && st.Step >= opt.StopAfter {
-				return measured(epoch, lossSum/float64(max(lossN, 1))), nil
+				return measured(epoch, part.LossSum/float64(max(part.LossN, 1))), nil
 			}
 			lo := int64(s) * int64(cfg.Batch)
 			hi := min(lo+int64(cfg.Batch), int64(epochSize))
-			batch = batch[:0]
-			for k := posStart + lo; k < posStart+hi; k++ {
-				batch = append(batch, &data.Train[stream.at(k)])
+			batch, err := src.next(posStart+lo, int(hi-lo))
+			if err != nil {
+				prog.clear()
+				return res, err
 			}
 			lr = cfg.Optim.rate(st.Step, epoch, totalSteps)
 			h := &hyper{o: &cfg.Optim, lr: lr, step: st.Step + 1}
@@ -390,26 +460,42 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 			if math.IsNaN(l) || math.IsInf(l, 0) {
 				return res, fmt.Errorf("epoch %d step %d: the loss is %g (learning rate too high?)", epoch+1, st.Step+1, l)
 			}
-			flops += e.lastFlops()
+			part.Flops += e.lastFlops()
+			segFlops += e.lastFlops()
 			runFlops += e.lastFlops()
-			lossSum += l * float64(len(batch))
-			lossN += len(batch)
+			part.LossSum += l * float64(len(batch))
+			part.LossN += int64(len(batch))
 			st.Step++
 			st.Positions += int64(len(batch))
 			el := time.Since(start).Seconds()
-			rate := float64(st.Positions-posStart) / el
+			rate := float64(st.Positions-segPos) / el
 			left := float64(int64(epochs)*int64(epochSize)-(posStart+hi)) / rate
 			prog.update(fmt.Sprintf("epoch %d/%d %s %3.0f%% loss %.6f | %.0f pos/s | %.1f GFLOP/s | ETA %s",
 				epoch+1, epochs, bar(float64(hi)/float64(epochSize), 20), 100*float64(hi)/float64(epochSize),
-				lossSum/float64(lossN), rate, flops/el/1e9, fmtDuration(left)))
+				part.LossSum/float64(part.LossN), rate, segFlops/el/1e9, fmtDuration(left)))
+			due := every > 0 && time.Since(lastSave) >= every
+			if opt.checkpointSteps > 0 {
+				due = st.Step%opt.checkpointSteps == 0
+			}
+			if due && opt.StopAfter == 0 && s+1 < stepsPerEpoch {
+				st.Part = sofar()
+				if err := saveCheckpoint(paths.Checkpoint, m, &cfg, data.SHA256, st); err != nil {
+					return res, fmt.Errorf("writing checkpoint: %w", err)
+				}
+				lastSave = time.Now()
+			}
+			if opt.afterStep != nil {
+				opt.afterStep(st.Step)
+			}
 		}
 		if opt.StopAfter > 0 {
 			if epoch == epochs-1 {
-				return measured(epoch, lossSum/float64(max(lossN, 1))), nil
+				return measured(epoch, part.LossSum/float64(max(part.LossN, 1))), nil
 			}
 			continue
 		}
-		secs, cpu := time.Since(start).Seconds(), cputime.Process().Seconds()-cpu0
+		done := sofar()
+		st.Part = epochPart{}
 		e.loss.Lambda = cfg.Loss.Lambda
 		val := e.evalLoss(data.Val)
 		qnet, err := nnue.FromFloat(spec, m.Tensors())
@@ -421,8 +507,8 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 			logf(opt.Log, "note: %d validation positions are not legal positions for the engine; the quantized loss leaves them out\n", skipped)
 		}
 		stats := EpochStats{Epoch: epoch + 1, Step: st.Step, Positions: st.Positions, LR: lr,
-			TrainLoss: lossSum / float64(lossN), ValLoss: val, QValLoss: qval, QuantErrCP: qerr, Seconds: secs, CPUSeconds: cpu,
-			PosPerSec: float64(epochSize) / secs, GFLOPs: flops / secs / 1e9}
+			TrainLoss: done.LossSum / float64(done.LossN), ValLoss: val, QValLoss: qval, QuantErrCP: qerr, Seconds: done.Seconds, CPUSeconds: done.CPUSeconds,
+			PosPerSec: float64(epochSize) / done.Seconds, GFLOPs: done.Flops / done.Seconds / 1e9}
 		st.History = append(st.History, stats)
 		st.Epoch = epoch + 1
 		if err := writeNet(paths.Net, m, &cfg, data, st); err != nil {
@@ -434,9 +520,10 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 		if err := saveCheckpoint(paths.Checkpoint, m, &cfg, data.SHA256, st); err != nil {
 			return res, fmt.Errorf("writing checkpoint: %w", err)
 		}
+		lastSave = time.Now()
 		prog.clear()
 		logf(opt.Log, "epoch %d/%d: train loss %.6f, val loss %.6f (quantized %.6f, |q-f| %.2f cp), lr %.3g, %.0f pos/s, %.1f GFLOP/s, %.1f s; saved %s\n",
-			epoch+1, epochs, stats.TrainLoss, val, qval, qerr, lr, stats.PosPerSec, stats.GFLOPs, secs, paths.Net)
+			epoch+1, epochs, stats.TrainLoss, val, qval, qerr, lr, stats.PosPerSec, stats.GFLOPs, done.Seconds, paths.Net)
 	}
 	res.History = st.History
 	if cfg.Export != "none" && ExportFormat(spec) != "" {
@@ -482,6 +569,31 @@ func writeNet(path string, m *Model, cfg *Config, data *Data, st *state) error {
 	}
 	return os.Chmod(path, 0o644) // WriteFloat's temporary file is 0600
 }
+
+// batcher hands out the training stream a batch at a time.
+type batcher interface {
+	// next returns the stream's positions k .. k+n-1, valid until the
+	// next call; the calls follow the stream in order.
+	next(k int64, n int) ([]*datasets.Record, error)
+	close()
+}
+
+// memSource is the training stream of data in memory.
+type memSource struct {
+	recs   []datasets.Record
+	stream *stream
+	ptrs   []*datasets.Record
+}
+
+func (m *memSource) next(k int64, n int) ([]*datasets.Record, error) {
+	m.ptrs = m.ptrs[:0]
+	for i := k; i < k+int64(n); i++ {
+		m.ptrs = append(m.ptrs, &m.recs[m.stream.at(i)])
+	}
+	return m.ptrs, nil
+}
+
+func (m *memSource) close() {}
 
 // stream maps a training-stream position k to a training record: pass
 // k/n visits the records in a permutation drawn from (seed, pass).

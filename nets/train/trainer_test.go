@@ -142,7 +142,7 @@ func TestResume(t *testing.T) {
 	// Interrupt (as SIGINT would) once the first epoch is saved.
 	ctx, cancel := context.WithCancel(context.Background())
 	log := &watchWriter{want: "epoch 1/3:", fn: cancel}
-	if _, err := Run(ctx, cfgB, Options{Data: data, Log: log}); err == nil || !strings.Contains(err.Error(), "interrupted in epoch 2 (the checkpoint holds epoch 1)") {
+	if _, err := Run(ctx, cfgB, Options{Data: data, Log: log}); err == nil || !strings.Contains(err.Error(), "interrupted in epoch 2 at step") {
 		t.Fatalf("interrupted run: %v", err)
 	}
 	// Starting again without --resume refuses to overwrite the checkpoint.
