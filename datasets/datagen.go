@@ -49,6 +49,12 @@ type GenConfig struct {
 	// Nodes per move (and Depth, if not 0) limit each search.
 	Nodes uint64 `toml:"nodes"`
 	Depth int    `toml:"depth"`
+	// SoftNodes > 0 ends a move's search at the end of the first
+	// iteration that has searched this many nodes (Nodes, if set, still
+	// stops it mid-iteration). Left out of the TOML and JSON forms when 0,
+	// as are the settings below added after the first sets were made, so
+	// that their manifests and keys stay as they were.
+	SoftNodes uint64 `toml:"soft_nodes,omitzero" json:",omitempty"`
 	// HashMB is the size of the transposition table both sides share.
 	HashMB int `toml:"hash_mb"`
 
@@ -57,6 +63,11 @@ type GenConfig struct {
 	RandomPlies int    `toml:"random_plies"`
 	Book        string `toml:"book"`
 	BookSHA256  string `toml:"book_sha256"` // filled in by Generate
+	// Start is where games start before the random plies: "" (or
+	// "standard") the start position, StartChess960 one of the 960
+	// Chess960 positions, StartDFRC each side's back rank drawn on its own
+	// (double Fischer random, 921,600 starts); uniformly at random.
+	Start string `toml:"start,omitempty" json:",omitempty"`
 	// MaxOpeningScore > 0 keeps only balanced openings: after the random
 	// plies a search at the game's limits scores the position, and one
 	// scored beyond ±MaxOpeningScore centipawns is thrown away for the
@@ -130,8 +141,8 @@ func (c *GenConfig) check() error {
 		return errors.New("games and positions must not be negative")
 	case c.Games == 0 && c.Positions == 0:
 		return errors.New("set games or positions (or both)")
-	case c.Nodes == 0 && c.Depth == 0:
-		return errors.New("set nodes or depth per move")
+	case c.Nodes == 0 && c.Depth == 0 && c.SoftNodes == 0:
+		return errors.New("set nodes, soft nodes or depth per move")
 	case c.Depth < 0 || c.Depth >= search.MaxPly:
 		return fmt.Errorf("depth %d outside 0..%d", c.Depth, search.MaxPly-1)
 	case c.HashMB < 1:
@@ -146,8 +157,70 @@ func (c *GenConfig) check() error {
 		return fmt.Errorf("keep %q: want %q or %q", c.Keep, KeepQuiet, KeepAll)
 	case c.Threads < 1:
 		return fmt.Errorf("threads %d: want at least 1", c.Threads)
+	case c.SoftNodes > 0 && c.Nodes > 0 && c.SoftNodes > c.Nodes:
+		return fmt.Errorf("soft nodes %d above the hard limit of %d nodes", c.SoftNodes, c.Nodes)
+	case c.Start != "" && c.Start != StartStandard && c.Start != StartChess960 && c.Start != StartDFRC:
+		return fmt.Errorf("start %q: want %s, %s or %s", c.Start, StartStandard, StartChess960, StartDFRC)
+	case c.Start != "" && c.Start != StartStandard && c.Book != "":
+		return fmt.Errorf("start %s and a book: a game starts from one or the other", c.Start)
 	}
 	return nil
+}
+
+// The start positions of GenConfig.Start.
+const (
+	StartStandard = "standard"
+	StartChess960 = "chess960"
+	StartDFRC     = "dfrc"
+)
+
+// randomBackRank draws one of the 960 Chess960 back ranks uniformly: a
+// bishop on a random light and a random dark square, the queen and the
+// knights on random free squares, then rook, king, rook on the three left.
+func randomBackRank(r *rng) [8]byte {
+	var rank [8]byte
+	rank[2*r.intn(4)+1] = 'B' // light squares of White's first rank: b1, d1, f1, h1
+	rank[2*r.intn(4)] = 'B'
+	put := func(pc byte, k int) { // on the k-th free square
+		for i := range rank {
+			if rank[i] == 0 {
+				if k == 0 {
+					rank[i] = pc
+					return
+				}
+				k--
+			}
+		}
+	}
+	put('Q', r.intn(6))
+	put('N', r.intn(5))
+	put('N', r.intn(4))
+	put('R', 0)
+	put('K', 0)
+	put('R', 0)
+	return rank
+}
+
+// startFEN returns a random start position of the kind GenConfig.Start
+// names, in Shredder-FEN (castling rights by the rooks' files).
+func startFEN(kind string, r *rng) string {
+	white := randomBackRank(r)
+	black := white
+	if kind == StartDFRC {
+		black = randomBackRank(r)
+	}
+	rights := func(rank [8]byte, file func(int) byte) string {
+		var out []byte
+		for i := 7; i >= 0; i-- { // the h-side rook first, as Shredder-FEN writes
+			if rank[i] == 'R' {
+				out = append(out, file(i))
+			}
+		}
+		return string(out)
+	}
+	return fmt.Sprintf("%s/pppppppp/8/8/8/8/PPPPPPPP/%s w %s%s - 0 1",
+		strings.ToLower(string(black[:])), string(white[:]),
+		rights(white, func(i int) byte { return 'A' + byte(i) }), rights(black, func(i int) byte { return 'a' + byte(i) }))
 }
 
 // localGames returns how many games the shard plays (-1: no game limit).
@@ -221,6 +294,12 @@ func (pl *player) opening(ctx context.Context, r *rng) (*board.Position, int, er
 	rejected := 0
 	for attempt := 0; attempt < 1000; attempt++ {
 		p := board.StartPosition()
+		if pl.cfg.Start == StartChess960 || pl.cfg.Start == StartDFRC {
+			var err error
+			if p, err = board.ParseFEN(startFEN(pl.cfg.Start, r)); err != nil {
+				return nil, 0, fmt.Errorf("start: %w", err)
+			}
+		}
 		if len(pl.book) > 0 {
 			line := pl.book[r.intn(len(pl.book))]
 			var err error
@@ -262,7 +341,7 @@ func (pl *player) search(ctx context.Context, p *board.Position) (search.Result,
 	pl.s.Clear()
 	sctx, cancel := context.WithTimeout(ctx, searchTimeout)
 	defer cancel()
-	sr := pl.s.Search(sctx, p, search.Limits{Nodes: pl.cfg.Nodes, Depth: pl.cfg.Depth}, nil)
+	sr := pl.s.Search(sctx, p, search.Limits{Nodes: pl.cfg.Nodes, Depth: pl.cfg.Depth, SoftNodes: pl.cfg.SoftNodes}, nil)
 	if err := ctx.Err(); err != nil {
 		return sr, err
 	}
@@ -290,7 +369,7 @@ func (pl *player) play(ctx context.Context, g uint64) (*Game, error) {
 	pl.tt.Clear()
 	pl.s.Clear()
 	game := &Game{Index: g, Rejected: rejected}
-	lim := search.Limits{Nodes: cfg.Nodes, Depth: cfg.Depth}
+	lim := search.Limits{Nodes: cfg.Nodes, Depth: cfg.Depth, SoftNodes: cfg.SoftNodes}
 	winStreak, drawStreak := 0, 0
 	plies := p.Ply() // plies played in this game, the random ones included
 	var result Result

@@ -137,6 +137,9 @@ func TestMadeDataErrors(t *testing.T) {
 		{"twice", head + "[[datagen]]\nname = \"g\"\npositions = 1\n[[datagen]]\nname = \"g\"\npositions = 1\n[data]\ntrain = [\"datagen:g\"]\n", "datagen[1].name", "twice"},
 		{"unknown key", head + "[[datagen]]\nname = \"g\"\npositions = 1\nnode = 5\n[data]\ntrain = [\"datagen:g\"]\n", "datagen.node", "unknown key"},
 		{"negative opening bound", head + "[[datagen]]\nname = \"g\"\npositions = 1\nmax_opening_score = -3\n[data]\ntrain = [\"datagen:g\"]\n", "datagen[0].max_opening_score", "centipawns"},
+		{"soft above hard", head + "[[datagen]]\nname = \"g\"\npositions = 1\nnodes = 1000\nsoft_nodes = 2000\n[data]\ntrain = [\"datagen:g\"]\n", "datagen[0].soft_nodes", "above the hard limit"},
+		{"unknown start", head + "[[datagen]]\nname = \"g\"\npositions = 1\nstart = \"960\"\n[data]\ntrain = [\"datagen:g\"]\n", "datagen[0].start", "not one of"},
+		{"negative adjudication", head + "[[datagen]]\nname = \"g\"\npositions = 1\nwin_score = -1\n[data]\ntrain = [\"datagen:g\"]\n", "datagen[0]", "must be >= 0"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := manifest.Parse("m.toml", t.TempDir(), []byte(c.text))

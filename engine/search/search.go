@@ -49,8 +49,12 @@ func MateIn(score int) (moves int, ok bool) {
 // limit at all the search runs until its context is cancelled or it reaches
 // MaxPly.
 type Limits struct {
-	Depth     int              // iterations to complete
-	Nodes     uint64           // nodes to search (checked at every node)
+	Depth int    // iterations to complete
+	Nodes uint64 // nodes to search (checked at every node)
+	// SoftNodes, if set, starts no new iteration once this many nodes are
+	// searched (a soft limit, as datagen's in Viridithas and bullet-era
+	// engines: the last iteration completes unless Nodes stops it).
+	SoftNodes uint64
 	MoveTime  time.Duration    // time for this move
 	Mate      int              // stop once a mate in this many moves is found
 	UseClock  bool             // play on the clock below
@@ -370,6 +374,9 @@ func (s *Searcher) search(ctx context.Context, p *board.Position, lim Limits, re
 			}
 		}
 		if lim.Mate > 0 && score >= MateScore-2*lim.Mate {
+			break
+		}
+		if lim.SoftNodes > 0 && s.totalNodes() >= lim.SoftNodes {
 			break
 		}
 		if s.softStop(depth, stability, score, prevScore, res.Best, nRoot) {

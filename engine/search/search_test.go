@@ -250,6 +250,34 @@ func TestNodeLimit(t *testing.T) {
 	}
 }
 
+// TestSoftNodes: a soft node limit ends the search at the end of the first
+// iteration that reaches it: the same search as a depth limit to that
+// iteration, with at least the soft limit's nodes; a hard limit below it
+// still stops mid-iteration.
+func TestSoftNodes(t *testing.T) {
+	p := mustFEN(t, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+	for _, soft := range []uint64{1000, 5000, 20000} {
+		r := newSearcher(t).Search(context.Background(), p, Limits{SoftNodes: soft}, nil)
+		if r.Nodes < soft {
+			t.Errorf("soft %d: stopped at %d nodes", soft, r.Nodes)
+		}
+		byDepth := newSearcher(t).Search(context.Background(), p, Limits{Depth: r.Depth}, nil)
+		if byDepth.Nodes != r.Nodes || byDepth.Best != r.Best || byDepth.Score != r.Score {
+			t.Errorf("soft %d: %d nodes, %v %d at depth %d; a depth-%d search: %d nodes, %v %d",
+				soft, r.Nodes, r.Best, r.Score, r.Depth, r.Depth, byDepth.Nodes, byDepth.Best, byDepth.Score)
+		}
+		if prev := newSearcher(t).Search(context.Background(), p, Limits{Depth: r.Depth - 1}, nil); prev.Nodes >= soft {
+			t.Errorf("soft %d: depth %d already had %d nodes: the search went one iteration too far", soft, r.Depth-1, prev.Nodes)
+		}
+		// (Depth 1 always completes, as TestNodeLimit says.)
+		d1 := newSearcher(t).Search(context.Background(), p, Limits{Depth: 1}, nil).Nodes
+		hard := newSearcher(t).Search(context.Background(), p, Limits{SoftNodes: soft, Nodes: soft / 2}, nil)
+		if hard.Nodes > max(soft/2, d1+1) {
+			t.Errorf("soft %d, hard %d: searched %d", soft, soft/2, hard.Nodes)
+		}
+	}
+}
+
 func TestMoveTime(t *testing.T) {
 	p := board.StartPosition()
 	start := time.Now()

@@ -50,6 +50,19 @@ type DatagenSpec struct {
 	// limits scores within ±this many centipawns after the random plies
 	// (datagen's --max-opening-score); 0 plays every opening.
 	MaxOpeningScore int `toml:"max_opening_score" json:"max_opening_score,omitempty"`
+	// SoftNodes ends a move's search after the first iteration reaching
+	// this many nodes (nodes is then the hard limit; datagen's
+	// --soft-nodes); Start is "standard" (the default), "chess960" or
+	// "dfrc" (datagen's --start).
+	SoftNodes uint64 `toml:"soft_nodes" json:"soft_nodes,omitempty"`
+	Start     string `toml:"start" json:"start,omitempty"`
+	// Adjudication (datagen's defaults when 0): a win once |score| >
+	// win_score for win_plies plies in a row, a draw once |score| <
+	// draw_score for draw_plies plies in a row from ply 80.
+	WinScore  int `toml:"win_score" json:"win_score,omitempty"`
+	WinPlies  int `toml:"win_plies" json:"win_plies,omitempty"`
+	DrawScore int `toml:"draw_score" json:"draw_score,omitempty"`
+	DrawPlies int `toml:"draw_plies" json:"draw_plies,omitempty"`
 
 	// Not manifest keys: the generations driver sets them. NetID keys Net
 	// when another plan makes it (a trained generation's net, by its
@@ -111,7 +124,7 @@ func (m *Manifest) DefaultsMade() *Error {
 		if g.Arch == "" {
 			g.Arch = "classical"
 		}
-		if g.Nodes == 0 && g.Depth == 0 {
+		if g.Nodes == 0 && g.Depth == 0 && g.SoftNodes == 0 {
 			g.Nodes = 5000
 		}
 		if g.RandomPlies == 0 {
@@ -161,6 +174,12 @@ func (m *Manifest) checkMade() *Error {
 			return &Error{Key: key, Reason: "depth and random_plies must be >= 0"}
 		case g.MaxOpeningScore < 0:
 			return &Error{Key: key + ".max_opening_score", Reason: fmt.Sprintf("must be 0 (every opening) or a bound in centipawns > 0, got %d", g.MaxOpeningScore)}
+		case g.SoftNodes > 0 && g.Nodes > 0 && g.SoftNodes > g.Nodes:
+			return &Error{Key: key + ".soft_nodes", Reason: fmt.Sprintf("%d is above the hard limit nodes = %d", g.SoftNodes, g.Nodes)}
+		case g.Start != "" && g.Start != datasets.StartStandard && g.Start != datasets.StartChess960 && g.Start != datasets.StartDFRC:
+			return &Error{Key: key + ".start", Reason: fmt.Sprintf("%q is not one of %s, %s, %s", g.Start, datasets.StartStandard, datasets.StartChess960, datasets.StartDFRC)}
+		case g.WinScore < 0 || g.WinPlies < 0 || g.DrawScore < 0 || g.DrawPlies < 0:
+			return &Error{Key: key, Reason: "win_score, win_plies, draw_score and draw_plies must be >= 0 (0: datagen's default)"}
 		case g.Keep != "" && g.Keep != datasets.KeepQuiet && g.Keep != datasets.KeepAll:
 			return &Error{Key: key + ".keep", Reason: fmt.Sprintf("%q is not one of %s, %s", g.Keep, datasets.KeepQuiet, datasets.KeepAll)}
 		case g.Net != "" && strings.TrimSpace(g.Net) == "":

@@ -179,6 +179,18 @@ func (p *Plan) datagenConfig(g manifest.DatagenSpec) (string, datasets.GenConfig
 	cfg.Seed, cfg.Positions, cfg.Games = g.Seed, g.Positions, g.Games
 	cfg.Arch, cfg.Nodes, cfg.Depth, cfg.RandomPlies = g.Arch, g.Nodes, g.Depth, g.RandomPlies
 	cfg.Shards, cfg.MaxOpeningScore = g.Shards, g.MaxOpeningScore
+	cfg.SoftNodes = g.SoftNodes
+	if g.Start != datasets.StartStandard {
+		cfg.Start = g.Start // "standard" is stored empty: the same games, the same key
+	}
+	for _, o := range []struct {
+		dst *int
+		v   int
+	}{{&cfg.WinScore, g.WinScore}, {&cfg.WinPlies, g.WinPlies}, {&cfg.DrawScore, g.DrawScore}, {&cfg.DrawPlies, g.DrawPlies}} {
+		if o.v > 0 {
+			*o.dst = o.v
+		}
+	}
 	if g.Keep == datasets.KeepAll {
 		cfg.Keep = datasets.KeepAll // "quiet" is stored empty: the same games, the same key
 	}
