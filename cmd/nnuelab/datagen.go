@@ -10,6 +10,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/eval"
+	"github.com/nnuelab/nnuelab/internal/cputime"
 	_ "github.com/nnuelab/nnuelab/nets" // every architecture the engine can load
 )
 
@@ -67,11 +68,14 @@ func runDatagen(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	st := newStatus(stderr, *quiet)
+	var last datasets.GenProgress
+	cpu0 := cputime.Process()
 	ctx, stop := interruptible()
 	defer stop()
 	m, err := datasets.Generate(ctx, d, *out, datasets.GenOptions{
 		Command: "nnuelab datagen " + strings.Join(args, " "),
 		Progress: func(p datasets.GenProgress) {
+			last = p
 			games := fmt.Sprint(p.Games)
 			if p.TargetGames > 0 {
 				games += fmt.Sprintf("/%d", p.TargetGames)
@@ -100,5 +104,13 @@ func runDatagen(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "%s: %d positions from %d games (%d plies), sha256 %s\n", *out, s.Positions, s.Games, s.Plies, m.SHA256)
 	fmt.Fprintf(stdout, "game results (White's view): 1.0 %d  0.5 %d  0.0 %d\n", s.GameResults["1.0"], s.GameResults["0.5"], s.GameResults["0.0"])
 	fmt.Fprintf(stdout, "manifest: %s\n", datasets.ManifestPath(*out))
+	if last.NewPositions > 0 {
+		// What this process made: the rate against its bound, the search's
+		// nodes per second over the nodes a position costs.
+		cpu := (cputime.Process() - cpu0).Seconds()
+		fmt.Fprintf(stdout, "this run: %d positions, %d nodes searched (%.0f a position), %.1f CPU-s: %.0f positions and %.0f nodes per CPU-second\n",
+			last.NewPositions, last.NewNodes, float64(last.NewNodes)/float64(last.NewPositions), cpu,
+			float64(last.NewPositions)/cpu, float64(last.NewNodes)/cpu)
+	}
 	return nil
 }
