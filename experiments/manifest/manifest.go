@@ -195,6 +195,9 @@ type TrainOverride struct {
 	// Filter replaces [train] filter for this variant, e.g. a one-in-N
 	// subsample of the same data ("default,one-in=4").
 	Filter *string `toml:"filter" json:"filter,omitempty"`
+	// ShuffleBuffer replaces [train] shuffle_buffer for this variant (the
+	// streamed and the in-memory shuffle of the same data, compared).
+	ShuffleBuffer *int `toml:"shuffle_buffer" json:"shuffle_buffer,omitempty"`
 }
 
 // PositionsSpec is the position set of the agreement and quantization
@@ -278,6 +281,11 @@ type TrainSpec struct {
 	// check, quiet move, |score| <= 30000) or a list as
 	// datasets.ParseFilter reads it ("min-ply=16,skip-check").
 	Filter string `toml:"filter" json:"filter,omitempty"`
+	// ShuffleBuffer > 0 streams the training data from disk through a
+	// shuffle buffer of this many positions (nnuelab train
+	// --shuffle-buffer) instead of holding it in memory; 0 (the default)
+	// holds it.
+	ShuffleBuffer int `toml:"shuffle_buffer" json:"shuffle_buffer,omitempty"`
 	// Lambda, if set, is the training target's weight of the score
 	// (against the game's result) instead of [loss] lambda, which stays the
 	// validation loss's so that losses compare across recipes; a variant
@@ -1049,6 +1057,9 @@ func (o *TrainOverride) String() string {
 	if o.Filter != nil {
 		add("filter", fmt.Sprintf("%q", *o.Filter))
 	}
+	if o.ShuffleBuffer != nil {
+		add("shuffle_buffer", *o.ShuffleBuffer)
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -1107,6 +1118,9 @@ func (m *Manifest) TrainFor(v *VariantSpec) *TrainSpec {
 		if o.Filter != nil {
 			t.Filter = *o.Filter
 		}
+		if o.ShuffleBuffer != nil {
+			t.ShuffleBuffer = *o.ShuffleBuffer
+		}
 	}
 	return &t
 }
@@ -1140,6 +1154,8 @@ func (t *TrainSpec) check(key string) *Error {
 		return &Error{Key: key + ".gamma", Reason: fmt.Sprintf("a step schedule needs gamma in (0, 1], got %v", t.Gamma)}
 	case t.Warmup < 0:
 		return &Error{Key: key + ".warmup", Reason: "must be >= 0"}
+	case t.ShuffleBuffer < 0:
+		return &Error{Key: key + ".shuffle_buffer", Reason: fmt.Sprintf("must be >= 0 (0: the data in memory), got %d", t.ShuffleBuffer)}
 	case !slices.Contains([]string{"auto", "on", "off"}, t.QAT):
 		return &Error{Key: key + ".qat", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.QAT)}
 	case !slices.Contains([]string{"auto", "on", "off"}, t.Factorize):

@@ -68,6 +68,8 @@ func TestParseErrors(t *testing.T) {
 		{"train decay scope", exptest.Minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\ndecay_scope = \"head\"\n", "train.decay_scope", "not one of all, transformer, buckets"},
 		{"variant decay scope", exptest.Minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"s\"\n[variant.train]\ndecay_scope = \"rows\"\n", "variant[0].train.decay_scope", "not one of"},
 		{"variant train bad value", exptest.Minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"e\"\n[variant.train]\nepochs = 0\n", "variant[0].train.epochs", ">= 1"},
+		{"negative shuffle buffer", exptest.Minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\nshuffle_buffer = -1\n", "train.shuffle_buffer", ">= 0"},
+		{"variant negative shuffle buffer", exptest.Minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"e\"\n[variant.train]\nshuffle_buffer = -5\n", "variant[0].train.shuffle_buffer", ">= 0"},
 		{"variant train bad filter", exptest.Minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"f\"\n[variant.train]\nfilter = \"one-in=0\"\n", "variant[0].train.filter", "one-in"},
 		{"variant train unknown key", exptest.Minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"e\"\n[variant.train]\nmomentum = 5\n", "variant.train.momentum", "unknown key"},
 		{"variant train bad lambda", exptest.Minimal + "[data]\ntrain = [\"x.txt\"]\n[train]\n[[variant]]\nname = \"l\"\n[variant.train]\nlambda_end = 1.5\n", "variant[0].train.lambda_end", "[0, 1]"},

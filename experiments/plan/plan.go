@@ -503,6 +503,7 @@ func (p *Plan) trainConfig(vs *manifest.VariantSpec, spec *archs.Spec, seed uint
 		cfg.ValFraction = 0
 	}
 	cfg.MaxPositions = m.Data.MaxPositions
+	cfg.ShuffleBuffer = t.ShuffleBuffer
 	cfg.Seed = seed
 	cfg.Threads = t.Threads
 	cfg.Batch = t.Batch
