@@ -53,8 +53,10 @@ const (
 	// streamPackets is how many packets may wait for the trainer.
 	streamPackets = 8
 	// streamValCap bounds the validation positions held out of streamed
-	// data by board hash (no --val-data): further held-out positions are
-	// still kept out of training, but not evaluated.
+	// data by board hash (no --val-data), as an equal share of every
+	// block (so that the sample spans the files, and the scan's memory is
+	// bounded while blocks are read in parallel): further held-out
+	// positions are still kept out of training, but not evaluated.
 	streamValCap = 1_000_000
 )
 
@@ -122,6 +124,8 @@ type streamData struct {
 	n      int64 // training positions a pass
 	sel    *selection
 	skip   bool // Config.SkipBad
+	// valShare is the most held-out validation positions a block keeps.
+	valShare int
 }
 
 // scanStream reads the training files once for streaming (see the package
@@ -211,6 +215,7 @@ func (sd *streamData) scan(d *Data, threads int) error {
 	// failed is read again knowing them, so that its error names the
 	// position by its number in the file.
 	res := make([]blockScan, len(sd.blocks))
+	sd.valShare = max(1, streamValCap/len(sd.blocks))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range max(1, min(threads, len(sd.blocks))) {
@@ -251,11 +256,7 @@ func (sd *streamData) scan(d *Data, threads int) error {
 		d.Filtered += r.filtered
 		d.Excluded += r.excl
 		d.Skipped += r.skipped + r.bad
-		for _, v := range r.val {
-			if len(d.Val) < streamValCap {
-				d.Val = append(d.Val, v)
-			}
-		}
+		d.Val = append(d.Val, r.val...)
 	}
 	if sd.n == 0 {
 		return errors.New("data: no training positions")
@@ -288,7 +289,7 @@ func (sd *streamData) scanBlock(b *streamBlock) (res blockScan) {
 		case sortExcluded:
 			res.excl++
 		case sortVal:
-			if len(res.val) < streamValCap {
+			if len(res.val) < sd.valShare {
 				res.val = append(res.val, rec)
 			}
 		case sortBad:
