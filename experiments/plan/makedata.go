@@ -46,6 +46,13 @@ type DataResult struct {
 	Out       string `json:"out"`
 	SHA256    string `json:"sha256"`
 	Positions int64  `json:"positions"`
+	// What the task's own process did (a task resumed after an
+	// interruption counts only its last run): the datagen positions it
+	// made, the nodes their searches took and the CPU seconds it used,
+	// for a recipe's cost per position.
+	NewPositions int64   `json:"new_positions,omitempty"`
+	Nodes        uint64  `json:"nodes,omitempty"`
+	CPUSeconds   float64 `json:"cpu_seconds,omitempty"`
 }
 
 // MadeData returns the plan's dataset called ref, or nil.

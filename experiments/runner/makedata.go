@@ -10,6 +10,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/experiments/plan"
+	"github.com/nnuelab/nnuelab/internal/cputime"
 )
 
 // runMakeData runs a datagen or label shard into the cache.
@@ -24,6 +25,8 @@ func runMakeData(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer)
 	lastLog := time.Now()
 	var positions int64
 	var sum string
+	var made datasets.GenProgress
+	cpu0 := cputime.Process()
 	switch t.Kind {
 	case plan.KindDatagen:
 		cfg := *j.Gen
@@ -31,6 +34,7 @@ func runMakeData(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer)
 		gm, err := datasets.Generate(ctx, cfg, j.Out, datasets.GenOptions{
 			Command: "nnuelab experiment task " + t.ID,
 			Progress: func(g datasets.GenProgress) {
+				made = g
 				if time.Since(lastLog) > 30*time.Second {
 					lastLog = time.Now()
 					fmt.Fprintf(log, "%s: %d positions, %.0f/s\n", t.ID, g.Positions, g.Rate())
@@ -62,5 +66,11 @@ func runMakeData(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer)
 		return nil, fmt.Errorf("task %s: kind %q makes no data", t.ID, t.Kind)
 	}
 	fmt.Fprintf(log, "%s: %d positions in %s\n", t.ID, positions, j.Out)
-	return &plan.DataResult{Out: j.Out, SHA256: sum, Positions: positions}, nil
+	r := &plan.DataResult{Out: j.Out, SHA256: sum, Positions: positions}
+	if made.NewPositions > 0 {
+		// A task runs in a process of its own, so the process's CPU time
+		// is the shard's.
+		r.NewPositions, r.Nodes, r.CPUSeconds = made.NewPositions, made.NewNodes, (cputime.Process() - cpu0).Seconds()
+	}
+	return r, nil
 }
