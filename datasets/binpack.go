@@ -736,8 +736,9 @@ type binpackReader struct {
 	blockAt int64 // file offset of the current block's first data byte
 	fileOff int64 // file offset of the next block header
 	off     int   // offset in block of the next chain
-	n       int64 // positions consumed (returned or skipped)
+	n       int64 // positions consumed (returned, dropped or skipped)
 	skipped int64
+	dropped int64 // by Options.Filter
 	err     error
 	entryAt int64 // file offset of the entry being read (stem or movetext entry)
 
@@ -759,6 +760,7 @@ func newBinpackReader(br *bufio.Reader, name string, o Options) (Reader, error) 
 }
 
 func (r *binpackReader) Skipped() int64 { return r.skipped }
+func (r *binpackReader) Dropped() int64 { return r.dropped }
 func (r *binpackReader) Format() Format { return FormatBinpack }
 
 // errAt builds the error for the next position, at byte offset at of the
@@ -1025,23 +1027,26 @@ func (r *binpackReader) endMovetext() error {
 }
 
 // record builds the record of r.cur with r.move, r.score and r.result.
-func (r *binpackReader) record() (Record, error) {
+func (r *binpackReader) record() (rec Record, keep bool, err error) {
 	p := r.cur
-	var rec Record
 	if err := p.recordable(); err != nil {
-		return rec, err
+		return rec, false, err
 	}
 	s, err := whiteScore(r.score, p.stm)
 	if err != nil {
-		return rec, err
+		return rec, false, err
 	}
 	res, err := whiteResult(r.result, p.stm)
 	if err != nil {
-		return rec, err
+		return rec, false, err
+	}
+	f := r.o.Filter
+	if f != nil && !f.keepPosition(p, r.move, s) {
+		return rec, false, nil
 	}
 	p.fillRecord(&rec)
 	rec.Score, rec.Result, rec.Move = s, res, r.move
-	return rec, nil
+	return rec, f == nil || f.Sampled(&rec), nil
 }
 
 // skip handles a bad entry: with SkipBad it is counted and reported and
@@ -1101,8 +1106,13 @@ func (r *binpackReader) Next() (Record, error) {
 		}
 		if err == nil {
 			var rec Record
-			if rec, err = r.record(); err == nil {
+			var keep bool
+			if rec, keep, err = r.record(); err == nil {
 				r.n++
+				if !keep {
+					r.dropped++
+					continue
+				}
 				return rec, nil
 			}
 			err, kind = r.errAt(r.entryAt, "%v", err), badEntry

@@ -111,5 +111,5 @@ func OpenBlock(b Block, firstRecord int64, o Options) (Reader, error) {
 		}
 	}
 	r.(closerSetter).setCloser(f)
-	return r, nil
+	return withFilter(r, o), nil
 }

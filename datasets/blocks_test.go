@@ -222,3 +222,61 @@ func readUntilError(t *testing.T, path string, b *Block, first ...int64) (int, e
 		n++
 	}
 }
+
+// TestReaderFilter: Options.Filter gives the positions and the dropped
+// count of a FilterReader over the unfiltered file, for a binpack (which
+// tests its own positions before building Records) and for text; its
+// one-in sample too.
+func TestReaderFilter(t *testing.T) {
+	dir := t.TempDir()
+	recs := bpGames(t, 31, bpGameOpts{games: 40, maxPlies: 160})
+	bp := filepath.Join(dir, "f.binpack")
+	if err := os.WriteFile(bp, encodeBinpack(t, recs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	txt := filepath.Join(dir, "f.txt")
+	var lines []string
+	for _, r := range recs {
+		lines = append(lines, r.Text())
+	}
+	if err := os.WriteFile(txt, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []string{"default", "min-ply=30,max-score=300", "skip-check", "skip-noisy,one-in=3"} {
+		f, err := ParseFilter(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{bp, txt} {
+			plain, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := NewFilterReader(plain, *f)
+			got, err := OpenWith(path, Options{Filter: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n int
+			for {
+				a, errA := want.Next()
+				b, errB := got.Next()
+				if errA != nil || errB != nil {
+					if !errors.Is(errA, io.EOF) || !errors.Is(errB, io.EOF) {
+						t.Fatalf("%s %s: position %d: %v / %v", spec, path, n+1, errA, errB)
+					}
+					break
+				}
+				if a != b {
+					t.Fatalf("%s %s: position %d: %s, FilterReader %s", spec, path, n+1, b.Text(), a.Text())
+				}
+				n++
+			}
+			if Dropped(got) != want.Dropped() || want.Dropped() == 0 || n == 0 {
+				t.Fatalf("%s %s: %d kept, dropped %d, FilterReader dropped %d", spec, path, n, Dropped(got), want.Dropped())
+			}
+			plain.Close()
+			got.Close()
+		}
+	}
+}

@@ -271,9 +271,9 @@ type Game struct {
 type player struct {
 	nodes uint64 // searched so far, for Game.Nodes
 	cfg   *GenConfig
-	tt   *search.TT
-	s    *search.Searcher
-	book []string
+	tt    *search.TT
+	s     *search.Searcher
+	book  []string
 }
 
 func newPlayer(cfg *GenConfig, book []string) (*player, error) {

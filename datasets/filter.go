@@ -74,16 +74,36 @@ func (f Filter) Keep(r *Record) bool {
 	return f.Sampled(r)
 }
 
-// noisy reports whether the record's move captures or promotes.
-func (r *Record) noisy() bool {
-	switch r.Move.Kind() {
+// keepPosition is Keep without the one-in sample (Sampled) for a binpack
+// reader's position, its move and White's score, before a Record is built:
+// the same tests on the reader's bitboards.
+func (f Filter) keepPosition(p *bpos, m board.Move, score int16) bool {
+	if f.MinPly > 0 && p.ply < f.MinPly {
+		return false
+	}
+	if f.MaxScore > 0 && (int(score) > f.MaxScore || int(score) < -f.MaxScore) {
+		return false
+	}
+	if f.SkipNoisy && m != board.NullMove && noisyMove(m, p.occ) {
+		return false
+	}
+	return !f.SkipCheck || !p.attackedBy(p.kings[p.stm], p.stm.Other(), p.occ)
+}
+
+// noisyMove reports whether m captures or promotes on a board of occupancy
+// occ.
+func noisyMove(m board.Move, occ board.Bitboard) bool {
+	switch m.Kind() {
 	case board.Promotion, board.EnPassant:
 		return true
 	case board.Castling:
 		return false
 	}
-	return r.occ.Has(r.Move.To())
+	return occ.Has(m.To())
 }
+
+// noisy reports whether the record's move captures or promotes.
+func (r *Record) noisy() bool { return noisyMove(r.Move, r.occ) }
 
 // InCheck reports whether the side to move is in check.
 func (r *Record) InCheck() bool {

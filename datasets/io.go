@@ -145,6 +145,28 @@ type Options struct {
 	SkipBad bool
 	// OnSkip, if not nil, is called with the error of every skipped entry.
 	OnSkip func(err error)
+	// Filter, if not nil, drops the positions it does not keep as they
+	// are read (OpenWith and OpenBlock; Dropped counts them). A binpack
+	// reader tests its own position before it builds the Record, which
+	// spares most of a dropped position's cost.
+	Filter *Filter
+}
+
+// Dropped returns how many positions Options.Filter has dropped so far
+// from r's file.
+func Dropped(r Reader) int64 {
+	if d, ok := r.(interface{ Dropped() int64 }); ok {
+		return d.Dropped()
+	}
+	return 0
+}
+
+// withFilter applies o.Filter to r, unless r does so itself.
+func withFilter(r Reader, o Options) Reader {
+	if _, own := r.(*binpackReader); own || o.Filter == nil {
+		return r
+	}
+	return NewFilterReader(r, *o.Filter)
 }
 
 // Open opens a dataset file, detecting text, zstd-compressed text or a binary
@@ -163,7 +185,7 @@ func OpenWith(path string, o Options) (Reader, error) {
 		return nil, err
 	}
 	r.(closerSetter).setCloser(f)
-	return r, nil
+	return withFilter(r, o), nil
 }
 
 type closerSetter interface{ setCloser(io.Closer) }

@@ -60,16 +60,13 @@ func readRecords(path string, dst []datasets.Record, limit int, skip bool, skipp
 	if err != nil {
 		return nil, "", fmt.Errorf("data: %w", err)
 	}
-	file, err := datasets.OpenWith(path, datasets.Options{SkipBad: skip})
+	r, err := datasets.OpenWith(path, datasets.Options{SkipBad: skip, Filter: filter})
 	if err != nil {
 		return nil, "", fmt.Errorf("data %s: %w", path, err)
 	}
-	defer file.Close()
-	r := file
+	defer r.Close()
 	if filter != nil {
-		fr := datasets.NewFilterReader(file, *filter)
-		defer func() { *filtered += fr.Dropped() }()
-		r = fr
+		defer func() { *filtered += datasets.Dropped(r) }()
 	}
 	for limit <= 0 || len(dst) < limit {
 		rec, err := r.Next()
@@ -92,7 +89,7 @@ func readRecords(path string, dst []datasets.Record, limit int, skip bool, skipp
 		dst = append(dst, rec)
 	}
 	if skip {
-		*skipped += file.Skipped()
+		*skipped += r.Skipped()
 	}
 	return dst, sum, nil
 }

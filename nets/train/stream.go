@@ -81,10 +81,9 @@ type selection struct {
 	hashed bool   // split by hash (no validation files)
 }
 
+// sort places a position its reader has passed through s.filter
+// (datasets.Options.Filter).
 func (s *selection) sort(r *datasets.Record) sortOf {
-	if s.filter != nil && !s.filter.Keep(r) {
-		return sortFiltered
-	}
 	if n := r.PieceCount(); n > maxFeatures || r.King(0) > 63 || r.King(1) > 63 {
 		return sortBad
 	}
@@ -265,7 +264,7 @@ func (sd *streamData) scan(d *Data, threads int) error {
 }
 
 func (sd *streamData) scanBlock(b *streamBlock) (res blockScan) {
-	r, err := datasets.OpenBlock(b.Block, b.first, datasets.Options{SkipBad: sd.skip})
+	r, err := datasets.OpenBlock(b.Block, b.first, sd.readOptions())
 	if err != nil {
 		res.err = fmt.Errorf("%s: block at byte %d: %w", b.Path, b.Offset, err)
 		return res
@@ -301,8 +300,14 @@ func (sd *streamData) scanBlock(b *streamBlock) (res blockScan) {
 		}
 	}
 	res.skipped = r.Skipped()
-	res.entries += res.skipped
+	res.filtered += datasets.Dropped(r)
+	res.entries += res.skipped + datasets.Dropped(r)
 	return res
+}
+
+// readOptions are how blocks are read: the filter applied by the reader.
+func (sd *streamData) readOptions() datasets.Options {
+	return datasets.Options{SkipBad: sd.skip, Filter: sd.sel.filter}
 }
 
 // blockReader gives the training positions of one block.
@@ -324,7 +329,7 @@ func (sd *streamData) open(b *streamBlock) (*blockReader, error) {
 		return nil, fmt.Errorf("data %s: the file changed since training started (%d bytes, modified %s; then %d bytes, modified %s)",
 			f.path, st.Size(), st.ModTime().Format(time.RFC3339Nano), f.size, f.modTime.Format(time.RFC3339Nano))
 	}
-	r, err := datasets.OpenBlock(b.Block, b.first, datasets.Options{SkipBad: sd.skip})
+	r, err := datasets.OpenBlock(b.Block, b.first, sd.readOptions())
 	if err != nil {
 		return nil, fmt.Errorf("data %s: block at byte %d: %w", b.Path, b.Offset, err)
 	}
