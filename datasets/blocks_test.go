@@ -37,24 +37,15 @@ func readBlocks(t *testing.T, path string) ([]Record, []Block) {
 	return out, bs
 }
 
+// readAllRecords reads every record of path whole, failing the test on an
+// error.
 func readAllRecords(t *testing.T, path string) []Record {
 	t.Helper()
-	r, err := Open(path)
+	recs, _, err := readAll(t, path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	var out []Record
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, rec)
-	}
+	return recs
 }
 
 // TestBlocks: a file read block by block gives the records of reading it
@@ -178,7 +169,7 @@ func TestBlocksDamaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := readAllRecordsOf(t, encodeTemp(t, dir, a))
+	first := len(readAllRecords(t, encodeTemp(t, dir, a)))
 	_, blockErr := readUntilError(t, path, &bs[1], int64(first))
 	if whole == nil || blockErr == nil || whole.Error() != blockErr.Error() {
 		t.Fatalf("reading whole: %v\nreading the block: %v\nwant the same error", whole, blockErr)
@@ -192,8 +183,6 @@ func encodeTemp(t *testing.T, dir string, data []byte) string {
 	}
 	return path
 }
-
-func readAllRecordsOf(t *testing.T, path string) int { return len(readAllRecords(t, path)) }
 
 // readUntilError reads path whole (b nil) or one block of it, returning
 // the records before the first error and that error.

@@ -47,6 +47,16 @@ func tinyConfig(t testing.TB, dir, spec string) Config {
 	return cfg
 }
 
+// sameMoments fails unless a and b hold the same Adam moments, bit for bit.
+func sameMoments(t *testing.T, a, b *Model) {
+	t.Helper()
+	for i := range a.all {
+		if !reflect.DeepEqual(a.all[i].M, b.all[i].M) || !reflect.DeepEqual(a.all[i].V, b.all[i].V) {
+			t.Fatalf("%s: optimizer moments differ", a.all[i].Name)
+		}
+	}
+}
+
 func sameTensors(t *testing.T, a, b *Model) {
 	t.Helper()
 	for i, p := range a.all {
@@ -155,11 +165,7 @@ func TestResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameTensors(t, full.Model, resumed.Model)
-	for i := range full.Model.all {
-		if !reflect.DeepEqual(full.Model.all[i].M, resumed.Model.all[i].M) || !reflect.DeepEqual(full.Model.all[i].V, resumed.Model.all[i].V) {
-			t.Fatalf("%s: optimizer moments differ", full.Model.all[i].Name)
-		}
-	}
+	sameMoments(t, full.Model, resumed.Model)
 	if len(resumed.History) != 3 {
 		t.Fatalf("history has %d epochs", len(resumed.History))
 	}
