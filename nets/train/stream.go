@@ -19,13 +19,17 @@ package train
 //     (chunk interleave across files, as bullet's and nnue-pytorch's
 //     loaders read several chunks at once);
 //  3. a shuffle buffer of ShuffleBuffer positions: each incoming position
-//     replaces a random one of the buffer, which goes out; at the end of
-//     the pass the buffer goes out in a random order.
+//     replaces a random one of the buffer, which goes out. At the end of a
+//     pass the buffer is shuffled and carried into the next pass, where
+//     its positions go out first, one for each new position read (which
+//     takes its slot): only the first pass waits for the buffer to fill.
 //
-// Every training position goes out exactly once a pass, as with the
-// in-memory permutation. One goroutine makes the stream, so it depends on
-// the seed alone, not on the thread count; a resume replays the stream from
-// the start of its pass to the checkpoint's position (decoding only).
+// Every n positions of the stream are one pass's n training positions, each
+// once, as with the in-memory permutation. One goroutine makes the stream,
+// so it depends on the seed alone, not on the thread count; a resume
+// replays the pass before the checkpoint's (what a pass leaves in the
+// buffer depends on that pass alone) and its own up to the checkpoint,
+// decoding only.
 // A block that does not give the positions the scan counted (a file
 // truncated, replaced or removed while training) stops the run with the
 // file and the byte offset of the block.
@@ -393,6 +397,25 @@ func newStreamSource(sd *streamData, seed uint64, buffer, batch int, k int64) *s
 	return s
 }
 
+// wait blocks until the stream's first positions are ready (its buffer has
+// filled: the streamed path's load, which a throughput measurement leaves
+// out as it leaves out reading the data into memory).
+func (s *streamSource) wait() error {
+	if s.cur.recs != nil || s.err != nil {
+		return s.err
+	}
+	p, ok := <-s.ch
+	if !ok || p.err != nil {
+		s.err = p.err
+		if s.err == nil {
+			s.err = errors.New("internal error: the training stream ended")
+		}
+		return s.err
+	}
+	s.cur, s.at = p, 0
+	return nil
+}
+
 // next returns the stream's positions k .. k+n-1, valid until the next
 // call; k must follow on from the previous call.
 func (s *streamSource) next(k int64, n int) ([]*datasets.Record, error) {
@@ -444,20 +467,51 @@ type producer struct {
 	out    *streamSource
 	pkt    []datasets.Record
 	drop   int64 // positions still to make and drop (a resume)
+	silent bool  // make a pass without sending anything (a resume)
+
+	// buf is the shuffle buffer; at the start of a pass after the first,
+	// buf[:carry] holds the previous pass's last positions in random
+	// order, still to go out.
+	buf   []datasets.Record
+	carry int
 }
 
 func (p *producer) run(k int64) {
+	background()
 	defer close(p.out.ch)
-	pass := k / p.sd.n
-	p.drop = k % p.sd.n
-	buf := make([]datasets.Record, 0, min(int64(p.buffer), p.sd.n))
+	p.buf = make([]datasets.Record, min(int64(p.buffer), p.sd.n))
+	// Pass 0 sends the stream's positions [0, n - B), pass q > 0 the B it
+	// carries in and then [q n, (q+1) n - B): every n positions of the
+	// stream from 0 are one pass's positions, as epochs need.
+	b := int64(len(p.buf))
+	pass := (k + b) / p.sd.n
+	p.drop = k
+	if pass > 0 {
+		p.drop = k - (pass*p.sd.n - b)
+	}
+	fail := func(err error) {
+		select {
+		case p.out.ch <- packet{err: err}:
+		case <-p.out.stop:
+		}
+	}
+	if pass > 0 {
+		// Which positions the buffer holds when a pass ends depends on
+		// that pass alone, not on what it carried in: replay the pass
+		// before the resumed one, sending nothing, to rebuild them.
+		p.silent, p.carry = true, len(p.buf)
+		if pass == 1 {
+			p.carry = 0
+		}
+		if err := p.pass(pass - 1); err != nil {
+			fail(err)
+			return
+		}
+		p.silent = false
+	}
 	for ; ; pass++ {
-		var err error
-		if buf, err = p.pass(pass, buf[:0]); err != nil {
-			select {
-			case p.out.ch <- packet{err: err}:
-			case <-p.out.stop:
-			}
+		if err := p.pass(pass); err != nil {
+			fail(err)
 			return
 		}
 		if p.stopped() {
@@ -477,6 +531,9 @@ func (p *producer) stopped() bool {
 
 // emit sends one position down the stream; false when the trainer is gone.
 func (p *producer) emit(r *datasets.Record) bool {
+	if p.silent {
+		return true
+	}
 	if p.drop > 0 {
 		p.drop--
 		return true
@@ -500,13 +557,13 @@ func (p *producer) emit(r *datasets.Record) bool {
 	return true
 }
 
-// pass makes one pass over the data; buf is the (empty) shuffle buffer.
-func (p *producer) pass(pass int64, buf []datasets.Record) ([]datasets.Record, error) {
-	// A pass that a resume skips whole is not made at all.
-	if p.drop >= p.sd.n {
-		p.drop -= p.sd.n
-		return buf, nil
-	}
+// pass makes one pass over the data: the previous pass's last positions
+// (p.buf[:p.carry]) go out first, one for each new position read, which
+// takes its slot, so that a pass never waits for its buffer to fill
+// (only the first does); then each new position replaces a random one of
+// the buffer, which goes out. At the end the buffer, now all this pass's,
+// is shuffled and carried into the next pass.
+func (p *producer) pass(pass int64) error {
 	rng := rand.New(rand.NewPCG(p.seed, uint64(pass)^0x57a3e4d))
 	order := rng.Perm(len(p.sd.blocks))
 	var open []*blockReader
@@ -528,45 +585,53 @@ func (p *producer) pass(pass int64, buf []datasets.Record) ([]datasets.Record, e
 		return nil
 	}
 	if err := refill(); err != nil {
-		return buf, err
+		return err
 	}
+	buf := p.buf
 	var made int64
+	filled := 0 // first pass: the buffer's slots in use
+	if p.carry > 0 || pass > 0 {
+		filled = len(buf)
+	}
 	for len(open) > 0 {
 		i := rng.IntN(len(open))
 		rec, ok, err := open[i].next()
 		if err != nil {
-			return buf, err
+			return err
 		}
 		if !ok {
 			open[i].r.Close()
 			open[i] = open[len(open)-1]
 			open = open[:len(open)-1]
 			if err := refill(); err != nil {
-				return buf, err
+				return err
 			}
 			continue
 		}
 		made++
-		if len(buf) < cap(buf) {
-			buf = append(buf, rec)
+		var slot int
+		switch {
+		case p.carry > 0:
+			p.carry--
+			slot = p.carry
+		case filled < len(buf):
+			buf[filled] = rec
+			filled++
 			continue
+		default:
+			slot = rng.IntN(len(buf))
 		}
-		j := rng.IntN(len(buf))
-		if !p.emit(&buf[j]) {
-			return buf, nil
+		if !p.emit(&buf[slot]) {
+			return nil
 		}
-		buf[j] = rec
+		buf[slot] = rec
 	}
 	if made != p.sd.n {
-		return buf, fmt.Errorf("data: a pass gave %d training positions, %d when training started: a file changed", made, p.sd.n)
+		return fmt.Errorf("data: a pass gave %d training positions, %d when training started: a file changed", made, p.sd.n)
 	}
 	rng.Shuffle(len(buf), func(i, j int) { buf[i], buf[j] = buf[j], buf[i] })
-	for i := range buf {
-		if !p.emit(&buf[i]) {
-			return buf, nil
-		}
-	}
-	return buf, nil
+	p.carry = len(buf)
+	return nil
 }
 
 // defaultThreads is the scan's parallelism for Threads = 0.

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -389,14 +390,23 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 
 	var src batcher
 	if sd != nil {
-		if st.Positions%sd.n != 0 {
-			logf(opt.Log, "resuming in the middle of a pass: making the stream's first %d positions again\n", st.Positions%sd.n)
+		if st.Positions > 0 {
+			logf(opt.Log, "resuming at stream position %d: replaying the pass before it and its own up to it (decoding only)\n", st.Positions)
+		}
+		// The stream's goroutine runs beside the workers at a low priority
+		// (background): it needs a P of its own for the OS to arbitrate.
+		if prev := runtime.GOMAXPROCS(0); prev < e.threads+1 {
+			runtime.GOMAXPROCS(e.threads + 1)
+			defer runtime.GOMAXPROCS(prev)
 		}
 		src = newStreamSource(sd, cfg.Seed, cfg.ShuffleBuffer, cfg.Batch, st.Positions)
 	} else {
 		src = &memSource{recs: data.Train, stream: newStream(len(data.Train), cfg.Seed)}
 	}
 	defer src.close()
+	if err := src.wait(); err != nil {
+		return nil, err
+	}
 	prog := &progress{w: opt.Log, terminal: opt.Terminal, every: opt.LogEvery}
 	// A measurement (StopAfter) times the steps from the start of the run
 	// and writes nothing.
@@ -575,6 +585,8 @@ type batcher interface {
 	// next returns the stream's positions k .. k+n-1, valid until the
 	// next call; the calls follow the stream in order.
 	next(k int64, n int) ([]*datasets.Record, error)
+	// wait returns once the first positions are ready.
+	wait() error
 	close()
 }
 
@@ -592,6 +604,8 @@ func (m *memSource) next(k int64, n int) ([]*datasets.Record, error) {
 	}
 	return m.ptrs, nil
 }
+
+func (m *memSource) wait() error { return nil }
 
 func (m *memSource) close() {}
 
