@@ -316,11 +316,10 @@ func (sd *streamData) readOptions() datasets.Options {
 
 // blockReader gives the training positions of one block.
 type blockReader struct {
-	b    *streamBlock
-	r    datasets.Reader
-	sel  *selection
-	got  int64
-	skip bool
+	b   *streamBlock
+	r   datasets.Reader
+	sel *selection
+	got int64
 }
 
 func (sd *streamData) open(b *streamBlock) (*blockReader, error) {
@@ -337,7 +336,7 @@ func (sd *streamData) open(b *streamBlock) (*blockReader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data %s: block at byte %d: %w", b.Path, b.Offset, err)
 	}
-	return &blockReader{b: b, r: r, sel: sd.sel, skip: sd.skip}, nil
+	return &blockReader{b: b, r: r, sel: sd.sel}, nil
 }
 
 // next returns the block's next training position; ok is false at its end.
@@ -404,6 +403,11 @@ func (s *streamSource) wait() error {
 	if s.cur.recs != nil || s.err != nil {
 		return s.err
 	}
+	return s.recv()
+}
+
+// recv takes the next packet off the stream (or its error).
+func (s *streamSource) recv() error {
 	p, ok := <-s.ch
 	if !ok || p.err != nil {
 		s.err = p.err
@@ -430,15 +434,9 @@ func (s *streamSource) next(k int64, n int) ([]*datasets.Record, error) {
 			if s.cur.recs != nil {
 				s.free <- s.cur.recs[:0]
 			}
-			p, ok := <-s.ch
-			if !ok || p.err != nil {
-				s.err = p.err
-				if s.err == nil {
-					s.err = errors.New("internal error: the training stream ended")
-				}
-				return nil, s.err
+			if err := s.recv(); err != nil {
+				return nil, err
 			}
-			s.cur, s.at = p, 0
 		}
 		c := copy(s.batch[i:n], s.cur.recs[s.at:])
 		s.at += c
