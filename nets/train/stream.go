@@ -129,6 +129,8 @@ type streamData struct {
 	skip   bool // Config.SkipBad
 	// valShare is the most held-out validation positions a block keeps.
 	valShare int
+	// beforePass is Options.beforePass.
+	beforePass func(pass int64)
 }
 
 // scanStream reads the training files once for streaming (see the package
@@ -562,6 +564,9 @@ func (p *producer) emit(r *datasets.Record) bool {
 // the buffer, which goes out. At the end the buffer, now all this pass's,
 // is shuffled and carried into the next pass.
 func (p *producer) pass(pass int64) error {
+	if p.sd.beforePass != nil && !p.silent {
+		p.sd.beforePass(pass)
+	}
 	rng := rand.New(rand.NewPCG(p.seed, uint64(pass)^0x57a3e4d))
 	order := rng.Perm(len(p.sd.blocks))
 	var open []*blockReader

@@ -296,23 +296,29 @@ func TestStreamBadData(t *testing.T) {
 		})
 	}
 
-	// Files that change while training runs: removed, cut short, replaced.
+	// Files that change while training runs: removed, cut short, replaced,
+	// as the stream starts its second pass (a point it has not read past,
+	// however far ahead of the trainer it runs).
 	for _, change := range []string{"removed", "truncated", "replaced"} {
 		t.Run(change, func(t *testing.T) {
 			mine := write(change+".binpack", good)
 			cfg := streamConfig(t, t.TempDir(), []string{files[0], mine, files[2]})
 			cfg.Epochs = 3
-			opt := Options{afterStep: func(step int) {
-				if step != 2 {
+			opt := Options{beforePass: func(pass int64) {
+				if pass != 1 {
 					return
 				}
+				var err error
 				switch change {
 				case "removed":
-					os.Remove(mine)
+					err = os.Remove(mine)
 				case "truncated":
-					os.WriteFile(mine, good[:len(good)/2], 0o644)
+					err = os.WriteFile(mine, good[:len(good)/2], 0o644)
 				case "replaced":
-					os.WriteFile(mine, corrupt, 0o644)
+					err = os.WriteFile(mine, corrupt, 0o644)
+				}
+				if err != nil {
+					t.Error(err)
 				}
 			}}
 			_, err := Run(context.Background(), cfg, opt)

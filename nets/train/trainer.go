@@ -210,6 +210,10 @@ type Options struct {
 	// afterStep, if not nil, is called after every step with the steps
 	// done (tests: interruptions, files changing under a run).
 	afterStep func(step int)
+	// beforePass, if not nil, is called by a streamed run's stream as it
+	// starts each pass over the files (tests: files changing under a run
+	// at a point the stream has not read past).
+	beforePass func(pass int64)
 }
 
 // defaultCheckpointEvery is Options.CheckpointEvery's default.
@@ -343,6 +347,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 		if data, sd, err = scanStream(&cfg, defaultThreads(cfg.Threads)); err != nil {
 			return nil, err
 		}
+		sd.beforePass = opt.beforePass
 		logf(opt.Log, "streaming %d training positions a pass from %d blocks of %d files through a shuffle buffer of %d\n",
 			sd.n, len(sd.blocks), len(sd.files), cfg.ShuffleBuffer)
 	case data == nil:
