@@ -214,9 +214,16 @@ func NewReader(r io.Reader, name string, o Options) (Reader, error) {
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	named, nameErr := FormatOf(name)
 	// bulletformat has no magic: its records are raw from the first byte.
-	if f, err := FormatOf(name); err == nil && f == FormatBullet {
+	if nameErr == nil && named == FormatBullet {
 		return newBulletReader(br, name, o)
+	}
+	// A binary pack or a zstd file starts with a header even when it holds
+	// no positions, so a file of those names with no bytes at all is a
+	// write that never happened (or a full disk), not an empty dataset.
+	if len(head) == 0 && nameErr == nil && (named == FormatBinary || named == FormatTextZstd) {
+		return nil, fmt.Errorf("%s: empty file (0 bytes): a %s file has a header even when it holds no positions (truncated or never written)", name, named)
 	}
 	switch {
 	case bytes.Equal(head, packMagic[:]):

@@ -380,3 +380,69 @@ func rawPack(w io.Writer, blocks [][]Record, badCRC int) error {
 	_, err := w.Write(body.Bytes())
 	return err
 }
+
+// TestZeroByteFile: a format whose every valid file starts with a header (a
+// binary pack, a zstd frame) is an error naming the file when the file has
+// no bytes at all (a write that never happened, a disk that filled), not
+// an empty dataset; a valid empty file of those formats has its header and
+// reads as no positions, and the formats with no header read a 0-byte
+// file as no positions.
+func TestZeroByteFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name    string
+		wantErr bool
+	}{
+		{"empty.bin", true},
+		{"empty.txt.zst", true},
+		{"EMPTY.BIN", true},
+		{"empty.txt", false},
+		{"empty.epd", false},
+		{"empty.plain", false},
+		{"empty.binpack", false},
+		{"empty.bullet", false},
+	} {
+		path := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := readAll(t, path, Options{SkipBad: true})
+		switch {
+		case tc.wantErr && err == nil:
+			t.Errorf("%s (0 bytes): %d records and no error, want an error", tc.name, len(got))
+		case tc.wantErr && (!strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "0 bytes")):
+			t.Errorf("%s (0 bytes): error %q does not name the file and its size", tc.name, err)
+		case !tc.wantErr && (err != nil || len(got) != 0):
+			t.Errorf("%s (0 bytes): %d records, %v; want none and no error", tc.name, len(got), err)
+		}
+		// The streaming trainer's path: Blocks then OpenBlock.
+		if bs, err := Blocks(path); err == nil {
+			var berr error
+			for _, b := range bs {
+				r, err := OpenBlock(b, 0, Options{})
+				if err != nil {
+					berr = err
+					break
+				}
+				_, berr = r.Next()
+				r.Close()
+				if berr == io.EOF {
+					berr = nil
+				}
+			}
+			if (berr != nil) != tc.wantErr {
+				t.Errorf("%s (0 bytes) through Blocks/OpenBlock: error %v, want an error: %v", tc.name, berr, tc.wantErr)
+			}
+		}
+		// A valid empty file of the same format has its header and reads
+		// as no positions.
+		valid := filepath.Join(dir, "valid-"+tc.name)
+		writeAll(t, valid, nil)
+		if got, _, err := readAll(t, valid, Options{}); err != nil || len(got) != 0 {
+			t.Errorf("%s written empty by Create: %d records, %v; want none and no error", tc.name, len(got), err)
+		}
+		if st, err := os.Stat(valid); err != nil || (tc.wantErr && st.Size() == 0) {
+			t.Errorf("%s written empty by Create has no header (%v)", tc.name, err)
+		}
+	}
+}
