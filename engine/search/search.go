@@ -86,8 +86,9 @@ type Info struct {
 	Bound    Bound // BoundExact, or BoundLower/BoundUpper after a window failure
 	Nodes    uint64
 	Time     time.Duration
-	HashFull int // permille
-	MultiPV  int // which line (1 = the best) this report is about
+	HashFull int    // permille
+	TBHits   uint64 // positions the endgame tables answered
+	MultiPV  int    // which line (1 = the best) this report is about
 	PV       []board.Move
 }
 
@@ -162,6 +163,12 @@ type Searcher struct {
 	// ponder is the search goroutine's copy of it.
 	group     []*Searcher
 	published atomic.Uint64
+	// tbConf says how to use endgame tables; tb is their use in a search
+	// and rootTB the root's table score when the root is in them.
+	tbConf    TBConfig
+	tb        tbState
+	rootTB    int
+	rootInTB  bool
 	pondering atomic.Bool
 	ponder    bool
 
@@ -295,6 +302,7 @@ func (s *Searcher) search(ctx context.Context, p *board.Position, lim Limits, re
 			s.searchSet = nil
 		}
 	}
+	s.rootTables(&legal)
 	nRoot := legal.N
 	if s.searchSet != nil {
 		nRoot = len(s.searchSet)
@@ -365,12 +373,12 @@ func (s *Searcher) search(ctx context.Context, p *board.Position, lim Limits, re
 		s.rootBest = res.Best
 		stability++
 		score := lines[0].score
-		res.Depth, res.Score = depth, score
+		res.Depth, res.Score = depth, s.rootScore(score)
 		if report != nil {
 			nodes, elapsed, full := s.totalNodes(), time.Since(s.start), s.tt.HashFull()
 			for k, l := range lines {
-				report(Info{Depth: depth, SelDepth: l.selDepth, Score: l.score, Bound: BoundExact,
-					Nodes: nodes, Time: elapsed, HashFull: full, MultiPV: k + 1, PV: l.pv})
+				report(Info{Depth: depth, SelDepth: l.selDepth, Score: s.rootScore(l.score), Bound: BoundExact,
+					Nodes: nodes, Time: elapsed, HashFull: full, TBHits: s.totalTBHits(), MultiPV: k + 1, PV: l.pv})
 			}
 		}
 		if lim.Mate > 0 && score >= MateScore-2*lim.Mate {
@@ -447,8 +455,9 @@ func (s *Searcher) reportBound(report func(Info), depth, v int, b Bound) {
 		return
 	}
 	pv := append([]board.Move(nil), s.pv[0][:s.pvLen[0]]...)
-	report(Info{Depth: depth, SelDepth: s.selDepth, Score: v, Bound: b,
-		Nodes: s.totalNodes(), Time: time.Since(s.start), HashFull: s.tt.HashFull(), MultiPV: len(s.rootSkip) + 1, PV: pv})
+	report(Info{Depth: depth, SelDepth: s.selDepth, Score: s.rootScore(v), Bound: b,
+		Nodes: s.totalNodes(), Time: time.Since(s.start), HashFull: s.tt.HashFull(), TBHits: s.totalTBHits(),
+		MultiPV: len(s.rootSkip) + 1, PV: pv})
 }
 
 // validEval reports whether a static evaluation read from the table can be
@@ -501,7 +510,7 @@ func (s *Searcher) checkStop() bool {
 func (s *Searcher) evaluate() int {
 	v := s.ev.Evaluate(s.pos)
 	v = v * (200 - s.pos.HalfmoveClock()) / 200
-	return max(min(v, MateBound-1), -MateBound+1)
+	return max(min(v, TBBound-1), -TBBound+1)
 }
 
 // isDraw reports a draw by the fifty-move rule, repetition (one earlier
@@ -591,6 +600,16 @@ func (s *Searcher) negamax(alpha, beta, depth, ply int, cutNode bool) int {
 		ttMove = s.rootBest
 	}
 	ttPV := pvNode || ttHit && te.isPV()
+
+	// Endgame tables: a position they answer needs no search when their
+	// answer is exact or cuts (kept deeper than any search would).
+	if !root && s.tb.card > 0 && excluded == board.NullMove {
+		if v, b, ok := s.probeTree(depth, ply); ok &&
+			(b == BoundExact || b == BoundLower && v >= beta || b == BoundUpper && v <= alpha) {
+			s.tt.store(key, board.NullMove, scoreToTT(v, ply), -Infinity, min(depth+6, MaxPly-1), b, ttPV)
+			return v
+		}
+	}
 
 	// Static evaluation, refined by the table's bound when it is tighter.
 	ev := -Infinity

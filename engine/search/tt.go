@@ -235,13 +235,13 @@ func (t *TT) HashFull() int {
 }
 
 // scoreToTT converts a score relative to the root into one relative to the
-// node at ply, so that a mate found through a transposition keeps its
-// distance; scoreFromTT converts back.
+// node at ply, so that a mate (or a table win) found through a
+// transposition keeps its distance; scoreFromTT converts back.
 func scoreToTT(score, ply int) int {
 	switch {
-	case score >= MateBound:
+	case score >= TBBound:
 		return score + ply
-	case score <= -MateBound:
+	case score <= -TBBound:
 		return score - ply
 	}
 	return score
@@ -249,9 +249,9 @@ func scoreToTT(score, ply int) int {
 
 func scoreFromTT(score, ply int) int {
 	switch {
-	case score >= MateBound:
+	case score >= TBBound:
 		return score - ply
-	case score <= -MateBound:
+	case score <= -TBBound:
 		return score + ply
 	}
 	return score
