@@ -24,6 +24,7 @@ import (
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/eval"
 	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/nets/sfnet"
 )
 
 //go:embed manifest.toml *.net *.nnue *.zst
@@ -118,8 +119,12 @@ type NetInfo struct {
 // LoadInfo is Load, also saying which file it read and that file's
 // SHA-256, computed over the very bytes the network was built from.
 func LoadInfo(spec *archs.Spec, file string) (*nnue.Network, NetInfo, error) {
+	return loadInfo(spec, file, LoadOptions{})
+}
+
+func loadInfo(spec *archs.Spec, file string, o LoadOptions) (*nnue.Network, NetInfo, error) {
 	if file != "" {
-		n, info, err := loadFile(spec, file)
+		n, info, err := loadFile(spec, file, o)
 		return withSmall(spec, n, info, err)
 	}
 	d, err := Default(spec.Name)
@@ -134,7 +139,7 @@ func LoadInfo(spec *archs.Spec, file string) (*nnue.Network, NetInfo, error) {
 		// Stockfish 15.1's own net is not ours to ship, but the installed
 		// Stockfish writes it (export_net); the export is cached by hash.
 		if path, err := nnue.CachedStockfishNet(nnue.DefaultStockfishPath()); err == nil {
-			return loadFile(spec, path)
+			return loadFile(spec, path, LoadOptions{})
 		}
 	}
 	if d == nil {
@@ -171,7 +176,7 @@ func loadShipped(spec *archs.Spec, d *Entry) (*nnue.Network, NetInfo, error) {
 // loadFile builds a network from a file of spec's format (or an nnuelab
 // float net, recognised by its magic, whatever the architecture's
 // published format) and hashes the bytes it reads.
-func loadFile(spec *archs.Spec, path string) (*nnue.Network, NetInfo, error) {
+func loadFile(spec *archs.Spec, path string, o LoadOptions) (*nnue.Network, NetInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, NetInfo{}, fmt.Errorf("net %s: %w", path, err)
@@ -192,7 +197,24 @@ func loadFile(spec *archs.Spec, path string) (*nnue.Network, NetInfo, error) {
 	if _, err := io.Copy(io.Discard, in); err != nil {
 		return nil, NetInfo{}, fmt.Errorf("net %s: %w", path, err)
 	}
-	return n, NetInfo{File: path, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	sum := hex.EncodeToString(h.Sum(nil))
+	if err := checkStockfishName(path, sum); err != nil && !o.AnyName {
+		return nil, NetInfo{}, err
+	}
+	return n, NetInfo{File: path, SHA256: sum}, nil
+}
+
+// checkStockfishName checks a net file named as Stockfish names its nets,
+// nn-<the first 12 hex digits of its SHA-256>.nnue, against sum, the
+// SHA-256 (hex) of its bytes: a file under another net's name is a damaged
+// copy or the wrong net, never silently loaded. Other names pass.
+func checkStockfishName(path, sum string) error {
+	name := filepath.Base(path)
+	if !sfnet.ValidName(name) || strings.HasPrefix(sum, name[3:15]) {
+		return nil
+	}
+	return fmt.Errorf("net %s is named for a net whose SHA-256 starts with %s, but its SHA-256 is %s (its name would be nn-%s.nnue): a damaged copy or another net under this name",
+		path, name[3:15], sum, sum[:12])
 }
 
 // shippedChecks holds the outcome of checking each embedded net against
@@ -267,6 +289,20 @@ func (e *Entry) Name() string {
 // or a .toml path) with file or its shipped net, or a shipped net by its
 // own name (Entry.Name) with its architecture.
 func LoadNamed(name, file string) (*archs.Spec, *nnue.Network, NetInfo, error) {
+	return LoadNamedWith(name, file, LoadOptions{})
+}
+
+// LoadOptions relax the checks of a net file's load.
+type LoadOptions struct {
+	// AnyName loads a file named like a Stockfish net, nn-<12 hex
+	// digits>.nnue, whose SHA-256 does not start with those digits
+	// (otherwise an error: a file under a name that is not its own is
+	// taken to be another net, or a damaged copy).
+	AnyName bool
+}
+
+// LoadNamedWith is LoadNamed with options.
+func LoadNamedWith(name, file string, o LoadOptions) (*archs.Spec, *nnue.Network, NetInfo, error) {
 	var shipped *Entry
 	if m, err := Manifest(); err == nil && !isBuiltinArch(name) {
 		for i := range m {
@@ -288,7 +324,7 @@ func LoadNamed(name, file string) (*archs.Spec, *nnue.Network, NetInfo, error) {
 	if shipped != nil && file == "" {
 		n, info, err = loadShipped(spec, shipped)
 	} else {
-		n, info, err = LoadInfo(spec, file)
+		n, info, err = loadInfo(spec, file, o)
 	}
 	return spec, n, info, err
 }

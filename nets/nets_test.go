@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nnuelab/nnuelab/archs"
+	"github.com/nnuelab/nnuelab/engine/eval"
 )
 
 // TestShippedNetCorruption flips one bit at a few places of every shipped
@@ -110,5 +111,73 @@ func TestLoadInfoUserFile(t *testing.T) {
 	}
 	if _, _, err := LoadInfo(spec, filepath.Join(dir, "missing.net")); err == nil || !strings.Contains(err.Error(), "missing.net") {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestStockfishNameChecked: a net file named as Stockfish names its nets,
+// nn-<first 12 hex digits of its SHA-256>.nnue, is the net of that hash or
+// is refused with an error naming the file and both hashes, through every
+// path that loads a net file (LoadInfo, LoadNamed, the evaluator factory
+// UCI's EvalFile uses). Other names are not checked, and
+// LoadOptions.AnyName loads a misnamed file.
+func TestStockfishNameChecked(t *testing.T) {
+	d, err := Default("koivisto-7.4")
+	if err != nil || d == nil {
+		t.Fatalf("no shipped koivisto-7.4 net: %v", err)
+	}
+	data, err := files.ReadFile(d.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	wrong := "nn-0123456789ab.nnue"
+	if strings.HasPrefix(hash, "0123456789ab") {
+		t.Fatal("the test's wrong name is right")
+	}
+	spec, _ := archs.Load("koivisto-7.4")
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name    string
+		wantErr bool
+	}{
+		{wrong, true},
+		{"nn-" + hash[:11] + "0.nnue", hash[11] != '0'},
+		{"nn-" + hash[:12] + ".nnue", false},
+		{"my-net.nnue", false},
+		{"nn-" + strings.ToUpper(hash[:12]) + ".nnue", false}, // not a Stockfish name (upper case): not checked
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		loads := map[string]func() error{
+			"LoadInfo":   func() error { _, _, err := LoadInfo(spec, path); return err },
+			"LoadNamed":  func() error { _, _, _, err := LoadNamed("koivisto-7.4", path); return err },
+			"eval.New":   func() error { _, err := eval.New("koivisto-7.4", path); return err },
+			"nets.Load":  func() error { _, err := Load(spec, path); return err },
+			"net's name": func() error { _, _, _, err := LoadNamed(d.Name(), path); return err },
+		}
+		for how, load := range loads {
+			err := load()
+			if !c.wantErr {
+				if err != nil {
+					t.Errorf("%s %s: %v", how, c.name, err)
+				}
+				continue
+			}
+			if err == nil {
+				t.Errorf("%s %s (SHA-256 %s): loaded, want an error", how, c.name, hash)
+				continue
+			}
+			for _, want := range []string{path, hash, c.name[3:15]} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%s %s: error %q does not name %s", how, c.name, err, want)
+				}
+			}
+		}
+		if _, _, _, err := LoadNamedWith("koivisto-7.4", path, LoadOptions{AnyName: true}); err != nil {
+			t.Errorf("LoadNamedWith AnyName %s: %v", c.name, err)
+		}
 	}
 }

@@ -25,7 +25,7 @@ func loadNamed(spec *archs.Spec) (*nnue.Network, NetInfo, error) {
 		}
 		return nil, NetInfo{}, fmt.Errorf("architecture %s: %w", spec.Name, err)
 	}
-	return loadFile(spec, p)
+	return loadFile(spec, p, LoadOptions{})
 }
 
 // withSmall attaches the small net of a design that has one (net.small):

@@ -30,6 +30,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eval", "eval --arch ARCH [--net FILE] [--fen FEN | --epd FILE | -] [--json] [--trace]", stderr)
 	archName := fs.String("arch", "classical", "architecture: a name from archs/ ("+strings.Join(archs.Builtin(), ", ")+"), a .toml path, classical, or plugin:NAME")
 	netFile := fs.String("net", "", "network file (default: the architecture's shipped net)")
+	anyNetName := fs.Bool("any-net-name", false, "load a --net file named nn-<hash>.nnue (Stockfish's naming) whose SHA-256 does not start with that hash; without it such a file is refused")
 	fen := fs.String("fen", "", "one position")
 	epd := fs.String("epd", "", "file of positions, one FEN/EPD per line ('-' = standard input)")
 	asJSON := fs.Bool("json", false, "print one JSON object per position with the network's internals")
@@ -71,7 +72,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "# %s: raw and cp are centipawns, side to move\n", *archName)
 	} else {
-		spec, n, info, err := nets.LoadNamed(*archName, *netFile)
+		spec, n, info, err := nets.LoadNamedWith(*archName, *netFile, nets.LoadOptions{AnyName: *anyNetName})
 		if err != nil {
 			return err
 		}
