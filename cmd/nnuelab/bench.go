@@ -17,7 +17,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	arch := fs.String("arch", uci.DefaultArch, "evaluation architecture (the engine's default, as it plays)")
 	evalFile := fs.String("evalfile", "", "network file for the architecture")
 	threads := fs.Int("threads", 1, fmt.Sprintf("search threads, 1..%d (Lazy SMP; with more than one the node count varies between runs)", uci.MaxThreads))
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	depth := uci.DefaultBenchDepth
@@ -30,8 +30,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		depth = d
 	default:
-		fs.Usage()
-		return fmt.Errorf("expected at most one DEPTH argument, got %d", fs.NArg())
+		return usageErrorf(fs, "expected at most one DEPTH argument, got %d", fs.NArg())
 	}
 	_, err := uci.BenchThreads(stdout, depth, *threads, *arch, *evalFile)
 	return err

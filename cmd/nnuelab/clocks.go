@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -17,12 +16,11 @@ func runClocks(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("clocks", "clocks [--plot FILE.svg] [--title T] PGN... (PGN or zstd-compressed .pgn.zst)", stderr)
 	plotFile := fs.String("plot", "", "write the share of the clock each move used, by move number, to this SVG file")
 	title := fs.String("title", "", "plot title")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("need at least one PGN file")
+		return usageErrorf(fs, "need at least one PGN file")
 	}
 	es, err := clocks.Read(fs.Args()...)
 	if err != nil {

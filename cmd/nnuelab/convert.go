@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -17,7 +16,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "output: .txt, .txt.zst, .bin, .binpack, .plain or .bullet, written atomically (format from the name)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed entries (counted and reported) instead of stopping")
 	filterFlag := fs.String("filter", "none", "keep only the positions a filter passes: none, default (what train uses: from ply 16, not in check, quiet move, no mate score), or a list of default, min-ply=N, max-score=N, skip-check, skip-noisy, one-in=N (one position in N, by board hash)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	filter, err := datasets.ParseFilter(*filterFlag)
@@ -25,8 +24,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out == "" || fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("need --out and at least one input")
+		return usageErrorf(fs, "need --out and at least one input")
 	}
 	removed, err := datasets.RemoveStaleTemps(*out)
 	reportStale(stderr, removed, nil)

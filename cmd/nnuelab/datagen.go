@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -48,15 +47,14 @@ func runDatagen(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&d.ChunkGames, "chunk-games", d.ChunkGames, "games per chunk of work in progress")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	asJSON := fs.Bool("json", false, "print the manifest as JSON on stdout")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	if *out == "" {
-		fs.Usage()
-		return errors.New("--out is required")
+		return usageErrorf(fs, "--out is required")
 	}
 	var err error
 	if d.Shard, d.Shards, err = parseShard(*shard); err != nil {

@@ -27,7 +27,7 @@ func TestDatasetCommands(t *testing.T) {
 		{"datagen again is a no-op", []string{"datagen", "--quiet", "--out", p("g.txt"), "--games", "6", "--nodes", "500", "--hash", "1", "--seed", "3"}, 0, "positions from 6 games", ""},
 		{"datagen other settings", []string{"datagen", "--quiet", "--out", p("g.txt"), "--games", "6", "--nodes", "501", "--hash", "1", "--seed", "3"}, 1, "", "other settings"},
 		{"datagen shard 2/2", []string{"datagen", "--quiet", "--out", p("s2.bin"), "--games", "6", "--nodes", "500", "--hash", "1", "--seed", "3", "--shard", "2/2"}, 0, "from 3 games", ""},
-		{"datagen no out", []string{"datagen", "--games", "1"}, 1, "", "--out is required"},
+		{"datagen no out", []string{"datagen", "--games", "1"}, 2, "", "--out is required"},
 		{"datagen bad shard", []string{"datagen", "--out", p("x.bin"), "--games", "1", "--shard", "3/2"}, 1, "", "k/N"},
 		{"datagen help", []string{"datagen", "--help"}, 0, "", "--random-plies"},
 		{"convert", []string{"convert", "--out", p("g.bin"), p("g.txt")}, 0, "records", ""},
@@ -37,8 +37,8 @@ func TestDatasetCommands(t *testing.T) {
 		{"shuffle", []string{"shuffle", "--out", p("t-%d.bin"), "-n", "2", "--val", p("v.txt"), "--val-frac", "0.1", p("g.bin"), "../../datasets/testdata/sample.txt"}, 0, "(validation", ""},
 		{"shuffle bad pattern", []string{"shuffle", "--out", p("t.bin"), "-n", "2", p("g.bin")}, 1, "", "%d"},
 		{"stats", []string{"stats", "--plot", p("s.svg"), p("t-1.bin"), p("t-2.bin"), p("v.txt")}, 0, "duplicate rate", ""},
-		{"stats no input", []string{"stats"}, 1, "", "at least one input"},
-		{"label no limit", []string{"label", "--out", p("l.bin"), p("g.bin")}, 1, "", "--nodes or --depth"},
+		{"stats no input", []string{"stats"}, 2, "", "at least one input"},
+		{"label no limit", []string{"label", "--out", p("l.bin"), p("g.bin")}, 2, "", "--nodes or --depth"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -35,13 +35,13 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	epd := fs.String("epd", "", "file of positions, one FEN/EPD per line ('-' = standard input)")
 	asJSON := fs.Bool("json", false, "print one JSON object per position with the network's internals")
 	trace := fs.Bool("trace", false, "after each position, what the design's engine shows for it: Stockfish's eval output for sf17.1 and sf18 (piece values, the per-bucket table, NNUE and final evaluation; with --json its integers as sf_trace), else the network's internals")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "-" && *epd == "" {
 		*epd = "-"
 	} else if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	if *fen != "" && *epd != "" {
 		return fmt.Errorf("give --fen or --epd, not both")

@@ -51,7 +51,7 @@ schema in docs/experiments.md.
 func runExperiment(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, experimentUsage)
-		return fmt.Errorf("missing subcommand")
+		return &usageError{err: fmt.Errorf("missing subcommand")}
 	}
 	sub, rest := args[0], args[1:]
 	switch sub {
@@ -72,7 +72,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		return flag.ErrHelp
 	}
 	fmt.Fprint(stderr, experimentUsage)
-	return fmt.Errorf("unknown subcommand %q", sub)
+	return &usageError{err: fmt.Errorf("unknown subcommand %q", sub)}
 }
 
 // parseInterleaved parses flags that may come before or after the
@@ -80,7 +80,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseFlags(fs, args); err != nil {
 			return nil, err
 		}
 		args = fs.Args()
@@ -127,8 +127,7 @@ func experimentRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return fmt.Errorf("expected one manifest FILE, got %d arguments", len(pos))
+		return usageErrorf(fs, "expected one manifest FILE, got %d arguments", len(pos))
 	}
 	var ex runner.Executor
 	switch *executor {
@@ -184,8 +183,7 @@ func experimentReport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return fmt.Errorf("expected one manifest FILE, got %d arguments", len(pos))
+		return usageErrorf(fs, "expected one manifest FILE, got %d arguments", len(pos))
 	}
 	m, err := manifest.Load(pos[0])
 	if err != nil {
@@ -246,12 +244,11 @@ func experimentClaims(args []string, stdout, stderr io.Writer) error {
 	manifests := fs.String("manifests", "experiments", "folder of the manifests (NAME.toml)")
 	results := fs.String("results", plan.ResultsRoot, "folder of the results (NAME/results.jsonl, NAME/tasks)")
 	check := fs.Bool("check", false, "write nothing; fail if the page differs from what the results give")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return usageErrorf(fs, "unexpected arguments %q", fs.Args())
 	}
 	cf, err := report.LoadClaims(*claims)
 	if err != nil {
@@ -305,8 +302,7 @@ func experimentMigrate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(dirs) == 0 || (*to != "" && len(dirs) != 1) {
-		fs.Usage()
-		return fmt.Errorf("give the folders to migrate (--to with one folder only)")
+		return usageErrorf(fs, "give the folders to migrate (--to with one folder only)")
 	}
 	for _, d := range dirs {
 		dst := *to
@@ -330,8 +326,7 @@ func experimentTask(args []string, stderr io.Writer) error {
 		return err
 	}
 	if *out == "" || len(ids) == 0 {
-		fs.Usage()
-		return fmt.Errorf("give --out DIR and at least one task ID")
+		return usageErrorf(fs, "give --out DIR and at least one task ID")
 	}
 	ctx, stop := signalContext()
 	defer stop()
@@ -366,12 +361,11 @@ func experimentEngine(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("experiment engine", "experiment engine --arch FILE [--net FILE]", stderr)
 	archFile := fs.String("arch", "", "architecture: a name from archs/ or a .toml file (a variant's, from the results folder)")
 	net := fs.String("net", "", "network file (default: the architecture's shipped net)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *archFile == "" || fs.NArg() != 0 {
-		fs.Usage()
-		return fmt.Errorf("give --arch (and no other arguments)")
+		return usageErrorf(fs, "give --arch (and no other arguments)")
 	}
 	var setup bytes.Buffer
 	w := &switchWriter{w: &setup}

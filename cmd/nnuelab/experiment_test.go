@@ -32,10 +32,10 @@ func TestExperimentCommand(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{"no subcommand", []string{"experiment"}, 1, "", "missing subcommand"},
-		{"unknown subcommand", []string{"experiment", "go"}, 1, "", `unknown subcommand "go"`},
+		{"no subcommand", []string{"experiment"}, 2, "", "missing subcommand"},
+		{"unknown subcommand", []string{"experiment", "go"}, 2, "", `unknown subcommand "go"`},
 		{"help", []string{"experiment", "--help"}, 0, "", "Usage: nnuelab experiment"},
-		{"run without file", []string{"experiment", "run"}, 1, "", "one manifest FILE"},
+		{"run without file", []string{"experiment", "run"}, 2, "", "one manifest FILE"},
 		{"run help names --allow-dirty", []string{"experiment", "run", "--help"}, 0, "", "-allow-dirty"},
 		{"bad executor", []string{"experiment", "run", good, "--executor", "k8s"}, 1, "", "local or slurm"},
 		{"missing file", []string{"experiment", "run", filepath.Join(dir, "none.toml")}, 1, "", "none.toml"},
@@ -46,8 +46,8 @@ func TestExperimentCommand(t *testing.T) {
 		{"task without plan", []string{"experiment", "task", "--out", out, "speed"}, 1, "", "no plan in"},
 		{"claims: the committed page", append([]string{"experiment", "claims", "--check"}, claimsPaths...), 0, "regenerates byte-identically", ""},
 		{"claims: a page without markers", append(append([]string{"experiment", "claims", "--check"}, claimsPaths...), "--doc", good), 1, "", "markers"},
-		{"claims: an argument", []string{"experiment", "claims", "docs/claims.toml"}, 1, "", "unexpected arguments"},
-		{"engine without arch", []string{"experiment", "engine"}, 1, "", "give --arch"},
+		{"claims: an argument", []string{"experiment", "claims", "docs/claims.toml"}, 2, "", "unexpected arguments"},
+		{"engine without arch", []string{"experiment", "engine"}, 2, "", "give --arch"},
 		{"engine with a bad arch", []string{"experiment", "engine", "--arch", bad}, 1, "", "bad.toml"},
 	}
 	for _, tc := range tests {

@@ -51,15 +51,14 @@ func runLabel(args []string, stdout, stderr io.Writer) error {
 	shard := fs.String("shard", "", "label only shard k of N: chunks with index k-1 mod N (default: all)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed input entries (counted) instead of stopping")
 	quiet := fs.Bool("quiet", false, "no progress line")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *out == "" || fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("need --out and at least one input")
+		return usageErrorf(fs, "need --out and at least one input")
 	}
 	if *nodes == 0 && *depth <= 0 {
-		return errors.New("give --nodes or --depth")
+		return &usageError{err: errors.New("give --nodes or --depth")}
 	}
 	var k, n int
 	if *shard != "" {

@@ -39,11 +39,11 @@ Flags:`, stderr)
 	check := fs.Bool("check", false, "with --report-only: fail if the page's table differs from the results instead of writing it")
 	var only listFlag
 	fs.Var(&only, "rung", "play only these rungs (repeatable, or comma-separated)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	if *check && !*reportOnly {
 		return errors.New("--check goes with --report-only")

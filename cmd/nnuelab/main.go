@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 )
 
 // command is one subcommand. Each lives in its own file and registers itself
@@ -52,10 +53,71 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		fmt.Fprintf(stderr, "nnuelab %s: %v\n", name, err)
+		var u *usageError
+		if errors.As(err, &u) {
+			if !u.printed {
+				printError(stderr, name, err)
+			}
+			return 2
+		}
+		printError(stderr, name, err)
 		return 1
 	}
 	return 0
+}
+
+// printError writes a command's error on one line after "nnuelab NAME:",
+// or after "nnuelab " alone when the message already starts with the
+// command's name (a subcommand's "nets show: ..."), so that no name is
+// written twice.
+func printError(w io.Writer, name string, err error) {
+	msg := err.Error()
+	if strings.HasPrefix(msg, name+" ") || strings.HasPrefix(msg, name+":") {
+		fmt.Fprintf(w, "nnuelab %s\n", msg)
+		return
+	}
+	fmt.Fprintf(w, "nnuelab %s: %s\n", name, msg)
+}
+
+// usageError is a command line that a command cannot run: an unknown flag,
+// a flag value that does not parse, a missing or extra argument. run exits
+// with status 2 for it, as Go's flag package and POSIX utilities do, and
+// prints its message once: printed says the flag package already wrote it
+// (with the usage), so run does not write it again.
+type usageError struct {
+	err     error
+	printed bool
+}
+
+func (u *usageError) Error() string { return u.err.Error() }
+func (u *usageError) Unwrap() error { return u.err }
+
+// parseFlags parses args into fs (a flag set from newFlagSet). A parse
+// error comes back as a usageError that the flag package has already
+// printed with the usage; -h and --help come back as flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return &usageError{err: err, printed: true}
+}
+
+// usageErrorf prints fs's usage and returns a usage error with the message,
+// which run prints once, after the usage.
+func usageErrorf(fs *flag.FlagSet, format string, args ...any) error {
+	fs.Usage()
+	return &usageError{err: fmt.Errorf(format, args...)}
+}
+
+// isHelp reports whether arg asks for a command's usage in the place of a
+// subcommand (nnuelab nets --help).
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
 }
 
 func usage(w io.Writer) {

@@ -24,7 +24,8 @@ func runMatch(args []string, stdout, stderr io.Writer) error {
 		return flag.ErrHelp
 	}
 	if err != nil {
-		return err
+		// The command line (or its -config file) cannot be run.
+		return &usageError{err: err}
 	}
 	// Ctrl-C (or SIGTERM) stops the match: games in progress are dropped
 	// and the summary of the finished ones is printed. A second Ctrl-C

@@ -15,9 +15,9 @@ func TestMatchCommandErrors(t *testing.T) {
 		want string // in stderr
 	}{
 		{[]string{"match", "--help"}, 0, "Usage: nnuelab match"},
-		{[]string{"match", "-engine", "cmd=a", "-games", "2"}, 1, "exactly two engines"},
+		{[]string{"match", "-engine", "cmd=a", "-games", "2"}, 2, "exactly two engines"},
 		{[]string{"match", "-engine", "cmd=/nonexistent/a", "-engine", "cmd=/nonexistent/b", "-each", "nodes=1"}, 1, "cannot start"},
-		{[]string{"match", "-frobnicate"}, 1, "unknown flag"},
+		{[]string{"match", "-frobnicate"}, 2, "unknown flag"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -32,7 +33,11 @@ const netsSynopsis = `nets list [--json] | nets licenses | nets show NET|ARCH[=F
 func runNets(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintf(stderr, "Usage: nnuelab %s\n", netsSynopsis)
-		return fmt.Errorf("nets: give a subcommand (list, licenses, show, extract, fetch)")
+		return &usageError{err: fmt.Errorf("give a subcommand (list, licenses, show, extract, fetch)")}
+	}
+	if isHelp(args[0]) {
+		fmt.Fprintf(stderr, "Usage: nnuelab %s\n", netsSynopsis)
+		return flag.ErrHelp
 	}
 	m, err := nets.Manifest()
 	if err != nil {
@@ -48,11 +53,11 @@ func runNets(args []string, stdout, stderr io.Writer) error {
 	case "list":
 		fs := newFlagSet("nets list", netsSynopsis, stderr)
 		asJSON := fs.Bool("json", false, "print the manifest entries as JSON")
-		if err := fs.Parse(args[1:]); err != nil {
+		if err := parseFlags(fs, args[1:]); err != nil {
 			return err
 		}
 		if fs.NArg() != 0 {
-			return fmt.Errorf("nets list: unexpected argument %q", fs.Arg(0))
+			return usageErrorf(fs, "nets list: unexpected argument %q", fs.Arg(0))
 		}
 		if *asJSON {
 			enc := json.NewEncoder(stdout)
@@ -66,8 +71,12 @@ func runNets(args []string, stdout, stderr io.Writer) error {
 		}
 		return tw.Flush()
 	case "licenses", "licences":
-		if len(args) > 1 {
-			return fmt.Errorf("nets licenses: unexpected argument %q", args[1])
+		fs := newFlagSet("nets licenses", "nets licenses\n\nPrints the licence notice of every third-party net.", stderr)
+		if err := parseFlags(fs, args[1:]); err != nil {
+			return err
+		}
+		if fs.NArg() != 0 {
+			return usageErrorf(fs, "nets licenses: unexpected argument %q", fs.Arg(0))
 		}
 		fmt.Fprintln(stdout, "nnuelab: MIT License (the repository's LICENSE); nets trained by nnuelab are under it too.")
 		for _, e := range m {
@@ -83,5 +92,5 @@ func runNets(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stderr, "Usage: nnuelab %s\n", netsSynopsis)
-	return fmt.Errorf("nets: unknown subcommand %q (list, licenses, show, extract, fetch)", args[0])
+	return &usageError{err: fmt.Errorf("unknown subcommand %q (list, licenses, show, extract, fetch)", args[0])}
 }

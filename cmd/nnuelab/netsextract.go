@@ -46,8 +46,7 @@ func runNetsExtract(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(files) != 1 {
-		fs.Usage()
-		return fmt.Errorf("nets extract: give one package (.tgz) or .wasm file")
+		return usageErrorf(fs, "nets extract: give one package (.tgz) or .wasm file")
 	}
 	if *noCache && *out == "" {
 		return fmt.Errorf("nets extract: --no-cache needs --out (else the nets go nowhere)")
@@ -131,8 +130,7 @@ func runNetsFetch(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(names) == 0 {
-		fs.Usage()
-		return fmt.Errorf("nets fetch: give a net name (nn-<12 hex>.nnue)")
+		return usageErrorf(fs, "nets fetch: give a net name (nn-<12 hex>.nnue)")
 	}
 	var spec *archs.Spec
 	if *archName != "" {

@@ -52,8 +52,7 @@ func runNetsShow(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(names) == 0 {
-		fs.Usage()
-		return fmt.Errorf("nets show: give a net (nets list) or an architecture")
+		return usageErrorf(fs, "nets show: give a net (nets list) or an architecture")
 	}
 	if *netFile != "" {
 		if len(names) != 1 || strings.Contains(names[0], "=") {

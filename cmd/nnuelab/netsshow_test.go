@@ -39,7 +39,6 @@ func TestNetsShow(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"nets", "show"}, "give a net"},
 		{[]string{"nets", "show", "plugin:gofloat"}, "cannot be inspected"},
 		{[]string{"nets", "show", "no-such-net"}, `unknown architecture "no-such-net"`},
 		{[]string{"nets", "show", "leorik-3.1", "chess768", "--net", "x.nnue"}, "--net goes with exactly one"},

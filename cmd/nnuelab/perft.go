@@ -20,12 +20,11 @@ func runPerft(args []string, stdout, stderr io.Writer) error {
 	divide := fs.Bool("divide", false, "print the count below each root move, as Stockfish's 'go perft' does")
 	chess960 := fs.Bool("chess960", false, "write castling moves king-takes-rook (UCI_Chess960); implied by a Shredder-FEN castling field")
 	asJSON := fs.Bool("json", false, "print one JSON object {fen, depth, nodes, seconds, nps} instead of text")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("expected one DEPTH argument, got %d", fs.NArg())
+		return usageErrorf(fs, "expected one DEPTH argument, got %d", fs.NArg())
 	}
 	depth, err := strconv.Atoi(fs.Arg(0))
 	if err != nil || depth < 0 || depth > 15 {

@@ -20,7 +20,7 @@ func TestPerftCommand(t *testing.T) {
 		{"chess960 divide", []string{"perft", "--divide", "--fen", "1r2k1r1/8/8/8/8/8/6P1/1R2K1R1 w GBgb - 0 1", "1"}, 0, "e1b1: 1\n", ""},
 		{"bad fen", []string{"perft", "--fen", "not a fen", "3"}, 1, "", "piece placement"},
 		{"bad side", []string{"perft", "--fen", "8/8/8/8/8/8/8/K6k y - - 0 1", "1"}, 1, "", "side to move"},
-		{"no depth", []string{"perft"}, 1, "", "DEPTH"},
+		{"no depth", []string{"perft"}, 2, "", "DEPTH"},
 		{"bad depth", []string{"perft", "x"}, 1, "", "DEPTH"},
 		{"unknown command", []string{"frobnicate"}, 2, "", "unknown command"},
 		{"help", []string{"perft", "--help"}, 0, "", "Usage: nnuelab perft"},

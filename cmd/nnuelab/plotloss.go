@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -30,7 +29,7 @@ Flags:`, stderr)
 	// Flags may come before, between or after the files.
 	var files []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseFlags(fs, args); err != nil {
 			return err
 		}
 		if fs.NArg() == 0 {
@@ -40,8 +39,7 @@ Flags:`, stderr)
 		args = fs.Args()[1:]
 	}
 	if len(files) == 0 {
-		fs.Usage()
-		return errors.New("no history file given")
+		return usageErrorf(fs, "no history file given")
 	}
 	var names []string
 	if *labels != "" {

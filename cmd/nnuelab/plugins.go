@@ -18,11 +18,11 @@ func init() {
 func runPlugins(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("plugins", "plugins [--describe]", stderr)
 	describe := fs.Bool("describe", false, "start each plugin and print its description")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	fmt.Fprintf(stdout, "# searched: %v (set %s to add directories)\n", plugin.Dirs(), plugin.EnvDirs)
 	found := plugin.Discover()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -24,12 +23,11 @@ func runShuffle(args []string, stdout, stderr io.Writer) error {
 	tmp := fs.String("tmp", "", "directory for the bucket files (default: beside the output; 32 bytes per record)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed entries (counted) instead of stopping")
 	manifest := fs.String("manifest", "", "where to write the manifest (command, seed, inputs and outputs with counts and SHA-256; default: FIRST-OUTPUT.manifest.toml)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *out == "" || fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("need --out and at least one input")
+		return usageErrorf(fs, "need --out and at least one input")
 	}
 	outs, err := datasets.ShuffleOutputNames(*out, *n)
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -32,12 +31,11 @@ func runStats(args []string, stdout, stderr io.Writer) error {
 	plotFile := fs.String("plot", "", "write histograms (score, piece count, results) to this SVG file")
 	bin := fs.Int("bin", 100, "score histogram bin width (cp)")
 	scoreRange := fs.Int("range", 2000, "score histogram range: -range..+range cp, the outer bins open")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("need at least one input")
+		return usageErrorf(fs, "need at least one input")
 	}
 	if *bin < 1 || *scoreRange < *bin {
 		return fmt.Errorf("--bin %d --range %d: want 1 <= bin <= range", *bin, *scoreRange)

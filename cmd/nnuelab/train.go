@@ -109,11 +109,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	initNet := fs.String("init", "", "start from this float net of the same architecture (a warm start, e.g. from the previous generation) instead of random weights")
 	measure := fs.Int("measure-steps", 0, "stop after this many steps and report the throughput (writes nothing)")
 	quiet := fs.Bool("quiet", false, "no progress output")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return usageErrorf(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -148,7 +148,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 
 	if *out == "" {
-		return errors.New("--out is required (the float net to write, e.g. nets/chess768.nnue.zst)")
+		return &usageError{err: errors.New("--out is required (the float net to write, e.g. nets/chess768.nnue.zst)")}
 	}
 	cfg := d
 	if *resume {
@@ -213,10 +213,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	cfg.Export = *export
 	cfg.Command = "nnuelab train " + strings.Join(args, " ")
 	if !*resume && *archName == "" {
-		return errors.New("--arch is required")
+		return &usageError{err: errors.New("--arch is required")}
 	}
 	if !*resume && len(data) == 0 {
-		return errors.New("--data is required")
+		return &usageError{err: errors.New("--data is required")}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

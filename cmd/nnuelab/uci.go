@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 
@@ -14,12 +13,11 @@ func init() {
 
 func runUCI(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("uci", "uci", stderr)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return usageErrorf(fs, "unexpected arguments %q", fs.Args())
 	}
 	e, err := uci.New(stdout)
 	if err != nil {

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -25,16 +25,21 @@ func runWDL(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("wdl", "wdl fit [--go FILE] [--min-ply N] DATA...", stderr)
 	goFile := fs.String("go", "", "also write the model as Go source (engine/wdl/model.go)")
 	minPly := fs.Int("min-ply", 0, "leave out positions before this ply (a book's random openings)")
-	if len(args) == 0 || args[0] != "fit" {
+	if len(args) > 0 && isHelp(args[0]) {
 		fs.Usage()
-		return errors.New(`expected "wdl fit"`)
+		return flag.ErrHelp
 	}
-	if err := fs.Parse(args[1:]); err != nil {
+	if len(args) == 0 {
+		return usageErrorf(fs, `expected "wdl fit"`)
+	}
+	if args[0] != "fit" {
+		return usageErrorf(fs, `expected "wdl fit", got %q`, args[0])
+	}
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("need at least one dataset")
+		return usageErrorf(fs, "need at least one dataset")
 	}
 	var samples []wdl.Sample
 	skipped := 0
