@@ -678,6 +678,19 @@ func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*
 	if err := os.MkdirAll(parts, 0o755); err != nil {
 		return nil, err
 	}
+	unlock, err := lockParts(parts, opt.Command)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if outputComplete(out) {
+		// Finished by the run that held the lock a moment ago.
+		m, err := finishedRun(out, settings)
+		if err == nil {
+			err = os.RemoveAll(parts)
+		}
+		return m, err
+	}
 	settingsFile := filepath.Join(parts, "settings.toml")
 	if old, err := os.ReadFile(settingsFile); err == nil {
 		if string(old) != settings {
@@ -705,6 +718,21 @@ func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*
 		return nil, err
 	}
 	return run.merge(out, format, last)
+}
+
+// lockParts takes the lock of a run's parts folder (fsutil.Lock on its
+// "lock" file), so that two runs writing the same output cannot play into
+// one folder: the second's error names the first's process ID and command.
+// The lock goes when the process dies or when the parts folder is removed.
+func lockParts(parts, command string) (func(), error) {
+	if command == "" {
+		command = strings.Join(os.Args, " ")
+	}
+	unlock, err := fsutil.Lock(filepath.Join(parts, "lock"), command)
+	if err != nil {
+		return nil, fmt.Errorf("another run is writing into %s: %w", parts, err)
+	}
+	return unlock, nil
 }
 
 // removeStaleOutputTemps removes the temporaries of out and of its

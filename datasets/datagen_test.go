@@ -499,3 +499,65 @@ func TestBalancedOpenings(t *testing.T) {
 		t.Errorf("unbounded run mentions openings:\n%s", mf)
 	}
 }
+
+// TestGenerateLocked: a second Generate of the same output while a first
+// one runs refuses with an error naming the first (its process ID and
+// command), whether it has the same settings (it would play the same games
+// again beside the first) or other ones (a different seed: one output with
+// both runs' games); it plays no game. The first run is not disturbed.
+func TestGenerateLocked(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x.bin")
+	cfg := testGenConfig(100000)
+	cfg.Threads = 1
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		var once bool
+		_, err := Generate(ctx, cfg, out, GenOptions{Command: "nnuelab datagen --out first", Progress: func(GenProgress) {
+			if !once {
+				once = true
+				close(started)
+				<-release
+			}
+		}})
+		first <- err
+	}()
+	select {
+	case <-started:
+	case err := <-first:
+		t.Fatalf("first run ended: %v", err)
+	}
+	other := cfg
+	other.Seed++
+	for _, c := range []struct {
+		name string
+		cfg  GenConfig
+	}{{"same settings", cfg}, {"another seed", other}} {
+		// A second run that gets to play is stopped at its first progress
+		// report (instead of playing the first's 100,000 games).
+		ctx2, cancel2 := context.WithCancel(context.Background())
+		played := false
+		_, err := Generate(ctx2, c.cfg, out, GenOptions{Command: "second", Progress: func(GenProgress) { played = true; cancel2() }})
+		cancel2()
+		if played {
+			t.Errorf("%s: a second run of %s played games beside the first (then: %v)", c.name, out, err)
+			continue
+		}
+		if err == nil {
+			t.Errorf("%s: second run of %s succeeded", c.name, out)
+			continue
+		}
+		for _, want := range []string{PartsDir(out), fmt.Sprintf("pid %d", os.Getpid()), "nnuelab datagen --out first"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %q does not name %q", c.name, err, want)
+			}
+		}
+	}
+	close(release)
+	cancel()
+	if err := <-first; err == nil || ctx.Err() == nil {
+		t.Errorf("first run: %v, want it cancelled", err)
+	}
+}

@@ -169,6 +169,12 @@ func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*
 		first.Close()
 		return nil, err
 	}
+	unlock, err := lockParts(parts, cfg.Command)
+	if err != nil {
+		first.Close()
+		return nil, err
+	}
+	defer unlock()
 	settingsFile := filepath.Join(parts, "settings.toml")
 	if old, err := os.ReadFile(settingsFile); err == nil {
 		if string(old) != settings {

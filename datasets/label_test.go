@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // fakeUCI is a minimal UCI engine for tests: it scores a position by
@@ -370,4 +371,32 @@ func correlation(x, y []float64) float64 {
 		sxy += x[i] * y[i]
 	}
 	return (n*sxy - sx*sy) / math.Sqrt((n*sxx-sx*sx)*(n*syy-sy*sy))
+}
+
+// TestLabelLocked: while another process holds the lock of an output's
+// parts folder (a label run writing it), Label refuses with an error
+// naming that holder and labels nothing; once it is released, Label runs.
+func TestLabelLocked(t *testing.T) {
+	dir := t.TempDir()
+	in, _ := labelInput(t, dir, 60)
+	cfg := fakeEngine(t)
+	out := filepath.Join(dir, "out.txt")
+	if err := os.MkdirAll(PartsDir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := fsutil.Lock(filepath.Join(PartsDir(out), "lock"), "nnuelab label --out first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Label(context.Background(), []string{in}, out, cfg)
+	if err == nil || !strings.Contains(err.Error(), "nnuelab label --out first") || !strings.Contains(err.Error(), PartsDir(out)) {
+		t.Errorf("Label of a locked output: %v, want an error naming the holder", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the refused run wrote the output")
+	}
+	unlock()
+	if _, err := Label(context.Background(), []string{in}, out, cfg); err != nil {
+		t.Errorf("Label after the lock was released: %v", err)
+	}
 }

@@ -1,27 +1,23 @@
-//go:build unix
-
 package runner
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
-	"golang.org/x/sys/unix"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
-// LockDir takes an exclusive lock on a results folder, so that two runs
-// of one experiment cannot write the same files. The kernel drops the lock
-// when the process dies, so a killed run leaves nothing to clean up.
+// LockDir takes an exclusive lock on a results folder (its .lock file,
+// fsutil.Lock), so that two runs of one experiment cannot write the same
+// files; the second's error names the first by its process ID and command
+// line. The kernel drops the lock when the process dies, so a killed run
+// leaves nothing to clean up.
 func LockDir(dir string) (func(), error) {
-	path := filepath.Join(dir, ".lock")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := fsutil.Lock(filepath.Join(dir, ".lock"), strings.Join(os.Args, " "))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("another run is using %s: %w", dir, err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("another run is using %s (%v)", dir, err)
-	}
-	return func() { f.Close() }, nil
+	return unlock, nil
 }
