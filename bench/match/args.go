@@ -222,12 +222,12 @@ func (p *argParser) parse() error {
 					}
 				}
 			}
-		case "games":
-			err = p.intFlag(name, &p.cfg.Games)
-		case "rounds":
-			err = p.intFlag(name, &p.cfg.Rounds)
-		case "concurrency":
-			err = p.intFlag(name, &p.cfg.Concurrency)
+		case "games", "rounds", "concurrency":
+			dst := map[string]*int{"games": &p.cfg.Games, "rounds": &p.cfg.Rounds, "concurrency": &p.cfg.Concurrency}[name]
+			if err = p.intFlag(name, dst); err == nil && *dst <= 0 {
+				// 0 is not "the default": a user who asks for no games is told.
+				err = fmt.Errorf("-%s %d: want a positive number", name, *dst)
+			}
 		case "maxmoves":
 			err = p.intFlag(name, &p.cfg.MaxMoves)
 		case "seed", "srand":
@@ -529,9 +529,9 @@ func mergeLimits(l, each *Limits) {
 
 // fileConfig is the TOML form of Config; every key is optional.
 type fileConfig struct {
-	Games       int          `toml:"games"`
-	Rounds      int          `toml:"rounds"`
-	Concurrency int          `toml:"concurrency"`
+	Games       *int         `toml:"games"`
+	Rounds      *int         `toml:"rounds"`
+	Concurrency *int         `toml:"concurrency"`
 	Seed        uint64       `toml:"seed"`
 	MaxMoves    int          `toml:"maxmoves"`
 	PGNOut      string       `toml:"pgnout"`
@@ -589,11 +589,23 @@ func loadFile(path string) (Config, error) {
 		return Config{}, fmt.Errorf("%s: unknown key %q", path, und[0].String())
 	}
 	cfg := Config{
-		Games: fc.Games, Rounds: fc.Rounds, Concurrency: fc.Concurrency, Seed: fc.Seed,
-		MaxMoves: fc.MaxMoves, PGNOut: fc.PGNOut, Resume: fc.Resume, Event: fc.Event,
+		Seed: fc.Seed, MaxMoves: fc.MaxMoves, PGNOut: fc.PGNOut, Resume: fc.Resume, Event: fc.Event,
 	}
 	bad := func(key string, err error) (Config, error) {
 		return Config{}, fmt.Errorf("%s: %s: %w", path, key, err)
+	}
+	for _, x := range []struct {
+		key string
+		v   *int
+		dst *int
+	}{{"games", fc.Games, &cfg.Games}, {"rounds", fc.Rounds, &cfg.Rounds}, {"concurrency", fc.Concurrency, &cfg.Concurrency}} {
+		if x.v == nil {
+			continue // the default
+		}
+		if *x.v <= 0 {
+			return bad(x.key, fmt.Errorf("%d: want a positive number", *x.v))
+		}
+		*x.dst = *x.v
 	}
 	if fc.Each != nil {
 		if fc.Each.Cmd != "" || fc.Each.Name != "" {

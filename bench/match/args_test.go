@@ -95,6 +95,11 @@ func TestParseArgsErrors(t *testing.T) {
 		{base + "-games", "needs a value"},
 		{base + "-concurrency 0 -games -2", "positive"},
 		{base + "-concurrency 1000", "concurrency"},
+		// 0 is not "the default": a user who asks for no games gets told.
+		{base + "-games 0", "-games 0"},
+		{base + "-rounds 0", "-rounds 0"},
+		{base + "-concurrency 0", "-concurrency 0"},
+		{base + "-games -4", "-games -4"},
 		{base + "-bogus 1", "unknown flag"},
 		{"stray " + base, "unexpected argument"},
 		{base + "-sprt elo0=5 elo1=0", "less than"},
@@ -217,6 +222,9 @@ twosided = false
 		{"[[engine]]\ncmd = \"a\"\noptions = { Hash = [1] }\n", "options.Hash"},
 		{"[each]\ncmd = \"a\"\n", "each: cmd and name"},
 		{"[sprt]\nelo0 = 5\nelo1 = 5\n", "sprt: sprt elo0"},
+		{"games = 0\n", "games"},
+		{"rounds = 0\n", "rounds"},
+		{"concurrency = 0\n", "concurrency"},
 	}
 	for _, tt := range bad {
 		p := write("bad.toml", tt.text)

@@ -18,6 +18,7 @@ func TestMatchCommandErrors(t *testing.T) {
 		{[]string{"match", "-engine", "cmd=a", "-games", "2"}, 2, "exactly two engines"},
 		{[]string{"match", "-engine", "cmd=/nonexistent/a", "-engine", "cmd=/nonexistent/b", "-each", "nodes=1"}, 1, "cannot start"},
 		{[]string{"match", "-frobnicate"}, 2, "unknown flag"},
+		{[]string{"match", "-engine", "cmd=/nonexistent/a", "-engine", "cmd=/nonexistent/b", "-each", "nodes=1", "-games", "0"}, 2, "-games 0"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
