@@ -171,6 +171,8 @@ type Searcher struct {
 	rootInTB  bool
 	pondering atomic.Bool
 	ponder    bool
+	// noEndgames turns eval.Endgame off (SetEndgameKnowledge).
+	noEndgames bool
 
 	stack     [MaxPly + stackOffset + 2]frame
 	pv        [MaxPly + 1][MaxPly + 1]board.Move
@@ -506,12 +508,33 @@ func (s *Searcher) checkStop() bool {
 }
 
 // evaluate returns the static evaluation, scaled towards a draw as the
-// fifty-move counter runs and kept clear of the mate range.
+// fifty-move counter runs and kept clear of the mate range. Pawnless
+// endgames eval.Endgame knows are scored by it instead (a known win or
+// draw) or with its mop-up term added (see SetEndgameKnowledge). A known
+// score is not scaled by the fifty-move counter: a win of 10,000 scaled
+// would lose about 50 a ply, more than any step of progress gains, and the
+// search would prefer short lines to progress.
 func (s *Searcher) evaluate() int {
-	v := s.ev.Evaluate(s.pos)
+	v, kind := 0, eval.NotKnown
+	if !s.noEndgames {
+		v, kind = eval.Endgame(s.pos)
+	}
+	switch kind {
+	case eval.KnownScore:
+		return max(min(v, TBBound-1), -TBBound+1)
+	case eval.Guided:
+		v += s.ev.Evaluate(s.pos)
+	default:
+		v = s.ev.Evaluate(s.pos)
+	}
 	v = v * (200 - s.pos.HalfmoveClock()) / 200
 	return max(min(v, TBBound-1), -TBBound+1)
 }
+
+// SetEndgameKnowledge turns the search's knowledge of pawnless endgames
+// (eval.Endgame, on by default) on or off, for experiments that compare an
+// evaluator with and without it. It must not be called during a search.
+func (s *Searcher) SetEndgameKnowledge(on bool) { s.noEndgames = !on }
 
 // isDraw reports a draw by the fifty-move rule, repetition (one earlier
 // occurrence suffices inside the search) or insufficient material.

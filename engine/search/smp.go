@@ -38,7 +38,11 @@ func (p *Pool) SetEvaluators(evs []eval.Evaluator) {
 		if i < len(p.threads) {
 			p.threads[i].SetEvaluator(ev)
 		} else {
-			p.threads = append(p.threads, New(ev, p.tt))
+			t := New(ev, p.tt)
+			if len(p.threads) > 0 {
+				t.noEndgames = p.threads[0].noEndgames
+			}
+			p.threads = append(p.threads, t)
 		}
 	}
 	p.threads = p.threads[:len(evs)]
@@ -64,6 +68,14 @@ func (p *Pool) TT() *TT { return p.tt }
 func (p *Pool) Clear() {
 	for _, t := range p.threads {
 		t.Clear()
+	}
+}
+
+// SetEndgameKnowledge sets every thread's use of eval.Endgame; see
+// Searcher.SetEndgameKnowledge.
+func (p *Pool) SetEndgameKnowledge(on bool) {
+	for _, t := range p.threads {
+		t.SetEndgameKnowledge(on)
 	}
 }
 
