@@ -7,5 +7,5 @@
 // Elo test and its SPRT, the speed task, the scaling fit and the
 // self-play loop ([generations]).
 //
-// The schema is documented in docs/experiments.md.
+// The schema is documented in docs/experiments-manifest.md.
 package manifest

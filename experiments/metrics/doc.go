@@ -8,5 +8,6 @@
 // its columns in the report's table, its line in the report's setup and
 // its cost in the dry run's estimate. The manifest, the plan, the runner,
 // the merge and the report read every metric from the registry, so that
-// adding one touches this package only (docs/experiments.md).
+// adding one touches this package only (docs/experiments-manifest.md,
+// "Adding a metric").
 package metrics
