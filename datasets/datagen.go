@@ -273,6 +273,7 @@ type player struct {
 	cfg   *GenConfig
 	tt    *search.TT
 	s     *search.Searcher
+	ev    eval.Evaluator
 	book  []string
 }
 
@@ -285,7 +286,12 @@ func newPlayer(cfg *GenConfig, book []string) (*player, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &player{cfg: cfg, tt: tt, s: search.New(ev, tt), book: book}, nil
+	if n, ok := ev.(eval.Notifier); ok {
+		// A plugin's failure stops the run (search below), not a message
+		// while the fallback evaluation plays on.
+		n.SetNotify(func(string) {})
+	}
+	return &player{cfg: cfg, tt: tt, s: search.New(ev, tt), ev: ev, book: book}, nil
 }
 
 // opening returns the position after the book line and random plies of
@@ -352,7 +358,18 @@ func (pl *player) search(ctx context.Context, p *board.Position) (search.Result,
 	if sctx.Err() != nil {
 		return sr, fmt.Errorf("the search of %s did not end within %v (a search bug: the run stops rather than hang; the position reproduces it)", p.FEN(), searchTimeout)
 	}
-	return sr, nil
+	return sr, pl.fault(p)
+}
+
+// fault is the error of a search whose evaluator answered from its
+// fallback (a plugin that died): the run stops rather than put another
+// evaluation's games into a set whose manifest names this one. Its
+// finished games are kept for a rerun.
+func (pl *player) fault(p *board.Position) error {
+	if err := eval.Fault(pl.ev); err != nil {
+		return fmt.Errorf("evaluator %s, searching %s: %w; datagen stopped (its positions would mix in the fallback evaluation; finished games are kept, rerun to go on)", pl.cfg.Arch, p.FEN(), err)
+	}
+	return nil
 }
 
 // searchTimeout bounds one move's search in self-play. A search at the
@@ -398,6 +415,9 @@ func (pl *player) play(ctx context.Context, g uint64) (game *Game, err error) {
 		}
 		if stuck {
 			return nil, fmt.Errorf("game %d: the search of %s did not end within %v (a search bug: the run stops rather than hang; the position reproduces it)", g, p.FEN(), searchTimeout)
+		}
+		if err := pl.fault(p); err != nil {
+			return nil, fmt.Errorf("game %d: %w", g, err)
 		}
 		if sr.Best == board.NullMove {
 			return nil, fmt.Errorf("game %d: search returned no move in %s", g, p.FEN())
