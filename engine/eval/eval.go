@@ -10,6 +10,7 @@
 package eval
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -85,6 +86,11 @@ func Archs() []string {
 	return names
 }
 
+// ErrUnknownArch is the error New wraps when no registered name or
+// resolver knows an architecture: the name itself is wrong, whatever the
+// network file (the UCI Arch option refuses such a name outright).
+var ErrUnknownArch = errors.New("unknown architecture")
+
 // New builds an evaluator of the named architecture with the given network
 // file ("" for none).
 func New(arch, file string) (Evaluator, error) {
@@ -96,7 +102,7 @@ func New(arch, file string) (Evaluator, error) {
 		f, ok = r(arch)
 	}
 	if !ok {
-		return nil, fmt.Errorf("unknown architecture %q (known: %s)", arch, strings.Join(Archs(), ", "))
+		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownArch, arch, strings.Join(Archs(), ", "))
 	}
 	return f(file)
 }

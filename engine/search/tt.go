@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime/debug"
 	"sync/atomic"
 	"unsafe"
 
@@ -86,8 +87,15 @@ type TT struct {
 	gen      uint8
 }
 
-// MaxHashMB is the largest table NewTT and Resize accept.
-const MaxHashMB = 1 << 16
+// MaxHashMB is the largest table size NewTT and Resize take, in MB:
+// Stockfish's Hash maximum (32 TB), so that a GUI's setting is never out
+// of range; whether the machine can hold the table is checked when it is
+// allocated (see Resize).
+const MaxHashMB = 1 << 25
+
+// unknownMemoryMaxMB bounds a table where the machine's memory cannot be
+// read (no /proc/meminfo): the size the engine allowed before it checked.
+const unknownMemoryMaxMB = 1 << 16
 
 // NewTT returns a table of about mb megabytes (at least one cluster).
 func NewTT(mb int) (*TT, error) {
@@ -98,18 +106,36 @@ func NewTT(mb int) (*TT, error) {
 	return t, nil
 }
 
-// Resize reallocates the table to about mb megabytes, clearing it. A size
-// beyond three quarters of the machine's memory is refused (the Go runtime
-// cannot recover from failing to allocate it).
+// Resize reallocates the table to about mb megabytes, clearing it. A table
+// the machine cannot hold is refused before anything is allocated, and the
+// old table stays: the Go runtime cannot recover from an allocation the
+// kernel refuses, and one the kernel overcommits is killed when the
+// table is first cleared. The table may take at most three quarters of
+// the machine's memory and at most the memory available now (the kernel's
+// MemAvailable and the cgroup's limit, plus the old table's own size,
+// which is released first); where the memory cannot be read, at most
+// 65536 MB.
 func (t *TT) Resize(mb int) error {
 	if mb < 1 || mb > MaxHashMB {
 		return fmt.Errorf("hash size %d MB out of range 1..%d", mb, MaxHashMB)
 	}
-	if phys := physicalMemoryMB(); phys > 0 && mb > phys*3/4 {
+	cur := int(uint64(len(t.clusters)) * uint64(unsafe.Sizeof(ttCluster{})) >> 20)
+	phys, avail := physicalMemoryMB(), availableMemoryMB()
+	switch {
+	case phys > 0 && mb > phys*3/4:
 		return fmt.Errorf("hash size %d MB exceeds three quarters of this machine's %d MB of memory", mb, phys)
+	case avail > 0 && mb > avail+cur:
+		return fmt.Errorf("hash size %d MB exceeds the memory available now (%d MB free for it, of %d MB)", mb, avail+cur, phys)
+	case phys <= 0 && mb > unknownMemoryMaxMB:
+		return fmt.Errorf("hash size %d MB: this machine's memory is unknown, and without it at most %d MB is allocated", mb, unknownMemoryMaxMB)
 	}
-	n := mb << 20 / int(unsafe.Sizeof(ttCluster{}))
+	n := int(uint64(mb) << 20 / uint64(unsafe.Sizeof(ttCluster{})))
 	t.clusters = nil // let the old table go before allocating the new one
+	if cur >= 64 {
+		// Hand a large old table back before taking the new one, so that
+		// the two are never held at once.
+		debug.FreeOSMemory()
+	}
 	// 2 MB-aligned and advised for huge pages: every probe is a random
 	// line, and with 4 KB pages nearly every one also missed the TLB.
 	t.clusters = hugepage.Make[ttCluster](n)

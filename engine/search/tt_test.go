@@ -1,6 +1,7 @@
 package search
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -131,9 +132,24 @@ func TestTTResizeAndHashFull(t *testing.T) {
 	if err := tt.Resize(MaxHashMB + 1); err == nil {
 		t.Error("Resize beyond the maximum accepted")
 	}
+	// Stockfish's maximum is in range, more than this machine holds, and
+	// refused before anything is allocated: the old table stays.
+	if err := tt.Resize(MaxHashMB); err == nil || !strings.Contains(err.Error(), "exceeds") {
+		t.Errorf("Resize(%d): %v, want an error naming the memory", MaxHashMB, err)
+	}
+	if got := len(tt.clusters); got != 2<<20/64 {
+		t.Errorf("after a refused Resize the table has %d clusters", got)
+	}
 	if phys := physicalMemoryMB(); phys > 0 && phys < MaxHashMB {
 		if err := tt.Resize(phys); err == nil {
 			t.Errorf("Resize to all %d MB of memory accepted", phys)
+		}
+	}
+	// A gigabyte beyond what is available now (when that is below the
+	// three quarters): refused by the memory available, not the total.
+	if avail := availableMemoryMB(); avail > 0 && avail+1024 < physicalMemoryMB()*3/4 {
+		if err := tt.Resize(avail + 1024); err == nil || !strings.Contains(err.Error(), "available") {
+			t.Errorf("Resize beyond the %d MB available: %v", avail, err)
 		}
 	}
 	if tt.HashFull() != 0 {

@@ -79,3 +79,47 @@ func TestNetworkArchitectures(t *testing.T) {
 		t.Fatalf("Arch then EvalFile: %q", out)
 	}
 }
+
+// TestRefusedArchForgotten: an Arch that no architecture has, or an
+// architecture file that does not parse, is refused and forgotten, so that
+// the EvalFile that comes next loads for the architecture in play (it once
+// failed with "unknown architecture nonexistent"). An Arch that only lacks
+// its net is still kept for the EvalFile that completes it
+// (TestNetworkArchitectures).
+func TestRefusedArchForgotten(t *testing.T) {
+	dir := t.TempDir()
+	leorik, err := os.ReadFile("../../nets/leorik-3.1-640HL-S-5288M-Tmix-Q5-v19.nnue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf := filepath.Join(dir, "leorik.nnue")
+	if err := os.WriteFile(lf, leorik, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.toml")
+	if err := os.WriteFile(bad, []byte("name = \"x\"\nwidth = 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ arch, refusal string }{
+		{"nonexistent", `unknown architecture "nonexistent"`},
+		{bad, "bad.toml"},
+	} {
+		t.Run(tc.arch, func(t *testing.T) {
+			g := start(t)
+			g.send("setoption name Arch value " + tc.arch)
+			if out := strings.Join(g.sync(), "\n"); !strings.Contains(out, tc.refusal) || !strings.Contains(out, "still evaluating with leorik-3.1") {
+				t.Fatalf("Arch %s: %q", tc.arch, out)
+			}
+			g.send("setoption name EvalFile value "+lf, "position startpos", "eval")
+			out := strings.Join(g.sync(), "\n")
+			if strings.Contains(out, "error") || !strings.Contains(out, "NNUE architecture leorik-3.1") {
+				t.Errorf("EvalFile after the refused Arch: %q", out)
+			}
+			// Threads re-creates the evaluators: still no trace of it.
+			g.send("setoption name Threads value 2", "eval")
+			if out := strings.Join(g.sync(), "\n"); strings.Contains(out, "error") || !strings.Contains(out, "NNUE architecture leorik-3.1") {
+				t.Errorf("Threads after the refused Arch: %q", out)
+			}
+		})
+	}
+}

@@ -2,7 +2,6 @@ package uci_test
 
 import (
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -153,7 +152,9 @@ func TestJunkBetweenCommands(t *testing.T) {
 	g.send("go depth 5")
 	got := g.until("bestmove", 10*time.Second)
 	lines := 0
-	for _, l := range got {
+	// The iterations' reports; the final line before bestmove repeats the
+	// first line (TestFinalInfoBeforeBestmove).
+	for _, l := range got[:len(got)-2] {
 		m := infoRE.FindStringSubmatch(l)
 		if m == nil {
 			continue
@@ -178,7 +179,8 @@ func TestMultiPVLines(t *testing.T) {
 	g.send("setoption name MultiPV value 3", "position startpos moves e2e4 e7e5", "go depth 7")
 	got := g.until("bestmove", 20*time.Second)
 	byDepth := map[string][]map[string]string{}
-	for _, l := range got {
+	// The iterations' reports, without the final line before bestmove.
+	for _, l := range got[:len(got)-2] {
 		m := infoRE.FindStringSubmatch(l)
 		if m == nil || strings.Contains(l, "bound ") {
 			continue
@@ -218,7 +220,8 @@ func TestMultiPVLines(t *testing.T) {
 	// One legal move (the king must take the queen), five lines asked.
 	g.send("setoption name MultiPV value 5", "position fen 7k/8/8/8/8/8/6q1/7K w - - 0 1", "go depth 3")
 	n := 0
-	for _, l := range g.until("bestmove", 10*time.Second) {
+	got = g.until("bestmove", 10*time.Second)
+	for _, l := range got[:len(got)-2] {
 		if strings.HasPrefix(l, "info depth 3 ") {
 			n++
 		}
@@ -282,9 +285,6 @@ func (g *gui) noOutputExcept(prefix string, d time.Duration) {
 // TestThreadsAndWDL: a two-thread search plays legal moves and reports
 // every thread's nodes; WDL figures add up to 1000 and follow the score.
 func TestThreadsAndWDL(t *testing.T) {
-	if runtime.NumCPU() < 2 {
-		t.Fatalf("this test needs 2 CPUs for Threads 2 (the option's maximum is the CPU count); found %d", runtime.NumCPU())
-	}
 	g := start(t)
 	g.send("setoption name Threads value 2", "setoption name UCI_ShowWDL value true")
 	for _, fen := range []string{
@@ -317,5 +317,232 @@ func TestThreadsAndWDL(t *testing.T) {
 		if strings.HasPrefix(fen, "6k1") && w < 900 {
 			t.Errorf("a queen up: wdl %d %d %d", w, d, l)
 		}
+	}
+}
+
+// answer is one go's answer as a GUI reads it: the bestmove line, the
+// info line just before it, and the exact first-line reports of the
+// search before that.
+type answer struct {
+	best    string   // the move
+	final   []string // infoRE's submatches of the line before bestmove
+	reports [][]string
+}
+
+// answers splits lines into the answers they hold and checks each: the
+// line before every bestmove is a full info line (depth, seldepth, score,
+// nodes, nps, time, pv) whose pv starts with the move played, whose depth
+// and nodes are at least those of every exact first-line report of its
+// search, whose time is at least the last one's, and whose score is the
+// last one's when it reports the same depth and move.
+func answers(t *testing.T, lines []string) []answer {
+	t.Helper()
+	var out []answer
+	var reports [][]string
+	for k, l := range lines {
+		if m := infoRE.FindStringSubmatch(l); m != nil && m[infoRE.SubexpIndex("multipv")] == "1" && !strings.Contains(l, "bound ") {
+			reports = append(reports, m)
+			continue
+		}
+		if !strings.HasPrefix(l, "bestmove") {
+			continue
+		}
+		f := strings.Fields(l)
+		a := answer{best: f[1]}
+		if k == 0 {
+			t.Errorf("%q is the first line: no final info line", l)
+			continue
+		}
+		a.final = infoRE.FindStringSubmatch(lines[k-1])
+		if a.final == nil {
+			t.Errorf("the line before %q is %q, not a full info line", l, lines[k-1])
+			continue
+		}
+		// The final line is itself a first-line report: the ones before it
+		// belong to the search.
+		a.reports = reports[:len(reports)-1]
+		reports = nil
+		num := func(m []string, name string) int {
+			n, err := strconv.Atoi(m[infoRE.SubexpIndex(name)])
+			if err != nil {
+				t.Fatalf("%s in %q: %v", name, m[0], err)
+			}
+			return n
+		}
+		if pv := strings.Fields(a.final[0][strings.Index(a.final[0], " pv ")+4:]); pv[0] != a.best {
+			t.Errorf("final info %q: pv starts with %s, bestmove %s", a.final[0], pv[0], a.best)
+		}
+		for _, r := range a.reports {
+			for _, field := range []string{"depth", "nodes"} {
+				if num(a.final, field) < num(r, field) {
+					t.Errorf("final info %q: %s below the report %q", a.final[0], field, r[0])
+				}
+			}
+		}
+		if n := len(a.reports); n > 0 {
+			// The time only against the last report: the search's clock
+			// restarts at ponderhit, and so do the reports' times.
+			last := a.reports[n-1]
+			if num(a.final, "time") < num(last, "time") {
+				t.Errorf("final info %q: time below the last report %q", a.final[0], last[0])
+			}
+			lastPV := strings.Fields(last[0][strings.Index(last[0], " pv ")+4:])
+			if num(last, "depth") == num(a.final, "depth") && lastPV[0] == a.best &&
+				last[infoRE.SubexpIndex("score")] != a.final[infoRE.SubexpIndex("score")] {
+				t.Errorf("final info %q: another score than the last report %q", a.final[0], last[0])
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// TestFinalInfoBeforeBestmove: every bestmove, whatever ended the search
+// (a depth, node or time limit, the clock, stop, ponderhit, a new go),
+// follows an info line with the depth, score, nodes and time of the
+// result, its pv starting with the move played.
+func TestFinalInfoBeforeBestmove(t *testing.T) {
+	fen := "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+	tests := []struct {
+		name    string
+		setup   []string
+		goCmds  []string // sent one after another, without waiting
+		stop    bool     // send ponderhit/stop after a moment
+		ponder  bool
+		answers int
+		only    string // the only move allowed
+	}{
+		{name: "depth", goCmds: []string{"go depth 6"}, answers: 1},
+		{name: "nodes", goCmds: []string{"go nodes 30000"}, answers: 1},
+		{name: "one node", goCmds: []string{"go nodes 1"}, answers: 1},
+		{name: "movetime", goCmds: []string{"go movetime 200"}, answers: 1},
+		{name: "short movetime", goCmds: []string{"go movetime 1"}, answers: 1},
+		{name: "clock", goCmds: []string{"go wtime 2000 btime 2000 winc 20 binc 20"}, answers: 1},
+		{name: "stopped infinite", goCmds: []string{"go infinite"}, stop: true, answers: 1},
+		{name: "ponderhit", setup: []string{"setoption name Ponder value true"}, goCmds: []string{"go ponder wtime 2000 btime 2000"}, stop: true, ponder: true, answers: 1},
+		{name: "multipv", setup: []string{"setoption name MultiPV value 3"}, goCmds: []string{"go depth 5"}, answers: 1},
+		{name: "wdl", setup: []string{"setoption name UCI_ShowWDL value true"}, goCmds: []string{"go depth 4"}, answers: 1},
+		{name: "two threads", setup: []string{"setoption name Threads value 2"}, goCmds: []string{"go nodes 60000"}, answers: 1},
+		{name: "searchmoves", goCmds: []string{"go depth 4 searchmoves a2a3"}, answers: 1, only: "a2a3"},
+		{name: "go during go", goCmds: []string{"go infinite", "go depth 3"}, answers: 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := start(t)
+			g.send(tc.setup...)
+			g.send("position fen " + fen)
+			g.sync()
+			g.send(tc.goCmds...)
+			if tc.stop {
+				time.Sleep(200 * time.Millisecond)
+				if tc.ponder {
+					g.send("ponderhit")
+				} else {
+					g.send("stop")
+				}
+			}
+			var lines []string
+			for range tc.answers {
+				lines = append(lines, g.until("bestmove", 20*time.Second)...)
+			}
+			lines = append(lines, g.sync()...)
+			as := answers(t, lines)
+			if len(as) != tc.answers {
+				t.Fatalf("%d bestmoves for %d go commands: %q", len(as), tc.answers, lines)
+			}
+			for _, a := range as {
+				if !legalIn(t, fen, nil, a.best) || tc.only != "" && a.best != tc.only {
+					t.Errorf("bestmove %s", a.best)
+				}
+				if strings.Contains(strings.Join(tc.setup, " "), "UCI_ShowWDL") && a.final[infoRE.SubexpIndex("wdl")] == "" {
+					t.Errorf("UCI_ShowWDL on, no wdl in the final info %q", a.final[0])
+				}
+			}
+		})
+	}
+}
+
+// TestGoDuringSearch: a go sent while a search runs (of every kind a GUI
+// starts: infinite, ponder, long limits, MultiPV, two threads, ...) stops
+// that search, which answers with its own bestmove, then runs: each go gets
+// exactly one bestmove, in order, and nothing else follows.
+func TestGoDuringSearch(t *testing.T) {
+	for _, k := range searchKinds {
+		for _, wait := range []time.Duration{0, 300 * time.Millisecond} {
+			t.Run(fmt.Sprintf("%s/after %v", k.name, wait), func(t *testing.T) {
+				g := start(t)
+				g.send(k.setup...)
+				g.send("position startpos")
+				g.sync()
+				g.send(k.goCmd)
+				time.Sleep(wait)
+				g.send("go depth 3")
+				lines := g.until("bestmove", 10*time.Second)
+				lines = append(lines, g.until("bestmove", 10*time.Second)...)
+				lines = append(lines, g.sync()...)
+				for _, l := range lines {
+					if strings.HasPrefix(l, "info string error") {
+						t.Errorf("%q", l)
+					}
+				}
+				as := answers(t, lines)
+				if len(as) != 2 {
+					t.Fatalf("%d bestmoves for 2 go commands: %q", len(as), lines)
+				}
+				for _, a := range as {
+					if !legalIn(t, board.StartFEN, nil, a.best) {
+						t.Errorf("illegal bestmove %s", a.best)
+					}
+				}
+				if d := as[1].final[infoRE.SubexpIndex("depth")]; d != "3" {
+					t.Errorf("go depth 3 answered from depth %s: %q", d, as[1].final[0])
+				}
+				// The engine is idle: stop has nothing to stop.
+				g.send("stop")
+				if out := strings.Join(g.sync(), "\n"); !strings.Contains(out, "no search is running") || strings.Contains(out, "bestmove") {
+					t.Errorf("stop after both answers: %q", out)
+				}
+			})
+		}
+	}
+}
+
+// TestGoBurst sends go commands back to back without reading, as a
+// confused GUI might: one bestmove per go, in order, none missing, none
+// extra.
+func TestGoBurst(t *testing.T) {
+	g := start(t)
+	g.send("position startpos")
+	gos := []string{"go infinite", "go depth 2", "go movetime 100", "go nodes 2000", "go infinite", "go ponder wtime 1000 btime 1000", "go depth 1"}
+	g.send(gos...)
+	var lines []string
+	for range gos {
+		lines = append(lines, g.until("bestmove", 20*time.Second)...)
+	}
+	lines = append(lines, g.sync()...)
+	if as := answers(t, lines); len(as) != len(gos) {
+		t.Fatalf("%d bestmoves for %d go commands: %q", len(as), len(gos), lines)
+	}
+	g.noOutput(300 * time.Millisecond)
+}
+
+// TestThreads1024 sets Threads to Stockfish's maximum, 1024, whatever the
+// machine (two cores here): accepted without a word, searched with, and
+// set back.
+func TestThreads1024(t *testing.T) {
+	g := start(t)
+	g.send("setoption name Threads value 1024")
+	if out := g.sync(); len(out) != 0 {
+		t.Fatalf("Threads 1024: %q", out)
+	}
+	g.send("position startpos", "go nodes 200000")
+	got := g.until("bestmove", 60*time.Second)
+	as := answers(t, append(got, g.sync()...))
+	if len(as) != 1 || !legalIn(t, board.StartFEN, nil, as[0].best) {
+		t.Fatalf("with 1024 threads: %q", got)
+	}
+	g.send("setoption name Threads value 1", "go depth 5")
+	if mv := bestmove(t, g.until("bestmove", 10*time.Second)); !legalIn(t, board.StartFEN, nil, mv) {
+		t.Errorf("illegal bestmove %s", mv)
 	}
 }

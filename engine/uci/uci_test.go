@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -185,8 +184,9 @@ func TestHandshake(t *testing.T) {
 	for _, want := range []string{
 		"id name nnuelab",
 		"id author ",
-		"option name Hash type spin default 16 min 1 max",
-		fmt.Sprintf("option name Threads type spin default 1 min 1 max %d", min(runtime.NumCPU(), 256)),
+		// Stockfish's ranges, whatever the machine.
+		"option name Hash type spin default 16 min 1 max 33554432\n",
+		"option name Threads type spin default 1 min 1 max 1024\n",
 		"option name MultiPV type spin default 1 min 1 max 256",
 		"option name Ponder type check default false",
 		"option name UCI_ShowWDL type check default false",
@@ -204,7 +204,7 @@ func TestHandshake(t *testing.T) {
 	}
 }
 
-var infoRE = regexp.MustCompile(`^info depth (?P<depth>\d+) seldepth (\d+) multipv (?P<multipv>\d+) score (?P<score>cp -?\d+|mate -?\d+)( lowerbound| upperbound)?(?P<wdl> wdl \d+ \d+ \d+)? nodes (?P<nodes>\d+) nps (\d+) hashfull (\d+) time (\d+) pv( [a-h][1-8][a-h][1-8][nbrq]?)+$`)
+var infoRE = regexp.MustCompile(`^info depth (?P<depth>\d+) seldepth (?P<seldepth>\d+) multipv (?P<multipv>\d+) score (?P<score>cp -?\d+|mate -?\d+)(?P<bound> lowerbound| upperbound)?(?P<wdl> wdl \d+ \d+ \d+)? nodes (?P<nodes>\d+) nps (?P<nps>\d+) hashfull (?P<hashfull>\d+) time (?P<time>\d+) pv( [a-h][1-8][a-h][1-8][nbrq]?)+$`)
 
 func TestGoDepthInfoAndBestmove(t *testing.T) {
 	g := start(t, "uci")
@@ -213,7 +213,13 @@ func TestGoDepthInfoAndBestmove(t *testing.T) {
 	g.send("ucinewgame", "position startpos moves e2e4 e7e5 g1f3", "go depth 8")
 	got := g.until("bestmove", 30*time.Second)
 	depths := 0
-	for _, l := range got[:len(got)-1] {
+	// One report per iteration; then the final line, which repeats the
+	// last (TestFinalInfoBeforeBestmove).
+	timeless := regexp.MustCompile(` nps \d+ hashfull \d+ time \d+ `)
+	if len(got) < 3 || timeless.ReplaceAllString(got[len(got)-2], " ") != timeless.ReplaceAllString(got[len(got)-3], " ") {
+		t.Errorf("the line before bestmove does not repeat the last iteration's: %q", got[max(0, len(got)-3):])
+	}
+	for _, l := range got[:len(got)-2] {
 		m := infoRE.FindStringSubmatch(l)
 		if m == nil {
 			t.Errorf("malformed info line %q", l)
@@ -309,7 +315,11 @@ func TestMalformedInput(t *testing.T) {
 		{"unknown option", []string{"setoption name Contempt value 20"}, `unknown option "Contempt"`},
 		{"hash not a number", []string{"setoption name Hash value lots"}, "not an integer"},
 		{"hash out of range", []string{"setoption name Hash value 0"}, "not an integer from 1"},
-		{"threads beyond the CPUs", []string{"setoption name Threads value 100000"}, fmt.Sprintf("from 1 to %d", min(runtime.NumCPU(), 256))},
+		{"threads beyond Stockfish's maximum", []string{"setoption name Threads value 1025"}, "not an integer from 1 to 1024"},
+		{"hash beyond Stockfish's maximum", []string{"setoption name Hash value 33554433"}, "not an integer from 1 to 33554432"},
+		// In range, but more than any machine this runs on has: refused
+		// when allocated, naming the memory, and the old table stays.
+		{"hash beyond the memory", []string{"setoption name Hash value 33554432"}, "hash size 33554432 MB exceeds"},
 		{"multipv zero", []string{"setoption name MultiPV value 0"}, "not an integer from 1 to 256"},
 		{"ponder not a check", []string{"setoption name Ponder value yes"}, "not true or false"},
 		{"unknown arch", []string{"setoption name Arch value transformer-xl"}, `unknown architecture "transformer-xl"`},
@@ -354,7 +364,8 @@ func TestMalformedInput(t *testing.T) {
 
 // TestOutOfOrder covers commands sent at the wrong time: go before any
 // position (searched from the start position, with a warning), position,
-// go and setoption during a search.
+// setoption and ucinewgame during a search (refused until bestmove; a go
+// during a search is TestGoDuringSearch's).
 func TestOutOfOrder(t *testing.T) {
 	g := start(t)
 	g.send("go depth 3")
@@ -367,15 +378,15 @@ func TestOutOfOrder(t *testing.T) {
 	}
 
 	g.send("position startpos moves d2d4", "go infinite")
-	g.send("position startpos moves e2e4", "go depth 2", "setoption name Hash value 32", "ucinewgame")
+	g.send("position startpos moves e2e4", "setoption name Hash value 32", "ucinewgame")
 	errs := 0
 	for _, l := range g.sync() {
 		if strings.HasPrefix(l, "info string error:") && strings.Contains(l, "a search is running") {
 			errs++
 		}
 	}
-	if errs != 4 {
-		t.Errorf("%d 'search is running' errors for 4 commands during a search", errs)
+	if errs != 3 {
+		t.Errorf("%d 'search is running' errors for 3 commands during a search", errs)
 	}
 	g.send("stop")
 	// The search was of the position before the rejected command.
