@@ -120,18 +120,60 @@ func (s *Summary) addPair(a, b float64) {
 	}
 }
 
+// fmtElo formats an Elo estimate with its 95% interval. A score of 0 or
+// 100 % has no finite Elo: the value is then "out of range" (String says
+// why), and an interval bound that runs off the scale likewise, never
+// "+Inf".
 func fmtElo(e stats.Estimate) string {
 	if math.IsNaN(e.Value) {
 		return "n/a"
+	}
+	if math.IsInf(e.Value, 0) {
+		return "out of range"
 	}
 	e.Value += 0 // no "-0.0"
 	if e.Value == 0 {
 		e.Value = 0
 	}
-	if math.IsInf(e.Value, 0) || math.IsInf(e.Lower, 0) || math.IsInf(e.Upper, 0) {
-		return fmt.Sprintf("%+.1f [%.1f, %.1f]", e.Value, e.Lower, e.Upper)
+	if math.IsInf(e.Lower, 0) || math.IsInf(e.Upper, 0) {
+		bound := func(x float64) string {
+			if math.IsInf(x, 0) || math.IsNaN(x) {
+				return "out of range"
+			}
+			return fmt.Sprintf("%+.1f", x)
+		}
+		return fmt.Sprintf("%+.1f [%s, %s]", e.Value, bound(e.Lower), bound(e.Upper))
 	}
 	return fmt.Sprintf("%+.1f +/- %.1f", e.Value, (e.Upper-e.Lower)/2)
+}
+
+// whyOutOfRange says why a match's Elo is out of range: which side took
+// every point, and how many of those games the other side forfeited and
+// how (crashes, hangs, illegal moves, time forfeits). "" while the Elo is
+// finite or undefined.
+func (s *Summary) whyOutOfRange() string {
+	if !math.IsInf(s.Elo().Value, 0) {
+		return ""
+	}
+	winner, loser := s.Engines[0], s.Engines[1]
+	if s.Wins == 0 {
+		winner, loser = loser, winner
+	}
+	why := fmt.Sprintf("a score of %s has no finite Elo: %s scored every point of %d games", pct(s.WDL().Score()), winner, s.Games())
+	if f := s.Faults[loser]; f != nil && *f != (FaultCounts{}) {
+		var kinds []string
+		for _, k := range []struct {
+			n    int
+			what string
+		}{{f.Crashes, "crashes"}, {f.Hangs, "hangs"}, {f.IllegalMoves, "illegal moves"}, {f.TimeForfeits, "time forfeits"}} {
+			if k.n > 0 {
+				kinds = append(kinds, fmt.Sprintf("%d %s", k.n, k.what))
+			}
+		}
+		n := f.Crashes + f.Hangs + f.IllegalMoves + f.TimeForfeits
+		why += fmt.Sprintf(", %d of them forfeited by %s (%s)", n, loser, strings.Join(kinds, ", "))
+	}
+	return why
 }
 
 // pct formats a share as a percentage, "n/a" when undefined.
@@ -178,6 +220,9 @@ func (s *Summary) String() string {
 		model = "trinomial"
 	}
 	fmt.Fprintf(&b, "Elo: %s (95%%, %s), nElo: %s\n", fmtElo(s.Elo()), model, fmtElo(s.Penta.NormalizedElo()))
+	if why := s.whyOutOfRange(); why != "" {
+		fmt.Fprintf(&b, "  (%s)\n", why)
+	}
 	fmt.Fprintf(&b, "LOS: %s, DrawRatio: %s\n", pct(s.LOS()), pct(wdl.DrawRatio()))
 	if s.SPRT != nil {
 		fmt.Fprintf(&b, "SPRT: [%g, %g] %s Elo, alpha %g, beta %g: LLR %.2f (%.2f, %.2f), %s\n",
