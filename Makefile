@@ -1,16 +1,37 @@
-# `make EXE=path/name` builds the engine binary (the OpenBench convention);
+# `make EXE=path/name` builds the engine binary for this machine's CPU (the
+# OpenBench convention; `make portable` for any x86-64 CPU);
+# `make check` is the fast tier: formatting, vet and every test that needs
+# nothing from outside Go (no apt, no npm, no network);
 # `make test` checks formatting, vets and tests every module in go.work,
-# installing the external programs the tests need when they are missing.
+# installing the external programs the tests need when they are missing
+# (see the README for what it installs).
 
 EXE ?= nnuelab
 GO ?= go
+
+# `make` builds for the machine, as Stockfish's `make build ARCH=native`
+# does: GOAMD64, Go's x86-64 level, is the highest this CPU has of v3 (AVX,
+# AVX2, BMI1/2, F16C, FMA, LZCNT, MOVBE, XSAVE: the level docs/perf.md's
+# figures were measured at) and v2 (SSE3, SSSE3, SSE4.1/4.2, POPCNT, CX16,
+# LAHF), read from /proc/cpuinfo; v1 (any x86-64) where it has neither or
+# the flags cannot be read. Such a binary starts only on CPUs of its level
+# (Go's runtime says so and exits on others): `make portable`, or
+# `make GOAMD64=v1`, builds one for any x86-64 CPU. The NNUE and trainer
+# kernels are AVX2 assembly chosen at run time whatever the level
+# (engine/nnue/simd, nets/train/vec), so a v1 binary still uses AVX2 where
+# the CPU has it; `make arch-check` (part of make test) shows that a v1 and
+# a native build search the same nodes. Off x86-64 GOAMD64 has no effect.
+CPU_FLAGS := $(shell grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2)
+has_flags = $(if $(strip $(foreach f,$(1),$(if $(filter $(f),$(CPU_FLAGS)),,missing))),,yes)
+NATIVE_GOAMD64 := $(if $(call has_flags,avx avx2 bmi1 bmi2 f16c fma abm movbe xsave),v3,$(if $(call has_flags,pni ssse3 sse4_1 sse4_2 popcnt cx16 lahf_lm),v2,v1))
+GOAMD64 ?= $(NATIVE_GOAMD64)
 
 # Every module of the workspace, as package patterns (./... alone would test
 # only the root module).
 MODULES := $(shell $(GO) list -m -f '{{.Dir}}' 2>/dev/null)
 PATTERNS := $(foreach m,$(MODULES),$(m)/...)
 
-.PHONY: all build test deps vet fmt-check plugins npm-deps reports-check nets-docs generate asm-check sf-npm
+.PHONY: all build portable check test deps vet fmt-check plugins npm-deps reports-check nets-docs generate asm-check arch-check sf-npm
 
 # The example plugins (plugins/README.md): Go evaluators into plugins/bin,
 # metric plugins into plugins/bin/metrics, and a launcher for the Node.js
@@ -25,7 +46,23 @@ all: build
 BUILDVCS := $(shell git rev-parse --git-dir >/dev/null 2>&1 && echo true || echo auto)
 
 build:
-	$(GO) build -trimpath -buildvcs=$(BUILDVCS) -o $(EXE) ./cmd/nnuelab
+	GOAMD64=$(GOAMD64) $(GO) build -trimpath -buildvcs=$(BUILDVCS) -o $(EXE) ./cmd/nnuelab
+	@echo "built $(EXE) for GOAMD64=$(GOAMD64) (this CPU: $(NATIVE_GOAMD64); make portable builds for any x86-64 CPU)"
+
+portable:
+	GOAMD64=v1 $(GO) build -trimpath -buildvcs=$(BUILDVCS) -o $(EXE) ./cmd/nnuelab
+	@echo "built $(EXE) for GOAMD64=v1 (any x86-64 CPU)"
+
+# A portable (v1) and a native build search exactly the same tree: bench's
+# node count depends only on the code, not on the instructions the compiler
+# chose (and the NNUE kernels are the same AVX2 assembly in both).
+ARCH_CHECK_DEPTH := 9
+arch-check:
+	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	GOAMD64=v1 $(GO) build -o $$tmp/v1 ./cmd/nnuelab && GOAMD64=$(GOAMD64) $(GO) build -o $$tmp/native ./cmd/nnuelab && \
+	a=$$($$tmp/v1 bench $(ARCH_CHECK_DEPTH) | grep '^Nodes searched') && b=$$($$tmp/native bench $(ARCH_CHECK_DEPTH) | grep '^Nodes searched') && \
+	if [ "$$a" = "$$b" ]; then echo "arch-check: GOAMD64=v1 and $(GOAMD64) builds agree ($$a at depth $(ARCH_CHECK_DEPTH))"; \
+	else echo "arch-check: GOAMD64=v1 $$a, GOAMD64=$(GOAMD64) $$b"; exit 1; fi
 
 deps: npm-deps sf-npm
 	@if [ ! -x /usr/games/stockfish ]; then \
@@ -84,7 +121,16 @@ generate:
 asm-check:
 	cd internal/asmgen && GOWORK=off $(GO) vet ./... && GOWORK=off $(GO) test -count=1 ./...
 
-test: deps fmt-check vet asm-check
+# The fast tier: no apt, no npm, no network (beyond the Go modules that any
+# build of nnuelab fetches once). Tests that need Stockfish, Node.js, npm's
+# Stockfish packages or a Slurm cluster say so (internal/testtier) and are
+# left out here; make test and CI run them, and there a missing program
+# fails its test. About 4 minutes on 2 busy cores.
+check: fmt-check vet
+	NNUELAB_CHECK=1 $(GO) test -count=1 $(PATTERNS)
+	@echo "make check: passed (tests needing Stockfish, Node.js, npm packages or Slurm are left to make test)"
+
+test: deps fmt-check vet asm-check arch-check
 	$(GO) test -count=1 $(PATTERNS)
 	$(MAKE) reports-check
 	# The networks again on the pure-Go kernels: AVX2 and Go must agree.
