@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 
 	"github.com/BurntSushi/toml"
 	"github.com/klauspost/compress/zstd"
@@ -33,6 +34,12 @@ type Header struct {
 	Created       string            `toml:"created"`
 	Training      map[string]string `toml:"training"`
 	PayloadSHA256 string            `toml:"payload_sha256"`
+	// ContentSHA256 seals the whole file: the SHA-256 of the header's
+	// other bytes followed by the uncompressed payload, so that an edited
+	// header (a training checkpoint's step, seed or learning rate) is
+	// refused like a damaged payload. Files written before it existed have
+	// none and are read as they were (shipped nets keep their bytes).
+	ContentSHA256 string `toml:"content_sha256,omitempty"`
 }
 
 // Layout of a file:
@@ -44,7 +51,14 @@ type Header struct {
 //	          u16 name length, name, u8 rank, rank x u32 dims,
 //	          float32 values (little-endian), row-major.
 //
-// payload_sha256 is the SHA-256 of the uncompressed payload.
+// payload_sha256 is the SHA-256 of the uncompressed payload. A file
+// written since issue 48 starts its header with the line
+//
+//	content_sha256 = "HEX"
+//
+// HEX being the SHA-256 of the header bytes after that line followed by
+// the uncompressed payload: every byte of the file but the magic, the
+// header length and the line itself is covered.
 
 const maxHeader = 1 << 20
 
@@ -88,10 +102,14 @@ func WriteFloatLevel(path string, h Header, tensors []nnue.Tensor, level zstd.En
 	}
 	sum := sha256.Sum256(payload)
 	h.PayloadSHA256 = hex.EncodeToString(sum[:])
-	var hb bytes.Buffer
-	if err := toml.NewEncoder(&hb).Encode(h); err != nil {
+	h.ContentSHA256 = ""
+	var rest bytes.Buffer
+	if err := toml.NewEncoder(&rest).Encode(h); err != nil {
 		return err
 	}
+	var hb bytes.Buffer
+	hb.WriteString(contentLine(contentSum(rest.Bytes(), payload)))
+	hb.Write(rest.Bytes())
 	tmp, err := fsutil.Create(path, 0o644)
 	if err != nil {
 		return err
@@ -142,6 +160,14 @@ func ReadFloat(r io.Reader) (*Header, []nnue.Tensor, error) {
 	if _, err := toml.Decode(string(hb), &h); err != nil {
 		return nil, nil, fmt.Errorf("bad header: %w", err)
 	}
+	var rest []byte // the header after its content_sha256 line
+	first, after, _ := bytes.Cut(hb, []byte("\n"))
+	switch {
+	case h.ContentSHA256 != "" && string(first)+"\n" == contentLine(h.ContentSHA256):
+		rest = after
+	case h.ContentSHA256 != "" || contentKey.Match(hb):
+		return nil, nil, fmt.Errorf("content_sha256 is not the header's first line, as the writer puts it (an edited header)")
+	}
 	zr, err := zstd.NewReader(r, zstd.WithDecoderMaxMemory(1<<30))
 	if err != nil {
 		return nil, nil, err
@@ -154,6 +180,11 @@ func ReadFloat(r io.Reader) (*Header, []nnue.Tensor, error) {
 	sum := sha256.Sum256(payload)
 	if got := hex.EncodeToString(sum[:]); got != h.PayloadSHA256 {
 		return nil, nil, fmt.Errorf("checksum mismatch: payload SHA-256 %s, header says %s (corrupt file)", got, h.PayloadSHA256)
+	}
+	if h.ContentSHA256 != "" {
+		if got := contentSum(rest, payload); got != h.ContentSHA256 {
+			return nil, nil, fmt.Errorf("checksum mismatch: the header and payload have content SHA-256 %s, content_sha256 says %s (an edited header or a corrupt file)", got, h.ContentSHA256)
+		}
 	}
 	var tensors []nnue.Tensor
 	p := payload
@@ -204,6 +235,22 @@ func ReadFloat(r io.Reader) (*Header, []nnue.Tensor, error) {
 	}
 	return &h, tensors, nil
 }
+
+// contentSum is a file's content_sha256: the SHA-256 of the header's other
+// bytes, then the uncompressed payload.
+func contentSum(header, payload []byte) string {
+	d := sha256.New()
+	d.Write(header)
+	d.Write(payload)
+	return hex.EncodeToString(d.Sum(nil))
+}
+
+// contentKey finds a content_sha256 key on any line of a header (in a
+// table, it is not Header.ContentSHA256).
+var contentKey = regexp.MustCompile(`(?m)^[ \t]*content_sha256[ \t]*=`)
+
+// contentLine is the header line that carries content_sha256.
+func contentLine(sum string) string { return "content_sha256 = \"" + sum + "\"\n" }
 
 // LoadFloat reads a float net file and quantizes it for spec. The file's
 // architecture must be spec's (or one it was derived from by overrides,

@@ -209,3 +209,48 @@ func TestShippedNetsLoad(t *testing.T) {
 		t.Errorf("koivisto-16 without a net: %v", err)
 	}
 }
+
+// TestFloatNetSealed: a float net's header is covered by content_sha256
+// (its first line): an edited value, a moved or altered checksum line is
+// refused naming the checksum; a file without the line (written before
+// it existed, as the shipped nets were) reads as before.
+func TestFloatNetSealed(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.nnue.zst")
+	if err := WriteFloat(path, Header{Arch: "chess768", Training: map[string]string{"lr": "0.001", "step": "300"}}, randomChess768(rand.New(rand.NewPCG(5, 6)), 0.5)); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := os.ReadFile(path)
+	n := int(good[8]) | int(good[9])<<8 | int(good[10])<<16 | int(good[11])<<24
+	header := string(good[12 : 12+n])
+	first, rest, _ := strings.Cut(header, "\n")
+	if !strings.HasPrefix(first, `content_sha256 = "`) {
+		t.Fatalf("header does not start with its content checksum:\n%s", header)
+	}
+	withHeader := func(h string) []byte {
+		b := append([]byte(nil), good[:8]...)
+		b = append(b, byte(len(h)), byte(len(h)>>8), byte(len(h)>>16), byte(len(h)>>24))
+		b = append(b, h...)
+		return append(b, good[12+n:]...)
+	}
+	flip := []byte(first)
+	flip[len(flip)-2] ^= 1 // a hex digit of the checksum
+	for _, tc := range []struct {
+		name, header, want string // want "": reads
+	}{
+		{"intact", header, ""},
+		{"lr edited", first + "\n" + strings.Replace(rest, `lr = "0.001"`, `lr = "0.002"`, 1), "checksum"},
+		{"step edited, longer", first + "\n" + strings.Replace(rest, `step = "300"`, `step = "3000"`, 1), "checksum"},
+		{"checksum edited", string(flip) + "\n" + rest, "checksum"},
+		{"checksum line moved", rest + first + "\n", "first line"},
+		{"no checksum line (older file)", rest, ""},
+	} {
+		_, _, err := ReadFloat(strings.NewReader(string(withHeader(tc.header))))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -333,6 +333,11 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 		if err := compareResume(saved, &cfg); err != nil {
 			return nil, err
 		}
+		if h.ContentSHA256 == "" {
+			// Written before checkpoints were sealed: still resumed, as the
+			// runs that wrote them expect, but only its payload is checked.
+			logf(opt.Log, "note: checkpoint %s predates content checksums: its payload is checked, its header (config, step, history) is not\n", paths.Checkpoint)
+		}
 		st, savedData = s, h.DatasetSHA256
 	} else if _, err := os.Stat(paths.Checkpoint); err == nil && opt.StopAfter == 0 {
 		return nil, fmt.Errorf("checkpoint %s exists: resume it (--resume) or remove it", paths.Checkpoint)
