@@ -89,8 +89,8 @@ func TestExperimentMigrate(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{"no folder", []string{"experiment", "migrate"}, 1, "", "give the folders"},
-		{"--to with two folders", []string{"experiment", "migrate", "a", "b", "--to", "c"}, 1, "", "--to with one folder only"},
+		{"no folder", []string{"experiment", "migrate"}, 2, "", "give the folders"},
+		{"--to with two folders", []string{"experiment", "migrate", "a", "b", "--to", "c"}, 2, "", "--to with one folder only"},
 		{"a folder outside experiments/results", []string{"experiment", "migrate", "elsewhere"}, 1, "", "not under experiments/results"},
 		{"report before: names the command", []string{"experiment", "report", "m.toml"}, 1, "", "nnuelab experiment migrate experiments/results/m"},
 		{"migrate", []string{"experiment", "migrate", old}, 0, "1 files copied, 1 games compressed", ""},

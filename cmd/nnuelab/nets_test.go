@@ -22,9 +22,9 @@ func TestNetsCommand(t *testing.T) {
 		{[]string{"nets", "list"}, 0, []string{"koivisto-7.4.net", "leorik-3.1-640HL-S-5288M-Tmix-Q5-v19.nnue", "chess768-first.nnue.zst", "MIT, (c) 2021 Luecx"}, ""},
 		{[]string{"nets", "list", "--json"}, 0, []string{`"LicenseFile": "LICENSE-Leorik.txt"`}, ""},
 		{[]string{"nets", "licenses"}, 0, []string{"Copyright (c) 2021 Luecx", "Copyright (c) 2023 Thomas Jahn", "The above copyright notice and this permission notice shall be included"}, ""},
-		{[]string{"nets"}, 1, nil, "give a subcommand"},
-		{[]string{"nets", "bogus"}, 1, nil, "unknown subcommand"},
-		{[]string{"nets", "list", "extra"}, 1, nil, "unexpected argument"},
+		{[]string{"nets"}, 2, nil, "give a subcommand"},
+		{[]string{"nets", "bogus"}, 2, nil, "unknown subcommand"},
+		{[]string{"nets", "list", "extra"}, 2, nil, "unexpected argument"},
 	}
 	for _, tc := range tests {
 		var out, errb bytes.Buffer
