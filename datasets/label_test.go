@@ -15,6 +15,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
+	"github.com/nnuelab/nnuelab/internal/testtier"
 )
 
 // fakeUCI is a minimal UCI engine for tests: it scores a position by
@@ -291,6 +292,7 @@ func TestLabelErrors(t *testing.T) {
 // data with Stockfish 15.1 at 2000 nodes: results and positions are kept,
 // and the new scores agree with the data's (5000-node) scores.
 func TestLabelStockfish(t *testing.T) {
+	testtier.Needs(t, "Stockfish 15.1 (Debian's stockfish)")
 	const sf = "/usr/games/stockfish"
 	if _, err := exec.LookPath(sf); err != nil {
 		t.Fatalf("Stockfish 15.1 is needed at %s for this test (run 'make deps'): %v", sf, err)

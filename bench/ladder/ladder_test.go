@@ -15,6 +15,7 @@ import (
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/bench/stats"
 	"github.com/nnuelab/nnuelab/internal/configerr"
+	"github.com/nnuelab/nnuelab/internal/testtier"
 	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
 
@@ -300,6 +301,7 @@ func TestSplice(t *testing.T) {
 // Stockfish 15.1, keeps the match, reports it, replays nothing on a
 // rerun and refuses a kept match whose settings changed.
 func TestRunAgainstStockfish(t *testing.T) {
+	testtier.Needs(t, "Stockfish 15.1 (Debian's stockfish)")
 	const sf = "/usr/games/stockfish"
 	if _, err := os.Stat(sf); err != nil {
 		t.Fatalf("Stockfish is required at %s (apt-get install -y stockfish): %v", sf, err)

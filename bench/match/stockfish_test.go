@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nnuelab/nnuelab/bench/stats"
+	"github.com/nnuelab/nnuelab/internal/testtier"
 )
 
 // stockfishPath is where Debian's stockfish package installs the engine;
@@ -19,6 +20,7 @@ const stockfishPath = "/usr/games/stockfish"
 // processes at a small node count and checks the PGN against engine/board
 // and the summary against the PGN.
 func TestStockfishMatch(t *testing.T) {
+	testtier.Needs(t, "Stockfish 15.1 (Debian's stockfish)")
 	if _, err := os.Stat(stockfishPath); err != nil {
 		t.Fatalf("Stockfish is required at %s for the integration test (apt-get install -y stockfish): %v", stockfishPath, err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/internal/testtier"
 )
 
 // TestDatasetCommands runs the dataset pipeline end to end through the CLI:
@@ -86,6 +88,7 @@ func TestDatasetCommands(t *testing.T) {
 
 // TestLabelCommand labels 40 positions with Stockfish 15.1 through the CLI.
 func TestLabelCommand(t *testing.T) {
+	testtier.Needs(t, "Stockfish 15.1 (Debian's stockfish)")
 	const sf = "/usr/games/stockfish"
 	if _, err := exec.LookPath(sf); err != nil {
 		t.Fatalf("Stockfish 15.1 is needed at %s for this test (run 'make deps'): %v", sf, err)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/internal/testtier"
 )
 
 func TestMatchCommandErrors(t *testing.T) {
@@ -35,6 +37,7 @@ func TestMatchCommandErrors(t *testing.T) {
 // A two-game match against Stockfish with --json prints one JSON object
 // with the counts on stdout.
 func TestMatchCommandJSON(t *testing.T) {
+	testtier.Needs(t, "Stockfish 15.1 (Debian's stockfish)")
 	const sf = "/usr/games/stockfish"
 	if _, err := os.Stat(sf); err != nil {
 		t.Fatalf("Stockfish is required at %s (apt-get install -y stockfish): %v", sf, err)

@@ -169,6 +169,7 @@ func TestUCIPluginPlay(t *testing.T) {
 		depth int
 	}{{"gofloat", 6}, {"nodepst", 5}, {"sfeval", 3}} {
 		t.Run(c.name, func(t *testing.T) {
+			plugintest.Needs(t, c.name)
 			u := startUCI(t)
 			u.send("uci")
 			if l := u.expect(`^option name Arch `, 10*time.Second); !strings.Contains(l, " var plugin:"+c.name) {
@@ -234,6 +235,7 @@ func TestUCIPluginKilledMidSearch(t *testing.T) {
 	}
 	for _, name := range []string{"gofloat", "nodepst"} {
 		t.Run(name, func(t *testing.T) {
+			plugintest.Needs(t, name)
 			u := startUCI(t)
 			u.send("uci", "setoption name Arch value plugin:"+name, "isready")
 			u.expect(`^readyok$`, 30*time.Second)
@@ -309,6 +311,7 @@ func TestEvalCommandPlugin(t *testing.T) {
 		{"unknown", "plugin:nosuch", board.StartFEN, `plugin "nosuch" not found`, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			plugintest.Needs(t, c.arch)
 			var out, errOut bytes.Buffer
 			code := run([]string{"eval", "--arch", c.arch, "--fen", c.fen}, &out, &errOut)
 			if c.fails {
@@ -325,6 +328,8 @@ func TestEvalCommandPlugin(t *testing.T) {
 }
 
 func TestPluginsCommand(t *testing.T) {
+	plugintest.Needs(t, "nodepst")
+	plugintest.Needs(t, "sfeval")
 	dir, _ := pluginEnv(t)
 	t.Setenv(plugin.EnvDirs, dir)
 	var out, errOut bytes.Buffer

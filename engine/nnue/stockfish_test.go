@@ -12,6 +12,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/internal/testtier"
 )
 
 // corruptCase is one damaged or mismatched net and what its error must say.
@@ -332,6 +333,7 @@ func TestStockfishNoAlloc(t *testing.T) {
 // a fresh folder and checks the errors for a missing binary and for a
 // program that is not Stockfish 15.1.
 func TestExportStockfishNet(t *testing.T) {
+	testtier.Needs(t, "Stockfish 15.1 (Debian's stockfish)")
 	dir := t.TempDir()
 	dst := filepath.Join(dir, "with space", "sf.nnue")
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {

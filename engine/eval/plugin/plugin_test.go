@@ -136,6 +136,7 @@ func openStrict(t *testing.T, name string) *Evaluator {
 func TestConformance(t *testing.T) {
 	for _, c := range conformance {
 		t.Run(c.name, func(t *testing.T) {
+			plugintest.Needs(t, c.name)
 			ev := openStrict(t, c.name)
 			t.Run("describe", func(t *testing.T) {
 				d := ev.Description()
@@ -291,6 +292,7 @@ func (recorder) Evaluate(*board.Position) int { return 0 }
 // The Node.js plugin is a port of gofloat: the two must agree exactly,
 // which checks the wire formats in both languages against each other.
 func TestNodeAgreesWithGo(t *testing.T) {
+	plugintest.Needs(t, "nodepst")
 	gof, node := openStrict(t, "gofloat"), openStrict(t, "nodepst")
 	recs := playout(t, &recorder{}, 3, 400)
 	ps := make([]*board.Position, len(recs))
@@ -314,6 +316,7 @@ func TestNodeAgreesWithGo(t *testing.T) {
 // Stockfish's numbers cross the boundary in pawns from White's view; the
 // host turns them into centipawns for the side to move.
 func TestUnitsAndPointOfView(t *testing.T) {
+	plugintest.Needs(t, "sfeval")
 	ev := openStrict(t, "sfeval")
 	// The same position with either side to move, and its colour mirror.
 	fens := []string{
@@ -422,6 +425,7 @@ func TestMetricPlugin(t *testing.T) {
 func TestCrashFallbackRestart(t *testing.T) {
 	for _, name := range []string{"gofloat", "nodepst"} {
 		t.Run(name, func(t *testing.T) {
+			plugintest.Needs(t, name)
 			ev, err := Open(name, "")
 			if err != nil {
 				t.Fatal(err)

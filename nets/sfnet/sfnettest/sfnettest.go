@@ -29,6 +29,8 @@ import (
 
 	"github.com/nnuelab/nnuelab/engine/uciclient"
 	"github.com/nnuelab/nnuelab/nets/sfnet"
+
+	"github.com/nnuelab/nnuelab/internal/testtier"
 )
 
 // The packages, pinned by the SHA-1 that npm pack reports (the
@@ -76,6 +78,7 @@ type checkOnce struct {
 // missing or is another file.
 func Package(t testing.TB, version string) string {
 	t.Helper()
+	testtier.Needs(t, "npm's stockfish@"+version+" package (make sf-npm)")
 	want, ok := pinned[version]
 	if !ok {
 		t.Fatalf("no pinned stockfish npm package %s", version)
@@ -232,6 +235,7 @@ var scripts = map[string]string{
 // StartEngine starts the package's engine with node and waits for uciok;
 // it is stopped when the test ends. A missing node fails the test.
 func StartEngine(t testing.TB, version string) *Engine {
+	testtier.Needs(t, "Node.js (Stockfish as WebAssembly runs under node)")
 	t.Helper()
 	dir := Unpacked(t, version)
 	node, err := exec.LookPath("node")

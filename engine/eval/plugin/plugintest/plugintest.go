@@ -1,6 +1,8 @@
 // Package plugintest builds the example plugins of plugins/ for tests: the
 // Go ones with `go build`, the Node.js one as a launcher script (after `npm
-// ci` when its node_modules is missing).
+// ci` when its node_modules is missing). In make check's fast tier
+// (internal/testtier) npm is not run, and a test that runs a plugin needing
+// a program from outside Go says so with Needs.
 package plugintest
 
 import (
@@ -10,7 +12,25 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
+
+	"github.com/nnuelab/nnuelab/internal/testtier"
 )
+
+// needs names what each example plugin needs beyond Go.
+var needs = map[string]string{
+	"nodepst": "Node.js and npm's packages (the nodepst plugin)",
+	"sfeval":  "Stockfish 15.1 (the sfeval plugin runs it)",
+}
+
+// Needs declares that a test uses the example plugin name (plugin:name
+// or name); see testtier.Needs. Plugins that need only Go run in every tier.
+func Needs(t testing.TB, name string) {
+	t.Helper()
+	if what, ok := needs[strings.TrimPrefix(name, "plugin:")]; ok {
+		testtier.Needs(t, what)
+	}
+}
 
 // Evaluators are the example evaluator plugins, by name.
 var Evaluators = []string{"gofloat", "nodepst", "sfeval"}
@@ -85,7 +105,9 @@ func buildNode(root, dir string) error {
 		return err
 	}
 	defer unlock()
-	if _, err := os.Stat(filepath.Join(src, "node_modules", "@grpc", "grpc-js")); err != nil {
+	// No npm in the fast tier: the launcher is written (so the plugin is
+	// found and listed) and the tests that run it say Needs.
+	if _, err := os.Stat(filepath.Join(src, "node_modules", "@grpc", "grpc-js")); err != nil && !testtier.Fast() {
 		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
 		cmd.Dir = src
 		if b, err := cmd.CombinedOutput(); err != nil {
