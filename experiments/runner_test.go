@@ -18,6 +18,7 @@ import (
 	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/experiments/plan"
 	"github.com/nnuelab/nnuelab/experiments/records"
+	"github.com/nnuelab/nnuelab/internal/testtier"
 )
 
 func TestMain(m *testing.M) {
@@ -309,6 +310,7 @@ func slurmUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no Slurm cluster")
 	}
+	testtier.Needs(t, "a one-node Slurm cluster (slurm-wlm and munge, which testdata/slurm-up.sh installs as root)")
 	cmd := exec.Command("bash", "testdata/slurm-up.sh")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
