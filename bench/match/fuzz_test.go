@@ -2,8 +2,11 @@ package match
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nnuelab/nnuelab/engine/board"
 )
 
 // FuzzReadPGN: the PGN reader never panics, returns games whose move,
@@ -26,6 +29,16 @@ func FuzzReadPGN(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		games, err := readPGN(strings.NewReader(s), "fuzz.pgn")
+		// A game's offsets (a resume rewrites the file from them) hold
+		// its text up to its result token, with or without an error.
+		for _, g := range games {
+			if g.ended == "" {
+				continue
+			}
+			if g.start < 0 || g.start >= g.end || g.end > int64(len(s)) || s[g.end-int64(len(g.ended)):g.end] != g.ended {
+				t.Fatalf("game at line %d: bytes %d..%d of %d do not end with its result %q", g.line, g.start, g.end, len(s), g.ended)
+			}
+		}
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz.pgn:") {
 				t.Errorf("error %q does not name the file", err)
@@ -92,6 +105,88 @@ func FuzzReadClockUse(f *testing.F) {
 					t.Fatalf("game %d, %s: move %+v", c.Game, c.Player, m)
 				}
 				_ = m.Share()
+			}
+		}
+	})
+}
+
+// fuzzResumeConfig is a 4-game match from the start position between
+// engines named a and b at 10 nodes a move, resumed from path.
+func fuzzResumeConfig(path string) (*Config, [2]string) {
+	cfg := &Config{
+		Engines: []EngineConfig{{Cmd: "a", Name: "a", Limits: Limits{Nodes: 10}}, {Cmd: "b", Name: "b", Limits: Limits{Nodes: 10}}},
+		Games:   4, PGNOut: path, Resume: true,
+	}
+	if err := cfg.normalize(); err != nil {
+		panic(err)
+	}
+	return cfg, [2]string{"a", "b"}
+}
+
+// fuzzResumeSeed is the PGN text of a game of fuzzResumeConfig's match:
+// game n (odd: a has White) of the moves given, ending as the rules say.
+func fuzzResumeSeed(n int, sans ...string) string {
+	p := board.StartPosition()
+	g := &gameRecord{number: n, aWhite: n%2 == 1, white: "a", black: "b", startFEN: board.StartFEN, fullmove: 1,
+		timeControl: "-", searchLimit: "nodes=10", termination: termNormal}
+	if n%2 == 0 {
+		g.white, g.black = "b", "a"
+	}
+	for _, s := range sans {
+		m, err := parseSAN(p, s)
+		if err != nil {
+			panic(err)
+		}
+		g.moves = append(g.moves, playedMove{san: p.SAN(m), comment: "+0.00/1 0.001s"})
+		p.MakeMove(m)
+	}
+	r, reason, over := judge(p)
+	if !over {
+		g.termination, r, reason = termAdjudication, draw, "Draw by adjudication"
+	}
+	g.result, g.reason = r, reason
+	return g.pgn("nnuelab match", "fuzz")
+}
+
+// FuzzResumeGames: whatever an interrupted run left in the PGN file, a
+// resume never panics; it refuses the file (an error naming it) or keeps
+// some games, and the text it leaves for the next run (the file rewritten
+// to the kept games) resumes to the same games with nothing dropped and
+// nothing to rewrite.
+func FuzzResumeGames(f *testing.F) {
+	fool := fuzzResumeSeed(1, "f3", "e5", "g4", "Qh4#")
+	adj := fuzzResumeSeed(2, "e4", "e5", "Nf3", "Nc6")
+	for _, s := range []string{fool + adj, fool + adj[:len(adj)/2], fool[:len(fool)-12] + adj, adj + fool, fool + fool,
+		strings.Replace(fool, `[Result "0-1"]`, `[Result "1-0"]`, 1), "[Event \"nnuelab match\"]\n[Ro"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		path := filepath.Join(t.TempDir(), "g.pgn")
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, names := fuzzResumeConfig(path)
+		ops := []opening{{fen: board.StartFEN}}
+		res, err := resumeGames(cfg, names, ops)
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Errorf("error %q does not name the file", err)
+			}
+			return
+		}
+		if err := res.write(path); err != nil {
+			t.Fatal(err)
+		}
+		again, err := resumeGames(cfg, names, ops)
+		if err != nil {
+			t.Fatalf("the rewritten file is refused: %v", err)
+		}
+		if len(again.dropped) > 0 || again.keep != nil || len(again.done) != len(res.done) {
+			t.Fatalf("the rewritten file resumes to %d games (first %d), dropping %q, rewriting: %v", len(again.done), len(res.done), again.dropped, again.keep != nil)
+		}
+		for n, g := range res.done {
+			if h := again.done[n]; h == nil || h.result != g.result || h.termination != g.termination {
+				t.Fatalf("game %d: %+v, then %+v", n, g, h)
 			}
 		}
 	})

@@ -135,10 +135,20 @@ func Run(ctx context.Context, cfg Config, out Output) (*Summary, error) {
 
 	var done map[int]*gameRecord
 	if cfg.Resume {
-		if done, err = resumeGames(&cfg, names, ops); err != nil {
+		res, err := resumeGames(&cfg, names, ops)
+		if err == nil {
+			// The file holds the kept games and nothing else before any
+			// game is appended: never a new game glued onto a cut line.
+			err = res.write(cfg.PGNOut)
+		}
+		if err != nil {
 			shutdownAll()
 			return nil, fmt.Errorf("resume: %w", err)
 		}
+		for _, msg := range res.dropped {
+			con.event(msg)
+		}
+		done = res.done
 	}
 	var pgn *os.File
 	if cfg.PGNOut != "" {

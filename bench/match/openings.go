@@ -132,13 +132,24 @@ type pgnGame struct {
 	tail     []string // the comments after the last move (a game's end reason last)
 	lines    []int
 	line     int // first line of the game
+	// start and end are the byte offsets of the game's first character
+	// and of the end of its result token (end is 0 while none was read);
+	// ended is that token ("1-0", "0-1", "1/2-1/2", "*").
+	start, end int64
+	ended      string
+	// dupTag names a tag the game has twice (a game glued onto a cut
+	// one's tags), "" if none.
+	dupTag string
 }
 
 // readPGN splits PGN text into games. It understands tag pairs, comments
 // ({} and ;), variations (skipped), NAGs, move numbers and result tokens.
 //
 // A read error (a damaged compressed file, say) is the error returned, in
-// place of what the text cut short by it looks like.
+// place of what the text cut short by it looks like. With a syntax error
+// the games read so far come back too, the one it is in last with no
+// result token (a resume keeps the finished ones; every other caller stops
+// at the error).
 func readPGN(r io.Reader, name string) (_ []pgnGame, err error) {
 	er := &errReader{r: r}
 	line := 1
@@ -155,20 +166,27 @@ func readPGN(r io.Reader, name string) (_ []pgnGame, err error) {
 	br := bufio.NewReader(er)
 	var games []pgnGame
 	var g *pgnGame
+	var off, at int64 // bytes read; the offset of the current character or token
 	start := func() {
 		if g == nil {
-			games = append(games, pgnGame{tags: map[string]string{}, line: line})
+			games = append(games, pgnGame{tags: map[string]string{}, line: line, start: at})
 			g = &games[len(games)-1]
 		}
 	}
 	finish := func() { g = nil }
+	// fail returns a syntax error with the games read so far, the one it
+	// is in last, unfinished (no result token).
+	fail := func(format string, a ...any) ([]pgnGame, error) {
+		return games, fmt.Errorf(format, a...)
+	}
 	depth := 0  // variation nesting
 	bol := true // at the beginning of a line
 	readRune := func() (rune, bool) {
-		c, _, err := br.ReadRune()
+		c, size, err := br.ReadRune()
 		if err != nil {
 			return 0, false
 		}
+		off += int64(size)
 		if c == '\n' {
 			line++
 		}
@@ -176,6 +194,7 @@ func readPGN(r io.Reader, name string) (_ []pgnGame, err error) {
 	}
 	for {
 		atBOL := bol
+		at = off
 		c, ok := readRune()
 		if !ok {
 			break
@@ -193,7 +212,7 @@ func readPGN(r io.Reader, name string) (_ []pgnGame, err error) {
 			for {
 				c, ok = readRune()
 				if !ok {
-					return nil, fmt.Errorf("%s:%d: comment never closed", name, startLine)
+					return fail("%s:%d: comment never closed", name, startLine)
 				}
 				if c == '}' {
 					break
@@ -215,7 +234,7 @@ func readPGN(r io.Reader, name string) (_ []pgnGame, err error) {
 			depth++
 		case c == ')':
 			if depth == 0 {
-				return nil, fmt.Errorf("%s:%d: ')' without '('", name, line)
+				return fail("%s:%d: ')' without '('", name, line)
 			}
 			depth--
 		case c == '[' && depth == 0:
@@ -228,7 +247,7 @@ func readPGN(r io.Reader, name string) (_ []pgnGame, err error) {
 			for {
 				c, ok = readRune()
 				if !ok || c == '\n' {
-					return nil, fmt.Errorf("%s:%d: tag pair not closed by ]", name, startLine)
+					return fail("%s:%d: tag pair not closed by ]", name, startLine)
 				}
 				if c == ']' {
 					break
@@ -237,7 +256,10 @@ func readPGN(r io.Reader, name string) (_ []pgnGame, err error) {
 			}
 			key, val, ok := parseTag(sb.String())
 			if !ok {
-				return nil, fmt.Errorf("%s:%d: bad tag pair [%s]", name, startLine, sb.String())
+				return fail("%s:%d: bad tag pair [%s]", name, startLine, sb.String())
+			}
+			if _, dup := g.tags[key]; dup && g.dupTag == "" {
+				g.dupTag = key
 			}
 			g.tags[key] = val
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
@@ -260,6 +282,7 @@ func readPGN(r io.Reader, name string) (_ []pgnGame, err error) {
 			switch {
 			case tok == "1-0" || tok == "0-1" || tok == "1/2-1/2" || tok == "*":
 				start()
+				g.end, g.ended = off, tok
 				finish()
 			case tok[0] == '$':
 			case tok[0] >= '0' && tok[0] <= '9' && strings.Trim(tok, "0123456789.") == "":
