@@ -125,7 +125,7 @@ asm-check:
 # build of nnuelab fetches once). Tests that need Stockfish, Node.js, npm's
 # Stockfish packages or a Slurm cluster say so (internal/testtier) and are
 # left out here; make test and CI run them, and there a missing program
-# fails its test. About 4 minutes on 2 busy cores.
+# fails its test. About 5 minutes of CPU in all (under 3 on 2 idle cores).
 check: fmt-check vet
 	NNUELAB_CHECK=1 $(GO) test -count=1 $(PATTERNS)
 	@echo "make check: passed (tests needing Stockfish, Node.js, npm packages or Slurm are left to make test)"
