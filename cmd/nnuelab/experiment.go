@@ -40,6 +40,9 @@ const experimentUsage = `Usage: nnuelab experiment <run|report|claims|migrate|ta
                         move results an earlier nnuelab wrote under
                         experiments/results to results/ (games compressed
                         to .pgn.zst); idempotent
+  migrate --seal DIR... give the task files of results folders written before
+                        task files were sealed their content_sha256, in
+                        place (Elo counts checked against the games first)
   task --out DIR ID...  run tasks of a plan (what executors start; internal)
   engine --arch FILE [--net FILE]
                         a UCI engine preset to a variant (what matches start)
@@ -295,14 +298,23 @@ func updatePage(path, old, page string, check bool, stdout io.Writer, what, mism
 // experimentMigrate moves results folders of an earlier layout
 // (experiments/results/..., plain PGN) into the current one.
 func experimentMigrate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("experiment migrate", "experiment migrate DIR... [--to DEST]", stderr)
+	fs := newFlagSet("experiment migrate", "experiment migrate DIR... [--to DEST] | --seal DIR...", stderr)
 	to := fs.String("to", "", "destination of the one DIR given (default: its place under results/ for a folder under experiments/results)")
+	seal := fs.Bool("seal", false, "seal the task files of the results folders DIR... in place (content_sha256), instead of moving them")
 	dirs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(dirs) == 0 || (*to != "" && len(dirs) != 1) {
-		return usageErrorf(fs, "give the folders to migrate (--to with one folder only)")
+	if len(dirs) == 0 || (*to != "" && (len(dirs) != 1 || *seal)) {
+		return usageErrorf(fs, "give the folders to migrate (--to with one folder only, not with --seal)")
+	}
+	if *seal {
+		for _, d := range dirs {
+			if _, err := runner.Seal(d, stdout); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	for _, d := range dirs {
 		dst := *to

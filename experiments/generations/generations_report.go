@@ -57,6 +57,15 @@ const (
 // generations' results.
 func (r *genRunner) records() ([]records.Record, error) {
 	m := r.m
+	// A part's task file edited or damaged since its task wrote it is an
+	// error naming it, not a result left out or counted.
+	for _, g := range r.gens {
+		for _, p := range g.parts() {
+			if err := plan.CheckResults(p); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var out []records.Record
 	base := records.Record{Experiment: m.Name, ArchSHA256: r.archSHA, Command: r.opt.Command}
 	merged := func(p *plan.Plan) []records.Record {

@@ -82,6 +82,16 @@ func AdoptElo(p *Plan, done map[string]bool, idx EloIndex, log io.Writer) ([]str
 		if err := json.Unmarshal(data, &r); err != nil || r.Key != t.Key || r.Elo == nil {
 			continue
 		}
+		// Only a chunk that is what its task wrote, and whose counts are
+		// its games', is adopted.
+		if err := checkSeal(src, data, r.ContentSHA256); err != nil {
+			fmt.Fprintf(log, "task %s: not adopting %s: %v\n", t.ID, relTo(p.Out, src), err)
+			continue
+		}
+		if err := checkEloGames(filepath.Dir(filepath.Dir(src)), src, &r); err != nil {
+			fmt.Fprintf(log, "task %s: not adopting %s: %v\n", t.ID, relTo(p.Out, src), err)
+			continue
+		}
 		// A chunk without its games is not adopted: the games are the
 		// evidence. Compressed games are copied as they are (the same
 		// bytes); a plain PGN of an older run is compressed.
@@ -110,11 +120,7 @@ func AdoptElo(p *Plan, done map[string]bool, idx EloIndex, log io.Writer) ([]str
 		os.Remove(MatchPGNPath(p.Out, t.ID)) // a killed chunk's, played no more
 		from := relTo(p.Out, src)
 		r.ID, r.Variant, r.AdoptedFrom = t.ID, t.Variant, from
-		out, err := json.MarshalIndent(&r, "", "  ")
-		if err != nil {
-			return ids, err
-		}
-		if err := fsutil.WriteFileAll(ResultPath(p.Out, t.ID), append(out, '\n'), 0o644); err != nil {
+		if err := WriteResult(p.Out, &r); err != nil {
 			return ids, err
 		}
 		done[t.ID] = true

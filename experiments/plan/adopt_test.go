@@ -29,12 +29,12 @@ func TestAdoptElo(t *testing.T) {
 	}
 	chunk := func(id, key string) string {
 		r := TaskResult{ID: id, Kind: KindElo, Key: key, Variant: "gen1", Seed: 1,
-			Elo: &EloResult{Wins: 5, Draws: 5, Losses: 90}}
+			Elo: &EloResult{Wins: 1}}
 		data, _ := json.Marshal(r)
 		return string(data)
 	}
 	write(filepath.Join(other, "tasks", "elo-gen1-c000.json"), chunk("elo-gen1-c000", "k0"))
-	write(filepath.Join(other, "games", "elo-gen1-c000.pgn"), "[Event \"x\"]\n\n1. e4 e5 1-0\n")
+	write(filepath.Join(other, "games", "elo-gen1-c000.pgn"), "[Event \"x\"]\n[Round \"1\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n")
 	write(filepath.Join(other, "tasks", "elo-gen1-c001.json"), chunk("elo-gen1-c001", "k1")) // no games
 	write(filepath.Join(other, "tasks", "train-x.json"), `{"id":"train-x","kind":"train","key":"k2"}`)
 
@@ -71,11 +71,11 @@ func TestAdoptElo(t *testing.T) {
 	if !ok {
 		t.Fatal("the adopted chunk does not read back as done")
 	}
-	if r.Variant != "own" || r.AdoptedFrom != "../gens/gen-1/vs-reference/tasks/elo-gen1-c000.json" || r.Elo.Losses != 90 {
+	if r.Variant != "own" || r.AdoptedFrom != "../gens/gen-1/vs-reference/tasks/elo-gen1-c000.json" || r.Elo.Wins != 1 {
 		t.Errorf("adopted result %+v", r)
 	}
 	pgn, err := zstdfile.ReadFile(GamesPath(out, "elo-own-c000"))
-	if err != nil || string(pgn) != "[Event \"x\"]\n\n1. e4 e5 1-0\n" {
+	if err != nil || string(pgn) != "[Event \"x\"]\n[Round \"1\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n" {
 		t.Errorf("games %q, %v", pgn, err)
 	}
 	// A second pass finds nothing new, and a chunk of this folder is never
@@ -95,7 +95,7 @@ func TestAdoptElo(t *testing.T) {
 // older run's plain PGN is compressed, and a damaged file is not adopted
 // (the log names it) and fails nothing.
 func TestAdoptEloGames(t *testing.T) {
-	const pgn = "[Event \"x\"]\n\n1. e4 e5 1-0\n"
+	const pgn = "[Event \"x\"]\n[Round \"1\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n"
 	var compressed bytes.Buffer
 	{
 		p := filepath.Join(t.TempDir(), "g.pgn.zst")

@@ -95,8 +95,11 @@ func merge(p *plan.Plan, partial bool) ([]Record, []string, error) {
 	results := map[string]*plan.TaskResult{}
 	var missing []string
 	for _, t := range p.Tasks {
-		r, ok := plan.ReadResult(p.Out, t)
-		if !ok {
+		r, err := plan.LoadResult(p.Out, t)
+		if err != nil {
+			return nil, nil, err // edited or damaged: never counted
+		}
+		if r == nil {
 			missing = append(missing, t.ID)
 			continue
 		}

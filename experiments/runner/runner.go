@@ -123,6 +123,11 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt RunOptions) (*plan.Plan, err
 			}
 		}
 	}
+	// A task file edited or damaged since its task wrote it stops the run
+	// here, naming it, before anything counts it.
+	if err := plan.CheckResults(p); err != nil {
+		return nil, err
+	}
 	p.DiffSHA256 = opt.DiffSHA256
 	if err := p.Write(); err != nil {
 		return nil, err

@@ -41,14 +41,18 @@ func RunTask(ctx context.Context, out, id string, log io.Writer) error {
 	if t == nil {
 		return fmt.Errorf("plan %s/plan.json has no task %q", out, id)
 	}
-	if _, ok := plan.ReadResult(out, t); ok {
+	if r, err := plan.LoadResult(out, t); err != nil {
+		return err
+	} else if r != nil {
 		fmt.Fprintf(log, "task %s: already done\n", id)
 		return nil
 	}
 	for _, n := range t.Needs {
 		if nt := p.Task(n); nt == nil {
 			return fmt.Errorf("task %s needs unknown task %s", id, n)
-		} else if _, ok := plan.ReadResult(out, nt); !ok {
+		} else if r, err := plan.LoadResult(out, nt); err != nil {
+			return err
+		} else if r == nil {
 			return fmt.Errorf("task %s needs %s, which has not finished", id, n)
 		}
 	}
@@ -81,11 +85,7 @@ func RunTask(ctx context.Context, out, id string, log io.Writer) error {
 	res.DiffSHA256 = p.DiffSHA256
 	res.Seconds = time.Since(start).Seconds()
 	res.Finished = time.Now().UTC().Format(time.RFC3339)
-	data, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	return fsutil.WriteFileAll(plan.ResultPath(out, id), append(data, '\n'), 0o644)
+	return plan.WriteResult(out, res)
 }
 
 func seedIndex(p *plan.Plan, seed uint64) int {
