@@ -9,9 +9,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -20,6 +22,7 @@ import (
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/eval"
 	"github.com/nnuelab/nnuelab/engine/search"
+	"github.com/nnuelab/nnuelab/engine/syzygy"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/version"
 )
@@ -100,6 +103,17 @@ type GenConfig struct {
 
 	// ChunkGames is the number of games per output chunk.
 	ChunkGames int `toml:"chunk_games"`
+
+	// Syzygy, if set, names directories of Syzygy endgame tables
+	// (separated by ':'): both sides search with them, and a game ends as
+	// soon as its position is in them, with the tables' result under the
+	// fifty-move rule (TermTablebase). The path is not part of the
+	// output's identity; SyzygyTables, filled in by Generate, is: every
+	// table file found, as NAME:CHECKSUM (the checksum embedded in the
+	// file, as the official lists give it).
+	Syzygy       string   `toml:"-" json:",omitempty"`
+	SyzygyTables []string `toml:"syzygy_tables,omitempty" json:",omitempty"`
+	tables       *syzygy.Tables
 
 	// Threads is the number of games played at once.
 	Threads int `toml:"-"`
@@ -251,6 +265,7 @@ const (
 	TermAdjudgedWin  = "adjudicated-win"
 	TermAdjudgedDraw = "adjudicated-draw"
 	TermMaxPlies     = "max-plies"
+	TermTablebase    = "tablebase"
 )
 
 // Game is one self-play game's outcome and recorded positions.
@@ -274,6 +289,9 @@ type player struct {
 	tt    *search.TT
 	s     *search.Searcher
 	ev    eval.Evaluator
+	// tbErr holds the first probe in search that failed on a damaged
+	// table: the game stops with it.
+	tbErr atomic.Pointer[error]
 	book  []string
 }
 
@@ -291,7 +309,96 @@ func newPlayer(cfg *GenConfig, book []string) (*player, error) {
 		// while the fallback evaluation plays on.
 		n.SetNotify(func(string) {})
 	}
-	return &player{cfg: cfg, tt: tt, s: search.New(ev, tt), ev: ev, book: book}, nil
+	pl := &player{cfg: cfg, tt: tt, s: search.New(ev, tt), ev: ev, book: book}
+	if cfg.tables != nil {
+		pl.s.SetTablebase(search.TBConfig{Tables: search.Syzygy(cfg.tables), ProbeDepth: 1, Rule50: true,
+			Warn: func(err error) { pl.tbErr.CompareAndSwap(nil, &err) }})
+	}
+	return pl, nil
+}
+
+// SyzygyTables lists the Syzygy table files in dirs (separated by ':') as
+// NAME:CHECKSUM, sorted: the tables' identity, wherever they are (the
+// checksum is the one embedded at each file's end, as the official lists
+// give it; tb check verifies it).
+func SyzygyTables(dirs string) ([]string, error) {
+	t, err := syzygy.Open(strings.Split(dirs, ":")...)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	return tableSums(t, dirs)
+}
+
+func tableSums(t *syzygy.Tables, dirs string) ([]string, error) {
+	files := t.Files()
+	if len(files) == 0 {
+		return nil, fmt.Errorf("syzygy: no table files in %s", dirs)
+	}
+	var sums []string
+	for _, f := range files {
+		sum, err := syzygy.Checksum(f)
+		if err != nil {
+			return nil, err
+		}
+		sums = append(sums, filepath.Base(f)+":"+sum)
+	}
+	sort.Strings(sums)
+	return sums, nil
+}
+
+// openTables opens the tables of cfg.Syzygy for the run and records which
+// they are in cfg.SyzygyTables.
+func openTables(cfg *GenConfig) (*syzygy.Tables, error) {
+	t, err := syzygy.Open(strings.Split(cfg.Syzygy, ":")...)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.SyzygyTables, err = tableSums(t, cfg.Syzygy); err != nil {
+		t.Close()
+		return nil, err
+	}
+	cfg.tables = t
+	return t, nil
+}
+
+// tablebaseResult is the game's result by the endgame tables when they
+// hold its position (ok), under the fifty-move rule from the position's
+// clock. A table that is not there leaves the game to be played on; one
+// that cannot be read is an error (a game must not go on to a result the
+// run then records as the tables').
+func (pl *player) tablebaseResult(p *board.Position) (res Result, ok bool, err error) {
+	t := pl.cfg.tables
+	if t == nil || p.CastlingRights() != 0 || p.Occupied().Count() > t.MaxPieces() {
+		return Draw, false, nil
+	}
+	var w syzygy.WDL
+	if p.HalfmoveClock() == 0 {
+		w, err = t.ProbeWDL(p)
+	} else {
+		var d int
+		if d, err = t.ProbeDTZ(p); err == nil {
+			w = syzygy.Rule50WDL(d, p.HalfmoveClock())
+		}
+	}
+	var missing *syzygy.MissingError
+	switch {
+	case errors.As(err, &missing):
+		return Draw, false, nil
+	case err != nil:
+		return Draw, false, fmt.Errorf("syzygy tables: %s: %w", p.FEN(), err)
+	}
+	white := w
+	if p.SideToMove() == board.Black {
+		white = -w
+	}
+	switch white {
+	case syzygy.Win:
+		return WhiteWin, true, nil
+	case syzygy.Loss:
+		return BlackWin, true, nil
+	}
+	return Draw, true, nil
 }
 
 // opening returns the position after the book line and random plies of
@@ -405,6 +512,12 @@ func (pl *player) play(ctx context.Context, g uint64) (game *Game, err error) {
 			game.Termination, result = term, res
 			break
 		}
+		if res, ok, err := pl.tablebaseResult(p); err != nil {
+			return nil, fmt.Errorf("game %d: %w", g, err)
+		} else if ok {
+			game.Termination, result = TermTablebase, res
+			break
+		}
 		sctx, cancel := context.WithTimeout(ctx, searchTimeout)
 		sr := pl.s.Search(sctx, p, lim, nil)
 		pl.nodes += sr.Nodes
@@ -421,6 +534,9 @@ func (pl *player) play(ctx context.Context, g uint64) (game *Game, err error) {
 		}
 		if sr.Best == board.NullMove {
 			return nil, fmt.Errorf("game %d: search returned no move in %s", g, p.FEN())
+		}
+		if err := pl.tbErr.Load(); err != nil {
+			return nil, fmt.Errorf("game %d: syzygy tables in search: %w", g, *err)
 		}
 		white := sr.Score
 		if p.SideToMove() == board.Black {
@@ -675,6 +791,13 @@ func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*
 		if cfg.EvalFileSHA256, _, err = sha256File(cfg.EvalFile); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.Syzygy != "" {
+		t, err := openTables(&cfg)
+		if err != nil {
+			return nil, err
+		}
+		defer t.Close()
 	}
 	// Fail early on a bad evaluator or table size.
 	if _, err := newPlayer(&cfg, book); err != nil {

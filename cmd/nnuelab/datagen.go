@@ -45,6 +45,7 @@ func runDatagen(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&d.DrawMinPly, "draw-min-ply", d.DrawMinPly, "... once the game is this many plies long")
 	fs.IntVar(&d.MaxPlies, "max-plies", d.MaxPlies, "end a game as a draw after this many plies (0: no limit)")
 	fs.IntVar(&d.ChunkGames, "chunk-games", d.ChunkGames, "games per chunk of work in progress")
+	fs.StringVar(&d.Syzygy, "syzygy", "", "Syzygy table directories (':'-separated): both sides search with them and a game ends with their result as soon as it is in them; the manifest lists the tables by name and checksum")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	asJSON := fs.Bool("json", false, "print the manifest as JSON on stdout")
 	if err := parseFlags(fs, args); err != nil {

@@ -41,6 +41,7 @@ func (p *Pool) SetEvaluators(evs []eval.Evaluator) {
 			t := New(ev, p.tt)
 			if len(p.threads) > 0 {
 				t.noEndgames = p.threads[0].noEndgames
+				t.tbConf = p.threads[0].tbConf
 			}
 			p.threads = append(p.threads, t)
 		}

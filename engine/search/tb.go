@@ -2,9 +2,11 @@ package search
 
 import (
 	"errors"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/syzygy"
 )
 
 // Tablebase scores sit between evaluations and mates: a position the
@@ -149,12 +151,19 @@ type rootRank struct {
 	score int // what the tables say the move scores (for reports)
 }
 
-// Root ranks: every win the fifty-move rule allows ranks rankWin, so that
-// search chooses among them; a win it spoils ranks below by its distance, a
-// loss by how long it holds out.
+// Root ranks. A win the fifty-move rule allows ranks by its distance to
+// zeroing, the nearest first (a move into a repeated position a notch
+// below its distance): every move then brings the next capture, pawn move
+// or mate closer, so a won position is converted whatever the evaluation
+// makes of it. (Ranking all such wins alike and leaving the choice to
+// search, as Stockfish does, let KRBvKR wins drift: a search that saw no
+// progress among them shuffled until the margin the tables' rounding
+// needs ran out, then repeated.) A win the rule spoils ranks below every
+// win it allows, a loss by how long it holds out.
 const (
-	rankWin  = 1 << 16
-	rankLoss = -rankWin
+	rankWin    = 1 << 16
+	rankCursed = rankWin - 1000
+	rankLoss   = -rankWin
 )
 
 // rankRoot ranks the root's legal moves by the tables: by distance to
@@ -207,10 +216,10 @@ func (s *Searcher) rankByDTZ(legal []board.Move) ([]rootRank, bool) {
 		// before the fifty-move rule does.
 		r, v := 0, 0
 		switch {
-		case d > 0 && (d+clock <= 99 || !c.Rule50) && !rep:
-			r, v = rankWin, TBWin-1
+		case d > 0 && (d+clock <= 99 || !c.Rule50):
+			r, v = rankWin-2*d-boolInt(rep), TBWin-1
 		case d > 0:
-			r = rankWin - (d + clock)
+			r = rankCursed - (d + clock)
 			v, _ = c.tbScore(1, 1)
 		case d < 0 && (-d+clock <= 99 || !c.Rule50):
 			r, v = rankLoss-d, -TBWin+1
@@ -323,4 +332,32 @@ func (s *Searcher) rootScore(v int) int {
 		return s.rootTB
 	}
 	return v
+}
+
+// Syzygy returns Syzygy tables as search's Tablebase: a position they hold
+// no table for (or cannot hold: castling rights, too many pieces) is
+// ErrNoTable, which search passes over silently; anything else (a damaged
+// file) is an error search reports through TBConfig.Warn.
+func Syzygy(t *syzygy.Tables) Tablebase { return syzygyTables{t} }
+
+type syzygyTables struct{ t *syzygy.Tables }
+
+func (s syzygyTables) MaxPieces() int { return s.t.MaxPieces() }
+
+func (s syzygyTables) ProbeWDL(p *board.Position) (int, error) {
+	w, err := s.t.ProbeWDL(p)
+	return int(w), noTable(err)
+}
+
+func (s syzygyTables) ProbeDTZ(p *board.Position) (int, error) {
+	d, err := s.t.ProbeDTZ(p)
+	return d, noTable(err)
+}
+
+func noTable(err error) error {
+	var missing *syzygy.MissingError
+	if errors.As(err, &missing) || errors.Is(err, syzygy.ErrCastling) || errors.Is(err, syzygy.ErrTooManyPieces) {
+		return fmt.Errorf("%w: %v", ErrNoTable, err)
+	}
+	return err
 }

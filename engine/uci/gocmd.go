@@ -343,8 +343,12 @@ func (e *Engine) infoLine(pos *board.Position, i search.Info, showWDL bool) stri
 		w, d, l := wdl.Default.PerMille(i.Score, search.MateBound, material(pos))
 		wdlText = fmt.Sprintf(" wdl %d %d %d", w, d, l)
 	}
-	return fmt.Sprintf("info depth %d seldepth %d multipv %d score %s%s nodes %d nps %d hashfull %d time %d pv%s",
-		i.Depth, i.SelDepth, max(i.MultiPV, 1), scoreString(i.Score, i.Bound), wdlText, i.Nodes, i.NPS(), i.HashFull, i.Time.Milliseconds(), pv.String())
+	tbHits := ""
+	if e.tb.tables != nil {
+		tbHits = fmt.Sprintf(" tbhits %d", i.TBHits)
+	}
+	return fmt.Sprintf("info depth %d seldepth %d multipv %d score %s%s nodes %d nps %d hashfull %d%s time %d pv%s",
+		i.Depth, i.SelDepth, max(i.MultiPV, 1), scoreString(i.Score, i.Bound), wdlText, i.Nodes, i.NPS(), i.HashFull, tbHits, i.Time.Milliseconds(), pv.String())
 }
 
 // material is the WDL model's material count of p.

@@ -152,7 +152,9 @@ func (e *Engine) cmdSetOption(args []string) {
 		e.tt.Clear()
 		e.pool.Clear()
 	default:
-		e.errorf("setoption: unknown option %q", id)
+		if !e.setTBOption(id, val, hasValue) {
+			e.errorf("setoption: unknown option %q", id)
+		}
 	}
 }
 

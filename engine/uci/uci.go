@@ -74,6 +74,9 @@ type Engine struct {
 	infinite bool
 	// hit is closed by ponderhit while a ponder search runs (nil otherwise).
 	hit chan struct{}
+
+	// tb holds the Syzygy options and tables.
+	tb tbOptions
 }
 
 // New returns an engine that writes its replies to out, with the default
@@ -92,7 +95,7 @@ func New(out io.Writer) (*Engine, error) {
 			return nil, err
 		}
 	}
-	return &Engine{
+	e := &Engine{
 		out:        bufio.NewWriter(out),
 		pos:        board.StartPosition(),
 		hashMB:     defaultHashMB,
@@ -103,7 +106,10 @@ func New(out io.Writer) (*Engine, error) {
 		pool:       search.NewPool(tt, []eval.Evaluator{ev}),
 		threads:    1,
 		multiPV:    1,
-	}, nil
+		tb:         newTBOptions(),
+	}
+	e.applyTB()
+	return e, nil
 }
 
 // Run reads commands from in until "quit" or the end of the input. At the
@@ -210,6 +216,7 @@ func (e *Engine) cmdUCI(_ []string) {
 	e.say("option name UCI_Chess960 type check default false")
 	e.say("option name Move Overhead type spin default %d min 0 max %d", search.DefaultMoveOverhead.Milliseconds(), maxMoveOverhead)
 	e.say("option name Clear Hash type button")
+	e.sayTBOptions()
 	e.say("uciok")
 }
 

@@ -204,7 +204,7 @@ func TestHandshake(t *testing.T) {
 	}
 }
 
-var infoRE = regexp.MustCompile(`^info depth (?P<depth>\d+) seldepth (?P<seldepth>\d+) multipv (?P<multipv>\d+) score (?P<score>cp -?\d+|mate -?\d+)(?P<bound> lowerbound| upperbound)?(?P<wdl> wdl \d+ \d+ \d+)? nodes (?P<nodes>\d+) nps (?P<nps>\d+) hashfull (?P<hashfull>\d+) time (?P<time>\d+) pv( [a-h][1-8][a-h][1-8][nbrq]?)+$`)
+var infoRE = regexp.MustCompile(`^info depth (?P<depth>\d+) seldepth (?P<seldepth>\d+) multipv (?P<multipv>\d+) score (?P<score>cp -?\d+|mate -?\d+)(?P<bound> lowerbound| upperbound)?(?P<wdl> wdl \d+ \d+ \d+)? nodes (?P<nodes>\d+) nps (?P<nps>\d+) hashfull (?P<hashfull>\d+)(?P<tbhits> tbhits \d+)? time (?P<time>\d+) pv( [a-h][1-8][a-h][1-8][nbrq]?)+$`)
 
 func TestGoDepthInfoAndBestmove(t *testing.T) {
 	g := start(t, "uci")

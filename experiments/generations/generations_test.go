@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -769,7 +770,7 @@ func TestShippedGenerations(t *testing.T) {
 		want.Shard, want.Shards = n, 4
 		got := *tk.Data.Gen
 		got.Threads, want.Threads = 0, 0 // not a setting (toml:"-"): it does not change the games
-		if got != want {
+		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: %+v\nwant %+v", tk.ID, got, want)
 		}
 		if name := fmt.Sprintf("shard-%04d.binpack", n); filepath.Base(tk.Data.Out) != name {

@@ -63,6 +63,11 @@ type DatagenSpec struct {
 	WinPlies  int `toml:"win_plies" json:"win_plies,omitempty"`
 	DrawScore int `toml:"draw_score" json:"draw_score,omitempty"`
 	DrawPlies int `toml:"draw_plies" json:"draw_plies,omitempty"`
+	// Syzygy names directories of Syzygy tables (':'-separated, relative
+	// to the manifest) both sides search with and that end a game with
+	// their result (datagen's --syzygy). The key holds the tables by name
+	// and checksum, not by path.
+	Syzygy string `toml:"syzygy" json:"syzygy,omitempty"`
 
 	// Not manifest keys: the generations driver sets them. NetID keys Net
 	// when another plan makes it (a trained generation's net, by its

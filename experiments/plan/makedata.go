@@ -204,8 +204,23 @@ func (p *Plan) datagenConfig(g manifest.DatagenSpec) (string, datasets.GenConfig
 	if g.ArchID == "" && (strings.HasSuffix(g.Arch, ".toml") || strings.ContainsRune(g.Arch, '/')) {
 		cfg.Arch = m.Path(g.Arch)
 	}
+	if g.Syzygy != "" {
+		var dirs []string
+		for _, d := range strings.Split(g.Syzygy, ":") {
+			dirs = append(dirs, m.Path(d))
+		}
+		cfg.Syzygy = strings.Join(dirs, ":")
+	}
 	keyed := cfg
 	keyed.Arch = g.Arch // as written: a path relative to the manifest
+	if cfg.Syzygy != "" {
+		// The tables by content, wherever they are.
+		sums, err := datasets.SyzygyTables(cfg.Syzygy)
+		if err != nil {
+			return "", cfg, fmt.Errorf("syzygy: %w", err)
+		}
+		keyed.Syzygy, keyed.SyzygyTables = "", sums
+	}
 	if g.ArchID != "" {
 		keyed.Arch = "sha256:" + g.ArchID
 	}
