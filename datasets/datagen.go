@@ -368,7 +368,14 @@ func openTables(cfg *GenConfig) (*syzygy.Tables, error) {
 // that cannot be read is an error (a game must not go on to a result the
 // run then records as the tables').
 func (pl *player) tablebaseResult(p *board.Position) (res Result, ok bool, err error) {
-	t := pl.cfg.tables
+	return tablesResult(pl.cfg.tables, p)
+}
+
+// tablesResult is p's result (White's view) by the tables t under the
+// fifty-move rule from p's clock; ok is false when t is nil or holds no
+// table for p (castling rights, more pieces, a table not there); a table
+// that cannot be read is an error naming it.
+func tablesResult(t *syzygy.Tables, p *board.Position) (res Result, ok bool, err error) {
 	if t == nil || p.CastlingRights() != 0 || p.Occupied().Count() > t.MaxPieces() {
 		return Draw, false, nil
 	}

@@ -63,7 +63,7 @@ func TestDatagenSyzygy(t *testing.T) {
 		if p.Occupied().Count() > 5 {
 			t.Fatalf("game %d adjudicated with %d pieces: %s", g, p.Occupied().Count(), p.FEN())
 		}
-		want := tablesResult(t, tb, p)
+		want := wantResult(t, tb, p)
 		if game.Result != want {
 			t.Errorf("game %d ends %v in %s, the tables say %v", g, game.Result, p.FEN(), want)
 		}
@@ -99,8 +99,9 @@ func TestDatagenSyzygy(t *testing.T) {
 	}
 }
 
-// tablesResult is p's result (White's view) by the tables and its clock.
-func tablesResult(t *testing.T, tb *syzygy.Tables, p *board.Position) Result {
+// wantResult is p's result (White's view) by the tables and its clock, worked out
+// here from the distance to zeroing alone.
+func wantResult(t *testing.T, tb *syzygy.Tables, p *board.Position) Result {
 	t.Helper()
 	d, err := tb.ProbeDTZ(p)
 	if err != nil {
@@ -146,25 +147,79 @@ func copyTables(t *testing.T, damage int) string {
 // TestDatagenSyzygyDamaged: a damaged table stops the run with an error
 // naming it, never a game recorded with a wrong result.
 func TestDatagenSyzygyDamaged(t *testing.T) {
-	ents, err := os.ReadDir(tbDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	damage := -1
-	for i, e := range ents {
-		if e.Name() == "KRvK.rtbw" {
-			damage = i
-		}
-	}
 	cfg := syzygyGenConfig()
-	cfg.Syzygy = copyTables(t, damage)
+	cfg.Syzygy = copyTables(t, damagedIndex(t, "KRvK.rtbw"))
 	cfg.Games = 12
 	out := filepath.Join(t.TempDir(), "out.binpack")
-	_, err = Generate(context.Background(), cfg, out, GenOptions{})
+	_, err := Generate(context.Background(), cfg, out, GenOptions{})
 	if err == nil || !strings.Contains(err.Error(), "KRvK.rtbw") {
 		t.Fatalf("error %v, want one naming KRvK.rtbw", err)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("an output was written: %v", err)
 	}
+}
+
+// TestLabelSyzygy: with tables, a labelled record whose position they hold
+// gets their result (here in place of a wrong one), counted in the
+// manifest, and the others keep their game's; the settings name the
+// tables by checksum.
+func TestLabelSyzygy(t *testing.T) {
+	dir := t.TempDir()
+	var recs []Record
+	for _, text := range []string{
+		"8/8/8/4k3/8/8/8/R3K3 w - - 0 60 [0.5] 0",      // KRvK, White wins: the game said draw
+		"8/8/8/4k3/8/8/8/RN2K3 b - - 7 61 [0.0] 0",     // KRNvK, Black to move loses: the game said Black won
+		"8/8/8/4k3/8/8/8/4K2N w - - 0 62 [1.0] 0",      // KNvK: a draw
+		"8/8/3k4/8/8/2P5/1R3K2/5B2 w - - 0 50 [1.0] 0", // 5 pieces, no table: the game's result stays
+	} {
+		r, err := ParseText(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	in := filepath.Join(dir, "in.bin")
+	writeAll(t, in, recs)
+	cfg := fakeEngine(t)
+	cfg.Syzygy = tbDir
+	out := filepath.Join(dir, "out.txt")
+	m, err := Label(context.Background(), []string{in}, out, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Summary.Tablebase != 3 || m.Summary.Changed != 3 || len(m.Settings.SyzygyTables) != 72 {
+		t.Fatalf("summary %+v, %d tables", m.Summary, len(m.Settings.SyzygyTables))
+	}
+	got, _, err := readAll(t, out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []Result{WhiteWin, WhiteWin, Draw, WhiteWin} {
+		if got[i].Result != want {
+			t.Errorf("record %d %s: result %v, want %v", i, got[i].FEN(), got[i].Result, want)
+		}
+	}
+
+	// A damaged table stops the run, naming it.
+	cfg.Syzygy = copyTables(t, damagedIndex(t, "KRvK.rtbw"))
+	if _, err := Label(context.Background(), []string{in}, filepath.Join(dir, "out2.txt"), cfg); err == nil || !strings.Contains(err.Error(), "KRvK.rtbw") {
+		t.Fatalf("damaged KRvK.rtbw: %v", err)
+	}
+}
+
+// damagedIndex is the index of name among the test tables (for copyTables).
+func damagedIndex(t *testing.T, name string) int {
+	t.Helper()
+	ents, err := os.ReadDir(tbDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range ents {
+		if e.Name() == name {
+			return i
+		}
+	}
+	t.Fatalf("no %s in %s", name, tbDir)
+	return -1
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nnuelab/nnuelab/engine/syzygy"
 	"io"
 	"os"
 	"path/filepath"
@@ -49,6 +50,13 @@ type LabelConfig struct {
 	SkipBad bool `toml:"skip_bad"`
 	// Inputs are the datasets to label, in order (filled in by Label).
 	Inputs []string `toml:"inputs"`
+	// Syzygy, if set, names directories of Syzygy tables (':'-separated):
+	// a record whose position they hold gets their result (under the
+	// fifty-move rule from its clock) instead of its game's. The path is
+	// not part of the run's identity; SyzygyTables, filled in by Label, is
+	// (NAME:CHECKSUM of every table file, as datagen records them).
+	Syzygy       string   `toml:"-"`
+	SyzygyTables []string `toml:"syzygy_tables,omitempty"`
 
 	// Processes is the number of engine processes run at once.
 	Processes int `toml:"-"`
@@ -69,6 +77,11 @@ type LabelSummary struct {
 	Mate     int64 `toml:"mate"`      // dropped: the engine reported a mate score
 	NoMove   int64 `toml:"no_move"`   // dropped: no legal move
 	BadInput int64 `toml:"bad_input"` // malformed entries skipped (SkipBad)
+	// Tablebase counts the records written whose result the tables gave
+	// (LabelConfig.Syzygy), Changed those of them whose result differed
+	// from their game's.
+	Tablebase int64 `toml:"tablebase,omitempty"`
+	Changed   int64 `toml:"tablebase_changed,omitempty"`
 }
 
 // LabelManifest is written beside the output as OUT.manifest.toml.
@@ -133,6 +146,17 @@ func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*
 	}
 	if cfg.Depth > 0 {
 		goArgs = append(goArgs, "depth", strconv.Itoa(cfg.Depth))
+	}
+	var tables *syzygy.Tables
+	if cfg.Syzygy != "" {
+		var err error
+		if tables, err = syzygy.Open(strings.Split(cfg.Syzygy, ":")...); err != nil {
+			return nil, err
+		}
+		defer tables.Close()
+		if cfg.SyzygyTables, err = tableSums(tables, cfg.Syzygy); err != nil {
+			return nil, err
+		}
 	}
 	// One engine now: for its name, and to fail early.
 	first, err := StartUCI(cfg.Engine, cfg.Args, cfg.Options, cfg.Timeout)
@@ -210,7 +234,7 @@ func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*
 		}
 	}
 
-	lr := &labelRun{cfg: &cfg, parts: parts, goArgs: strings.Join(goArgs, " ")}
+	lr := &labelRun{cfg: &cfg, parts: parts, goArgs: strings.Join(goArgs, " "), tables: tables}
 	chunks, badInput, err := lr.run(ctx, inputs, done, first)
 	if err != nil {
 		return nil, err
@@ -228,6 +252,7 @@ type labelRun struct {
 	cfg    *LabelConfig
 	parts  string
 	goArgs string
+	tables *syzygy.Tables // LabelConfig.Syzygy's, nil without
 }
 
 // mine reports whether chunk c belongs to this run's shard.
@@ -419,7 +444,7 @@ func (lr *labelRun) label(ctx context.Context, eng *UCIEngine, ch labelChunk) ([
 		return nil, err
 	}
 	var body bytes.Buffer
-	var mate, noMove int64
+	var mate, noMove, tb, changed int64
 	first := ch.index*int64(lr.cfg.ChunkRecords) + 1
 	for i := range ch.recs {
 		if err := ctx.Err(); err != nil {
@@ -443,6 +468,23 @@ func (lr *labelRun) label(ctx context.Context, eng *UCIEngine, ch labelChunk) ([
 			cp = -cp
 		}
 		rec.Score = int16(max(MinScore, min(MaxScore, cp)))
+		if lr.tables != nil {
+			p, err := rec.Position()
+			if err != nil {
+				return nil, fmt.Errorf("input record %d: %w", first+int64(i), err)
+			}
+			res, ok, err := tablesResult(lr.tables, p)
+			if err != nil {
+				return nil, fmt.Errorf("input record %d: %w", first+int64(i), err)
+			}
+			if ok {
+				tb++
+				if res != rec.Result {
+					changed++
+				}
+				rec.Result = res
+			}
+		}
 		body.WriteString(partLine(&rec))
 		body.WriteByte('\n')
 	}
@@ -451,7 +493,11 @@ func (lr *labelRun) label(ctx context.Context, eng *UCIEngine, ch labelChunk) ([
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(zw, "# chunk %d records %d mate %d nomove %d\n", ch.index, len(ch.recs), mate, noMove)
+	fmt.Fprintf(zw, "# chunk %d records %d mate %d nomove %d", ch.index, len(ch.recs), mate, noMove)
+	if lr.tables != nil {
+		fmt.Fprintf(zw, " tablebase %d changed %d", tb, changed)
+	}
+	fmt.Fprintln(zw)
 	zw.Write(body.Bytes())
 	if err := zw.Close(); err != nil {
 		return nil, err
@@ -472,6 +518,14 @@ func (lr *labelRun) merge(out string, format Format, chunks, badInput int64) (*L
 		sum.Read += n
 		sum.Mate += mate
 		sum.NoMove += noMove
+		if _, rest, ok := strings.Cut(string(line), " tablebase "); ok {
+			var tb, changed int64
+			if _, err := fmt.Sscanf(rest, "%d changed %d", &tb, &changed); err != nil {
+				return fmt.Errorf("bad chunk header %q", line)
+			}
+			sum.Tablebase += tb
+			sum.Changed += changed
+		}
 		return nil
 	}
 	file := func(i int64) string { return lr.chunkFile(index(i)) }

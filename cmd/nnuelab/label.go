@@ -50,6 +50,7 @@ func runLabel(args []string, stdout, stderr io.Writer) error {
 	timeout := fs.Duration("timeout", time.Minute, "longest one search may take before the engine is killed")
 	shard := fs.String("shard", "", "label only shard k of N: chunks with index k-1 mod N (default: all)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed input entries (counted) instead of stopping")
+	syzygyDirs := fs.String("syzygy", "", "Syzygy table directories (':'-separated): a position they hold gets their result instead of its game's; the manifest lists the tables by name and checksum")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -73,7 +74,7 @@ func runLabel(args []string, stdout, stderr io.Writer) error {
 	m, err := datasets.Label(ctx, fs.Args(), *out, datasets.LabelConfig{
 		Engine: *engine, Args: strings.Fields(*engineArgs), Options: opts,
 		Nodes: *nodes, Depth: *depth, ChunkRecords: *chunk, Limit: *limit, SkipBad: *skipBad,
-		Shard: k, Shards: n,
+		Shard: k, Shards: n, Syzygy: *syzygyDirs,
 		Processes: *procs, Timeout: *timeout,
 		Command: "nnuelab label " + strings.Join(args, " "),
 		Progress: func(done int64, rate float64) {
@@ -90,6 +91,9 @@ func runLabel(args []string, stdout, stderr io.Writer) error {
 	s := m.Summary
 	fmt.Fprintf(stdout, "%s: %d positions labelled by %s (of %d read; dropped %d mate, %d without a move; %d bad input entries skipped)\n",
 		*out, s.Labelled, m.Settings.EngineName, s.Read, s.Mate, s.NoMove, s.BadInput)
+	if s.Tablebase > 0 {
+		fmt.Fprintf(stdout, "%d results from the tables (%d differed from their game's)\n", s.Tablebase, s.Changed)
+	}
 	fmt.Fprintf(stdout, "manifest: %s\n", datasets.ManifestPath(*out))
 	return nil
 }
