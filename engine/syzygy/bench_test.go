@@ -1,7 +1,6 @@
 package syzygy
 
 import (
-	"runtime"
 	"strconv"
 
 	"github.com/nnuelab/nnuelab/engine/board"
@@ -14,12 +13,10 @@ import (
 // reports the CPU time of the loop between as cpu-ns/op: on a machine
 // shared with other jobs it varies less than the wall time.
 func cpuTimer(b *testing.B) func() {
-	runtime.LockOSThread()
 	b.ResetTimer()
-	start := cputime.Thread()
+	start := cputime.Process()
 	return func() {
-		b.ReportMetric(float64(cputime.Thread()-start)/float64(b.N), "cpu-ns/op")
-		runtime.UnlockOSThread()
+		b.ReportMetric(float64(cputime.Process()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
 

@@ -26,7 +26,6 @@ type pairs struct {
 	indexOff  int    // file offset of the index table (6 bytes an entry)
 	sizeOff   int    // file offset of the size table (2 bytes an entry)
 	dataOff   int    // file offset of the first block
-	symPatOff int    // file offset of the symbol patterns (3 bytes a symbol)
 	numSyms   int
 	numLens   int // code lengths minLen..minLen+numLens-1
 	// By code length - minLen: the first symbol of that length, and the
@@ -38,15 +37,15 @@ type pairs struct {
 	// syms, by symbol: a pair s1 | s2 << 12 | (values it stands for - 1)
 	// << 24; a value v | 0xfff << 12 (standing for one value).
 	syms []uint32
-	// fast decodes codes by their first fastBits bits, where the first
-	// code is no longer: its length | values it stands for << 6 | symbol
-	// << 16, and the same length and values (32 and 38 up) for the first
-	// two codes when both fit in fastBits, else again the first's; 0
-	// where the first code is longer (or none).
-	fast *[1 << fastBits]uint64
+	// fast skips codes by their first fastBits bits, where the first
+	// code is no longer: its length | values it stands for << 4, and the
+	// same (bits 16 and 20 up) for the first two codes when both fit in
+	// fastBits, else again the first's; 0 where the first code is longer
+	// (or none).
+	fast *[1 << fastBits]uint32
 }
 
-// header sizes of the pairs data.
+// Limits of the pairs data, and the decoder's lookup width.
 const (
 	maxSyms   = 4096 // symbols are 12-bit numbers
 	maxCodeLn = 32   // longest Huffman code the format's decoders accept
@@ -117,13 +116,13 @@ func readPairs(r *reader, size uint64, wdl bool) (pairs, [3]uint64, error) {
 	if d.numSyms == 0 || d.numSyms > maxSyms {
 		return d, sizes, r.corrupt(r.off-2, "%d symbols", d.numSyms)
 	}
-	d.symPatOff = r.off
+	patOff := r.off
 	pat, err := r.bytes(3*d.numSyms + d.numSyms&1)
 	if err != nil {
 		return d, sizes, err
 	}
 	if err := d.buildSymbols(pat, wdl); err != nil {
-		return d, sizes, r.corrupt(d.symPatOff, "%v", err)
+		return d, sizes, r.corrupt(patOff, "%v", err)
 	}
 	if err := d.buildBase(); err != nil {
 		return d, sizes, r.corrupt(start+10, "%v", err)
@@ -194,8 +193,8 @@ func (d *pairs) buildSymbols(pat []byte, wdl bool) error {
 
 // buildBase derives the canonical code's smallest code of each length
 // from the first-symbol offsets, left-aligned in 64 bits, and checks that
-// the code is canonical: codes of each length come before (are larger
-// than) every longer one and every symbol number is a real symbol.
+// the code is canonical: codes of each length fit in that length and come
+// before (are larger than) every longer one.
 func (d *pairs) buildBase() error {
 	h := d.numLens
 	for i := h - 2; i >= 0; i-- {
@@ -221,20 +220,19 @@ func (d *pairs) buildBase() error {
 
 // buildFast fills the lookup table of short codes.
 func (d *pairs) buildFast() {
-	d.fast = new([1 << fastBits]uint64)
+	d.fast = new([1 << fastBits]uint32)
 	for p := range d.fast {
 		code := uint64(p) << (64 - fastBits)
 		sym, n, k := d.shortCode(code)
 		if sym < 0 {
 			continue
 		}
-		e := uint64(n) | uint64(k)<<6 | uint64(sym)<<16
 		nt, kt := n, k
 		// The next code's length and symbol depend on its own bits only.
 		if sym2, n2, k2 := d.shortCode(code << uint(n)); sym2 >= 0 && n+n2 <= fastBits {
 			nt, kt = n+n2, k+k2
 		}
-		d.fast[p] = e | uint64(nt)<<32 | uint64(kt)<<38
+		d.fast[p] = uint32(n) | uint32(k)<<4 | uint32(nt)<<16 | uint32(kt)<<20
 	}
 }
 
@@ -256,8 +254,8 @@ func (d *pairs) shortCode(code uint64) (sym, n, k int) {
 	return sym, n, int(d.syms[sym]>>24) + 1
 }
 
-// decode returns the value (12 bits) of position idx. Every read is bounds-checked; a damaged file gives an
-// error, not a panic.
+// decode returns the value (12 bits) of position idx. Every read is
+// bounds-checked; a damaged file gives an error, not a panic.
 func (d *pairs) decode(f *tableFile, idx uint64) (int, error) {
 	if d.constant {
 		return d.constVal, nil
@@ -337,25 +335,29 @@ func (d *pairs) symbolAt(data []byte, pos, end, lit int) (int, int) {
 	fast := d.fast[:]
 	for {
 		e := fast[code>>(64-fastBits)]
+		var n uint
 		if e == 0 {
 			// A code longer than fastBits (or none).
-			sym, n, k := d.longCode(code)
+			sym, ln, k := d.longCode(code)
 			if sym < 0 {
 				return -1, 0
 			}
-			e = uint64(n) | uint64(k)<<6 | uint64(sym)<<16 | uint64(n)<<32 | uint64(k)<<38
-		}
-		var n uint
-		if kt := int(e >> 38 & 0x3ff); lit >= kt {
+			if lit < k {
+				return sym, lit
+			}
+			lit -= k
+			n = uint(ln)
+		} else if kt := int(e >> 20); lit >= kt {
 			// Past the one or two codes at the top.
 			lit -= kt
-			n = uint(e >> 32 & 63)
-		} else if k := int(e >> 6 & 0x3ff); lit < k {
-			return int(e >> 16 & 0xfff), lit
+			n = uint(e >> 16 & 15)
+		} else if k := int(e >> 4 & 0x3ff); lit < k {
+			sym, _, _ := d.shortCode(code)
+			return sym, lit
 		} else {
 			// In the second code: the next round finds it.
 			lit -= k
-			n = uint(e & 63)
+			n = uint(e & 15)
 		}
 		code <<= n & 63
 		bits += n

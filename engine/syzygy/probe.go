@@ -35,11 +35,10 @@ func (t *Tables) ProbeWDL(b *board.Position) (WDL, error) {
 //	-1..-100  loss; -1 also when checkmated
 //	< -100    blessed loss
 //
-// The distance can be one ply too long (a table stores some values
-// halved), as in the reference prober: a win with d + clock <= 99 (the
-// clock being the position's halfmove clock) is certainly won under the
-// fifty-move rule, and one with d + clock == 100 only when the previous
-// move zeroed. Rule50WDL turns a distance and a clock into the value
+// As in the reference prober, the distance can be one ply short of the
+// true one (a table stores some values halved): a win with d + clock <= 99
+// (the clock being the position's halfmove clock) is certainly won under
+// the fifty-move rule, and one with d = 100 when the previous move zeroed. Rule50WDL turns a distance and a clock into the value
 // Fathom's command line prints. ProbeDTZ needs the DTZ table of the
 // position's material and the WDL tables of it and of what captures and
 // promotions lead to.
@@ -56,7 +55,9 @@ func (t *Tables) ProbeDTZ(b *board.Position) (int, error) {
 // loss whose zeroing move comes after the 100th ply of the count becomes
 // CursedWin or BlessedLoss. This is the WDL fathom.linux prints for a
 // position (its tb_probe_root), which unlike ProbeWDL depends on the
-// clock.
+// clock, but for checkmate: there ProbeDTZ gives -1, a Loss, where
+// fathom.linux prints "Win" with DTZ 0 (its root probe's checkmate result,
+// the mating side's).
 func Rule50WDL(dtz, clock int) WDL {
 	switch {
 	case dtz > 0 && dtz+clock <= 100:
@@ -77,11 +78,11 @@ func (t *Tables) prepare(b *board.Position, p *position) error {
 	if b.CastlingRights() != 0 {
 		return ErrCastling
 	}
-	n := b.Occupied().Count()
+	p.setBoard(b)
+	n := bits.OnesCount64(p.occupied())
 	if n > 2 && n > t.maxPieces || n > maxPieces {
 		return ErrTooManyPieces
 	}
-	p.setBoard(b)
 	if !p.valid() {
 		return ErrInvalidPosition
 	}

@@ -81,9 +81,9 @@ type Options struct {
 	VerifyLimit int64
 }
 
-// DefaultVerifyLimit covers every file of the 3-5 piece set (the largest
-// is about 40 MB): verifying it at first use costs some tens of
-// milliseconds once. 6- and 7-piece files, up to tens of GB, are not
+// DefaultVerifyLimit is the largest file verified by default: reading 64
+// MiB costs some tens of milliseconds once, at the file's first probe.
+// Larger files (the big 6- and 7-piece tables, up to tens of GB) are not
 // verified by default: check them once with CheckFile after download.
 const DefaultVerifyLimit = 64 << 20
 
