@@ -2,7 +2,6 @@ package syzygy
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math/bits"
 
 	"github.com/nnuelab/nnuelab/engine/board"
@@ -256,7 +255,12 @@ func (t *Tables) probeDTZ(p *position) (int, error) {
 		}
 	}
 	if best == 1<<30 {
-		return 0, fmt.Errorf("syzygy: %s: the tables call the position won but no move keeps the win", keyName(p.key()))
+		// Only damaged tables contradict themselves so.
+		path := keyName(p.key())
+		if e := t.lookup(p.key()); e != nil {
+			path = e.dtz.path
+		}
+		return 0, &CorruptError{Path: path, Offset: -1, Reason: "the tables call the position won but no move keeps the win"}
 	}
 	return best, nil
 }
