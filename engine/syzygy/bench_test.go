@@ -2,16 +2,16 @@ package syzygy
 
 import (
 	"strconv"
+	"strings"
+	"testing"
 
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/internal/cputime"
-	"strings"
-	"testing"
 )
 
 // cpuTimer resets the benchmark's timer and returns a function that
-// reports the CPU time of the loop between as cpu-ns/op: on a machine
-// shared with other jobs it varies less than the wall time.
+// reports the process's CPU time over the loop between as cpu-ns/op: on a
+// machine shared with other jobs it varies less than the wall time.
 func cpuTimer(b *testing.B) func() {
 	b.ResetTimer()
 	start := cputime.Process()
@@ -27,7 +27,17 @@ func cpuTimer(b *testing.B) func() {
 // quoted, and cpu-ns/op the same in CPU time (the figure to compare on a
 // busy machine). Both have their tables loaded and their positions parsed
 // before the clock starts; Fathom times its own loop of tb_probe_wdl
-// calls (testdata/fathom/driver.c -bench).
+// calls (testdata/fathom/driver.c -bench) over positions it holds as 88
+// bytes each, one after the other.
+//
+//   - go: ProbeWDL on the sample's board.Positions, as an engine calls
+//     it. Each of the 20,000 holds its own 256-ply state stack, so the
+//     probe's first reads of the board miss the caches, where a search's
+//     one position would be in them.
+//   - go-core: the probe on the positions already copied, laid out one
+//     after the other as Fathom's are: the prober against the prober.
+//   - go-parallel: ProbeWDL from GOMAXPROCS goroutines on shared tables.
+//   - fathom: the reference.
 func BenchmarkProbeWDL(b *testing.B) {
 	sample := fullSample(b, false)
 	b.Run("go", func(b *testing.B) {

@@ -49,7 +49,7 @@ type pairs struct {
 const (
 	maxSyms   = 4096 // symbols are 12-bit numbers
 	maxCodeLn = 32   // longest Huffman code the format's decoders accept
-	fastBits  = 10   // code bits decoded by table lookup
+	fastBits  = 8    // code bits decoded by table lookup
 )
 
 // readPairs parses the pairs header at r's offset for a table of size
