@@ -362,19 +362,11 @@ func openTables(cfg *GenConfig) (*syzygy.Tables, error) {
 	return t, nil
 }
 
-// tablebaseResult is the game's result by the endgame tables when they
-// hold its position (ok), under the fifty-move rule from the position's
-// clock. A table that is not there leaves the game to be played on; one
-// that cannot be read is an error (a game must not go on to a result the
-// run then records as the tables').
-func (pl *player) tablebaseResult(p *board.Position) (res Result, ok bool, err error) {
-	return tablesResult(pl.cfg.tables, p)
-}
-
 // tablesResult is p's result (White's view) by the tables t under the
 // fifty-move rule from p's clock; ok is false when t is nil or holds no
-// table for p (castling rights, more pieces, a table not there); a table
-// that cannot be read is an error naming it.
+// table for p (castling rights, more pieces, a table not there), and the
+// game is played on. A table that cannot be read is an error naming it:
+// a game must not go on to a result the run then records as the tables'.
 func tablesResult(t *syzygy.Tables, p *board.Position) (res Result, ok bool, err error) {
 	if t == nil || p.CastlingRights() != 0 || p.Occupied().Count() > t.MaxPieces() {
 		return Draw, false, nil
@@ -519,7 +511,7 @@ func (pl *player) play(ctx context.Context, g uint64) (game *Game, err error) {
 			game.Termination, result = term, res
 			break
 		}
-		if res, ok, err := pl.tablebaseResult(p); err != nil {
+		if res, ok, err := tablesResult(pl.cfg.tables, p); err != nil {
 			return nil, fmt.Errorf("game %d: %w", g, err)
 		} else if ok {
 			game.Termination, result = TermTablebase, res

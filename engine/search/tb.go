@@ -178,7 +178,6 @@ func (s *Searcher) rankRoot(legal []board.Move) (ranks []rootRank, dtz bool, ok 
 	if ranks, ok := s.rankByDTZ(legal); ok {
 		return ranks, true, true
 	}
-	ranks = ranks[:0]
 	for _, m := range legal {
 		p.MakeMove(m)
 		wdl, err := c.Tables.ProbeWDL(p)
@@ -301,6 +300,9 @@ func (s *Searcher) rootTables(legal *board.MoveList) {
 	s.tb.hits.Store(0)
 	s.tb.card = s.tbConf.cardinality()
 	s.rootInTB = false
+	if s.tb.card == 0 || s.pos.Occupied().Count() > s.tb.card {
+		return // no tables, or the root is not in them: no work on every search
+	}
 	moves := make([]board.Move, 0, legal.N)
 	for _, m := range legal.Slice() {
 		if s.searchSet == nil || s.searchSet[m] {

@@ -151,10 +151,25 @@ func (e *Engine) cmdSetOption(args []string) {
 	case "clear hash":
 		e.tt.Clear()
 		e.pool.Clear()
-	default:
-		if !e.setTBOption(id, val, hasValue) {
-			e.errorf("setoption: unknown option %q", id)
+	case "syzygypath":
+		e.setSyzygyPath(val)
+	case "syzygyprobedepth":
+		if n, ok := spin(1, maxTBProbeDepth); ok {
+			e.tb.probeDepth = n
+			e.applyTB()
 		}
+	case "syzygyprobelimit":
+		if n, ok := spin(0, 7); ok {
+			e.tb.probeLimit = n
+			e.applyTB()
+		}
+	case "syzygy50moverule":
+		if b, ok := check(); ok {
+			e.tb.rule50 = b
+			e.applyTB()
+		}
+	default:
+		e.errorf("setoption: unknown option %q", id)
 	}
 }
 

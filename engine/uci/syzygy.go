@@ -1,7 +1,6 @@
 package uci
 
 import (
-	"strconv"
 	"strings"
 	"sync"
 
@@ -40,43 +39,6 @@ func (e *Engine) sayTBOptions() {
 	e.say("option name SyzygyProbeLimit type spin default %d min 0 max 7", defaultTBProbeLimit)
 }
 
-// setTBOption handles a Syzygy option; false when id is not one.
-func (e *Engine) setTBOption(id, val string, hasValue bool) bool {
-	switch strings.ToLower(id) {
-	case "syzygypath":
-		e.setSyzygyPath(val)
-	case "syzygyprobedepth", "syzygyprobelimit":
-		lo, hi := 1, maxTBProbeDepth
-		if strings.EqualFold(id, "syzygyprobelimit") {
-			lo, hi = 0, 7
-		}
-		n, err := strconv.Atoi(val)
-		if !hasValue || err != nil || n < lo || n > hi {
-			e.errorf("setoption %s: value %q is not an integer from %d to %d", id, val, lo, hi)
-			return true
-		}
-		if lo == 1 {
-			e.tb.probeDepth = n
-		} else {
-			e.tb.probeLimit = n
-		}
-	case "syzygy50moverule":
-		switch strings.ToLower(val) {
-		case "true":
-			e.tb.rule50 = true
-		case "false":
-			e.tb.rule50 = false
-		default:
-			e.errorf("setoption %s: value %q is not true or false", id, val)
-			return true
-		}
-	default:
-		return false
-	}
-	e.applyTB()
-	return true
-}
-
 // setSyzygyPath opens the tables in the directories of path (separated by
 // ':', as Stockfish on Unix); "" or "<empty>" drops them. A path that
 // cannot be opened is refused and the tables in use stay.
@@ -105,6 +67,7 @@ func (e *Engine) setSyzygyPath(path string) {
 	}
 	e.tb.path, e.tb.tables = path, tables
 	e.tb.warned = sync.Map{}
+	e.applyTB()
 }
 
 // applyTB hands the tables and options to the search threads.
