@@ -1,33 +1,28 @@
-package datasets
+package datasets_test
 
 import (
-	"errors"
-	"io"
 	"path/filepath"
 	"testing"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/datasets/datagen"
+	"github.com/nnuelab/nnuelab/datasets/label"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // readHashes reads a dataset file and returns its records' board hashes.
 func readHashes(t *testing.T, path string) []uint64 {
 	t.Helper()
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	var hs []uint64
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return hs
-		}
+	for rec, err := range datasets.Records(path, datasets.Options{}).All() {
 		if err != nil {
 			t.Fatal(err)
 		}
 		hs = append(hs, rec.BoardHash())
 	}
+	return hs
 }
 
 // The committed self-play set (datasets/classical-2m: the datagen output
@@ -39,11 +34,11 @@ func readHashes(t *testing.T, path string) []uint64 {
 // one.
 func TestCommittedClassical2M(t *testing.T) {
 	dir := "classical-2m"
-	var gen GenManifest
+	var gen datagen.Manifest
 	if _, err := toml.DecodeFile(filepath.Join(dir, "datagen.manifest.toml"), &gen); err != nil {
 		t.Fatal(err)
 	}
-	var sh ShuffleManifest
+	var sh datasets.ShuffleManifest
 	if _, err := toml.DecodeFile(filepath.Join(dir, "shuffle.manifest.toml"), &sh); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +47,7 @@ func TestCommittedClassical2M(t *testing.T) {
 		t.Errorf("not the default settings: %+v", d)
 	}
 	all := filepath.Join(dir, gen.Output)
-	if sum, n, err := sha256File(all); err != nil || sum != gen.SHA256 || n != gen.Bytes {
+	if sum, n, err := fsutil.FileSHA256(all); err != nil || sum != gen.SHA256 || n != gen.Bytes {
 		t.Fatalf("%s: sha256 %s, %d bytes (%v); the manifest says %s, %d", all, sum, n, err, gen.SHA256, gen.Bytes)
 	}
 	hashes := readHashes(t, all)
@@ -62,7 +57,7 @@ func TestCommittedClassical2M(t *testing.T) {
 	if len(sh.Inputs) != 1 || sh.Inputs[0].SHA256 != gen.SHA256 || sh.Read != gen.Summary.Positions {
 		t.Fatalf("the split was not made from the datagen output: %+v", sh.Inputs)
 	}
-	var val, train *FileEntry
+	var val, train *datasets.FileEntry
 	for i := range sh.Outputs {
 		switch sh.Outputs[i].Split {
 		case "validation":
@@ -75,7 +70,7 @@ func TestCommittedClassical2M(t *testing.T) {
 		t.Fatalf("split outputs %+v", sh.Outputs)
 	}
 	vpath := filepath.Join(dir, val.Path)
-	if sum, n, err := sha256File(vpath); err != nil || sum != val.SHA256 || n != val.Bytes {
+	if sum, n, err := fsutil.FileSHA256(vpath); err != nil || sum != val.SHA256 || n != val.Bytes {
 		t.Fatalf("%s: sha256 %s, %d bytes (%v); the manifest says %s, %d", vpath, sum, n, err, val.SHA256, val.Bytes)
 	}
 	vh := readHashes(t, vpath)
@@ -103,15 +98,15 @@ func TestCommittedClassical2M(t *testing.T) {
 // less the ones dropped as mate.
 func TestCommittedFreshVal(t *testing.T) {
 	dir := "fresh-val"
-	var gen GenManifest
+	var gen datagen.Manifest
 	if _, err := toml.DecodeFile(filepath.Join(dir, "fresh-classical.bin.manifest.toml"), &gen); err != nil {
 		t.Fatal(err)
 	}
-	var lab LabelManifest
+	var lab label.Manifest
 	if _, err := toml.DecodeFile(filepath.Join(dir, "fresh-sf500.bin.manifest.toml"), &lab); err != nil {
 		t.Fatal(err)
 	}
-	var train GenManifest
+	var train datagen.Manifest
 	if _, err := toml.DecodeFile(filepath.Join("classical-2m", "datagen.manifest.toml"), &train); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +118,7 @@ func TestCommittedFreshVal(t *testing.T) {
 		size      int64
 	}{{gen.Output, gen.SHA256, gen.Bytes}, {lab.Output, lab.SHA256, lab.Bytes}} {
 		p := filepath.Join(dir, f.path)
-		if sum, n, err := sha256File(p); err != nil || sum != f.sum || n != f.size {
+		if sum, n, err := fsutil.FileSHA256(p); err != nil || sum != f.sum || n != f.size {
 			t.Fatalf("%s: sha256 %s, %d bytes (%v); the manifest says %s, %d", p, sum, n, err, f.sum, f.size)
 		}
 	}
@@ -153,16 +148,16 @@ func TestCommittedSelfplay(t *testing.T) {
 		t.Fatalf("no committed self-play shards (%v)", err)
 	}
 	for _, m := range manifests {
-		var gen GenManifest
+		var gen datagen.Manifest
 		if _, err := toml.DecodeFile(m, &gen); err != nil {
 			t.Fatal(err)
 		}
 		shard := filepath.Join(filepath.Dir(m), filepath.Base(gen.Output))
-		if sum, n, err := sha256File(shard); err != nil || sum != gen.SHA256 || n != gen.Bytes {
+		if sum, n, err := fsutil.FileSHA256(shard); err != nil || sum != gen.SHA256 || n != gen.Bytes {
 			t.Errorf("%s: sha256 %s, %d bytes (%v); the manifest says %s, %d", shard, sum, n, err, gen.SHA256, gen.Bytes)
 			continue
 		}
-		if n := len(readHashes(t, shard)); int64(n) != gen.Summary.Positions || gen.Settings.Keep != KeepAll {
+		if n := len(readHashes(t, shard)); int64(n) != gen.Summary.Positions || gen.Settings.Keep != datagen.KeepAll {
 			t.Errorf("%s: %d positions, the manifest says %d (keep %q)", shard, n, gen.Summary.Positions, gen.Settings.Keep)
 		}
 	}

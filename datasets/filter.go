@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nnuelab/nnuelab/datasets/internal/splitmix"
 	"github.com/nnuelab/nnuelab/engine/board"
 )
 
@@ -33,7 +34,7 @@ type Filter struct {
 	OneIn int `toml:"one_in" json:"one_in,omitempty"`
 }
 
-// DefaultFilter is datagen's own choice for quiet positions (GenConfig.Keep
+// DefaultFilter is datagen's own choice for quiet positions (datagen.Config.Keep
 // "quiet"): from ply 16, not in check, quiet move, no mate score (nnuelab's
 // mate scores start at 30872, Stockfish's "no score" is 32002). On data that
 // datagen or label filtered when they wrote it, it drops nothing.
@@ -54,7 +55,7 @@ const sampleSalt = 0x5ca1ab1e0ddba11
 // Sampled reports whether OneIn's subsample keeps r (always, when OneIn
 // is 0 or 1).
 func (f Filter) Sampled(r *Record) bool {
-	return f.OneIn <= 1 || mix64(r.BoardHash()^sampleSalt)%uint64(f.OneIn) == 0
+	return f.OneIn <= 1 || splitmix.Mix64(r.BoardHash()^sampleSalt)%uint64(f.OneIn) == 0
 }
 
 // Keep reports whether r passes the filter.

@@ -1,13 +1,17 @@
-// Package datasets holds nnuelab's training-position formats and the tools
-// that make and move them: the Record type (one position with its score and
-// game result), the CudAD text format "FEN [wdl] score", a packed 32-byte
-// binary record in zstd-compressed packs, streaming readers and atomic
-// writers, self-play data generation, relabelling with a UCI engine,
-// external-memory shuffling and dataset statistics.
+// Package datasets holds nnuelab's training-position formats: the Record
+// type (one position with its score, game result and the move played), the
+// CudAD text format "FEN [wdl] score" (plain or zstd), a packed 32-byte
+// binary record in zstd-compressed packs, Stockfish's .binpack and .plain,
+// and bullet's bulletformat; streaming readers and atomic writers for each,
+// the position filter, external-memory shuffling and dataset statistics.
+// Making data is elsewhere: datasets/datagen plays self-play games and
+// datasets/label rescores a set with a UCI engine, so that reading a file
+// needs neither the search nor a process spawner.
 //
-// The trainer's view of the package is small: Open a file (text, text.zst or
-// binary pack, detected from its content), call Next until io.EOF, and read
-// each Record's Score, Result and pieces (Record.Pieces walks them without
+// The trainer's view of the package is small: Records(path, opts).All()
+// ranges over a file's records (text, text.zst, binary pack, binpack or
+// .plain, detected from the content; bullet by name), and each Record
+// gives its Score, Result and pieces (Record.Pieces walks them without
 // building a board.Position).
 package datasets
 
@@ -19,6 +23,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nnuelab/nnuelab/datasets/internal/splitmix"
 	"github.com/nnuelab/nnuelab/engine/board"
 )
 
@@ -267,19 +272,10 @@ func (r *Record) BoardHash() uint64 {
 	}
 	lo := binary.LittleEndian.Uint64(r.pieces[0:8])
 	hi := binary.LittleEndian.Uint64(r.pieces[8:16])
-	h := mix64(uint64(r.occ) ^ 0x9e3779b97f4a7c15)
-	h = mix64(h ^ lo)
-	h = mix64(h ^ hi)
-	return mix64(h ^ uint64(r.flags&flagBlackToMove)<<8 ^ ep)
-}
-
-// mix64 is the splitmix64 finaliser.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
+	h := splitmix.Mix64(uint64(r.occ) ^ 0x9e3779b97f4a7c15)
+	h = splitmix.Mix64(h ^ lo)
+	h = splitmix.Mix64(h ^ hi)
+	return splitmix.Mix64(h ^ uint64(r.flags&flagBlackToMove)<<8 ^ ep)
 }
 
 // FEN returns the position in FEN, with the castling field written the way it

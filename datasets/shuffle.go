@@ -17,6 +17,7 @@ import (
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/version"
 
+	"github.com/nnuelab/nnuelab/datasets/internal/splitmix"
 	"github.com/nnuelab/nnuelab/engine/board"
 )
 
@@ -65,7 +66,7 @@ func IsValidation(h, seed uint64, frac float64) bool {
 	if frac <= 0 {
 		return false
 	}
-	u := float64(mix64(h^mix64(seed^0xa0761d6478bd642f))>>11) / (1 << 53)
+	u := float64(splitmix.Mix64(h^splitmix.Mix64(seed^0xa0761d6478bd642f))>>11) / (1 << 53)
 	return u < frac
 }
 
@@ -168,7 +169,7 @@ func Shuffle(inputs []string, cfg ShuffleConfig) (ShuffleSummary, error) {
 			}
 		}
 	}
-	r := newRNG(cfg.Seed, 0)
+	r := splitmix.New(cfg.Seed, 0)
 	for _, in := range inputs {
 		rd, err := OpenWith(in, cfg.Read)
 		if err != nil {
@@ -189,7 +190,7 @@ func Shuffle(inputs []string, cfg ShuffleConfig) (ShuffleSummary, error) {
 			if splits == 2 && IsValidation(rec.BoardHash(), cfg.Seed, cfg.ValFrac) {
 				s = 1
 			}
-			if err := bw[s][r.intn(buckets)].write(&rec); err != nil {
+			if err := bw[s][r.Intn(buckets)].write(&rec); err != nil {
 				rd.Close()
 				closeAll()
 				return sum, err
@@ -280,9 +281,9 @@ func Shuffle(inputs []string, cfg ShuffleConfig) (ShuffleSummary, error) {
 }
 
 // shuffleRecords is a Fisher-Yates shuffle.
-func shuffleRecords(recs []Record, r *rng) {
+func shuffleRecords(recs []Record, r *splitmix.RNG) {
 	for i := len(recs) - 1; i > 0; i-- {
-		j := r.intn(i + 1)
+		j := r.Intn(i + 1)
 		recs[i], recs[j] = recs[j], recs[i]
 	}
 }
@@ -408,7 +409,7 @@ func NewShuffleManifest(command string, inputs []string, cfg ShuffleConfig, sum 
 	m := &ShuffleManifest{Command: command, EngineRevision: version.Revision(), Seed: cfg.Seed,
 		ValFrac: cfg.ValFrac, Read: sum.Read, Skipped: sum.Skipped}
 	entry := func(path, name, split string, records int64) (FileEntry, error) {
-		h, n, err := sha256File(path)
+		h, n, err := fsutil.FileSHA256(path)
 		return FileEntry{Path: name, Split: split, Records: records, SHA256: h, Bytes: n}, err
 	}
 	for _, in := range inputs {

@@ -59,10 +59,10 @@ func RemoveStaleTemps(path string) ([]string, error) {
 	return removeStaleTemps(dir, func(base string) bool { return base == want })
 }
 
-// removeStaleTempsIn removes the temporary files of atomic writes of any
+// RemoveStaleTempsIn removes the temporary files of atomic writes of any
 // name in dir whose process is gone (a datagen's or label's parts folder:
 // game, chunk and settings files), and returns their paths.
-func removeStaleTempsIn(dir string) ([]string, error) {
+func RemoveStaleTempsIn(dir string) ([]string, error) {
 	return removeStaleTemps(dir, func(string) bool { return true })
 }
 

@@ -1,64 +1,16 @@
 package datasets
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/nnuelab/nnuelab/datasets/internal/datatest"
 )
-
-// deadPID returns the PID of a process that has exited (and been reaped).
-func deadPID(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Skipf("no `true` to run: %v", err)
-	}
-	return cmd.Process.Pid
-}
-
-// livePID starts a process that lives until the test ends.
-func livePID(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command("sleep", "600")
-	if err := cmd.Start(); err != nil {
-		t.Skipf("no `sleep` to run: %v", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return cmd.Process.Pid
-}
-
-// makeTemp creates a file (or folder) with mtime age ago and returns it.
-func makeTemp(t *testing.T, path string, dir bool, age time.Duration) string {
-	t.Helper()
-	var err error
-	if dir {
-		err = os.MkdirAll(path, 0o755)
-		if err == nil {
-			err = os.WriteFile(filepath.Join(path, "0-00000"), make([]byte, 1000), 0o644)
-		}
-	} else {
-		err = os.WriteFile(path, []byte("partial output"), 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if age > 0 {
-		old := time.Now().Add(-age)
-		if dir {
-			os.Chtimes(filepath.Join(path, "0-00000"), old, old)
-		}
-		if err := os.Chtimes(path, old, old); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return path
-}
 
 // TestRemoveStaleTemps: after a kill -9 an atomic write's temp file
 // ".NAME.tmpPID-N" stays; the next write of NAME removes it when its
@@ -67,7 +19,7 @@ func makeTemp(t *testing.T, path string, dir bool, age time.Duration) string {
 func TestRemoveStaleTemps(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.bin")
-	dead, live, self := deadPID(t), livePID(t), os.Getpid()
+	dead, live, self := datatest.DeadPID(t), datatest.LivePID(t), os.Getpid()
 	tmp := func(base string, pid, n int) string {
 		return filepath.Join(dir, tempName(base, pid, uint64(n)))
 	}
@@ -102,7 +54,7 @@ func TestRemoveStaleTemps(t *testing.T) {
 	setup := func() {
 		for _, c := range cases {
 			os.RemoveAll(c.path)
-			makeTemp(t, c.path, c.dir, c.age)
+			datatest.MakeTemp(t, c.path, c.dir, c.age)
 		}
 	}
 	check := func(how string) {
@@ -160,7 +112,7 @@ func TestShuffleRemovesStaleTemps(t *testing.T) {
 	out := filepath.Join(dir, "out.bin")
 	host, _ := os.Hostname()
 	host = sanitizeHost(host)
-	dead, live := deadPID(t), livePID(t)
+	dead, live := datatest.DeadPID(t), datatest.LivePID(t)
 	shuf := func(host string, pid int) string {
 		return filepath.Join(dir, ".shuffle-"+host+"-"+strconv.Itoa(pid)+"-12345")
 	}
@@ -180,7 +132,7 @@ func TestShuffleRemovesStaleTemps(t *testing.T) {
 		{"a live process's output temp", filepath.Join(dir, tempName("out.bin", live, 8)), false, false, false, true},
 	}
 	for _, c := range cases {
-		makeTemp(t, c.path, c.dir, 0)
+		datatest.MakeTemp(t, c.path, c.dir, 0)
 	}
 	s, err := Shuffle([]string{in}, ShuffleConfig{Seed: 1, Outputs: []string{out}})
 	if err != nil {
@@ -206,92 +158,4 @@ func TestShuffleRemovesStaleTemps(t *testing.T) {
 	if p := shufflePrefix(); !shuffleDirRE.MatchString(p + "42") {
 		t.Errorf("shuffle folder %q does not parse", p+"42")
 	}
-}
-
-// staleCase is a temporary file a test lays out, and whether a run must
-// remove it.
-type staleCase struct {
-	name   string
-	path   string
-	remove bool
-}
-
-// layTemps creates the temporaries of a dead and of a live process for each
-// of names in dir.
-func layTemps(t *testing.T, dir string, dead, live int, names ...string) []staleCase {
-	t.Helper()
-	var cases []staleCase
-	for i, n := range names {
-		cases = append(cases,
-			staleCase{"a dead process's temp of " + n, makeTemp(t, filepath.Join(dir, tempName(n, dead, uint64(2*i+1))), false, 0), true},
-			staleCase{"a live process's temp of " + n, makeTemp(t, filepath.Join(dir, tempName(n, live, uint64(2*i+2))), false, 0), false})
-	}
-	return cases
-}
-
-func checkTemps(t *testing.T, how string, cases []staleCase) {
-	t.Helper()
-	for _, c := range cases {
-		_, err := os.Stat(c.path)
-		if gone := os.IsNotExist(err); gone != c.remove {
-			t.Errorf("%s: %s: removed %v, want %v", how, c.name, gone, c.remove)
-		}
-	}
-}
-
-// TestGenerateRemovesOnlyStaleTemps: a datagen run resuming in its parts
-// folder removes the temporaries (games, chunks, settings; its output's
-// and manifest's beside it) of processes that are gone, and leaves those
-// of a live process (which will rename them into place).
-func TestGenerateRemovesOnlyStaleTemps(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "a.bin")
-	cfg := testGenConfig(4)
-	cancelled, cancel := context.WithCancel(context.Background())
-	cancel()
-	// A run stopped at once: its parts folder and settings stay.
-	if _, err := Generate(cancelled, cfg, out, GenOptions{}); err == nil {
-		t.Fatal("a cancelled run finished")
-	}
-	if _, err := os.Stat(filepath.Join(PartsDir(out), "settings.toml")); err != nil {
-		t.Fatal(err)
-	}
-	dead, live := deadPID(t), livePID(t)
-	cases := layTemps(t, PartsDir(out), dead, live, "g-00000001.txt", "c-00000000.txt.zst", "settings.toml")
-	cases = append(cases, layTemps(t, dir, dead, live, "a.bin", "a.bin.manifest.toml")...)
-	if _, err := Generate(cancelled, cfg, out, GenOptions{}); err == nil {
-		t.Fatal("a cancelled run finished")
-	}
-	checkTemps(t, "resumed datagen", cases)
-	// The run finishes with the live process's temporaries in place.
-	generate(t, cfg, out)
-	checkTemps(t, "finished datagen", cases[6:])
-}
-
-// TestLabelRemovesOnlyStaleTemps: as TestGenerateRemovesOnlyStaleTemps,
-// for a labelling run.
-func TestLabelRemovesOnlyStaleTemps(t *testing.T) {
-	dir := t.TempDir()
-	in, _ := labelInput(t, dir, 120)
-	cfg := fakeEngine(t)
-	out := filepath.Join(dir, "out.bin")
-	cancelled, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := Label(cancelled, []string{in}, out, cfg); err == nil {
-		t.Fatal("a cancelled run finished")
-	}
-	if _, err := os.Stat(filepath.Join(PartsDir(out), "settings.toml")); err != nil {
-		t.Fatal(err)
-	}
-	dead, live := deadPID(t), livePID(t)
-	cases := layTemps(t, PartsDir(out), dead, live, "c-00000001.txt.zst", "settings.toml")
-	cases = append(cases, layTemps(t, dir, dead, live, "out.bin", "out.bin.manifest.toml")...)
-	if _, err := Label(cancelled, []string{in}, out, cfg); err == nil {
-		t.Fatal("a cancelled run finished")
-	}
-	checkTemps(t, "resumed label", cases)
-	if _, err := Label(context.Background(), []string{in}, out, cfg); err != nil {
-		t.Fatal(err)
-	}
-	checkTemps(t, "finished label", cases[4:])
 }

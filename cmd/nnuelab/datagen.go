@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/datasets/datagen"
 	"github.com/nnuelab/nnuelab/engine/eval"
 	"github.com/nnuelab/nnuelab/internal/cputime"
 	_ "github.com/nnuelab/nnuelab/nets" // every architecture the engine can load
@@ -19,7 +20,7 @@ func init() {
 
 func runDatagen(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("datagen", "datagen --out FILE (--games N | --positions N) [flags]", stderr)
-	d := datasets.DefaultGenConfig()
+	d := datagen.DefaultConfig()
 	out := fs.String("out", "", "output file: .binpack (Stockfish's binpack), .bin (binary pack), .txt, .txt.zst, .plain or .bullet; work in progress is kept in FILE.parts/")
 	fs.Uint64Var(&d.Seed, "seed", d.Seed, "seed of the game stream")
 	fs.Int64Var(&d.Games, "games", 0, "games of the whole run over all shards (0: no limit)")
@@ -63,17 +64,17 @@ func runDatagen(args []string, stdout, stderr io.Writer) error {
 	}
 	if d.Keep == "" {
 		if f, err := datasets.FormatOf(*out); err == nil && (f == datasets.FormatBinpack || f == datasets.FormatPlain) {
-			d.Keep = datasets.KeepAll
+			d.Keep = datagen.KeepAll
 		}
 	}
 	st := newStatus(stderr, *quiet)
-	var last datasets.GenProgress
+	var last datagen.Progress
 	cpu0 := cputime.Process()
 	ctx, stop := interruptible()
 	defer stop()
-	m, err := datasets.Generate(ctx, d, *out, datasets.GenOptions{
+	m, err := datagen.Generate(ctx, d, *out, datagen.Options{
 		Command: "nnuelab datagen " + strings.Join(args, " "),
-		Progress: func(p datasets.GenProgress) {
+		Progress: func(p datagen.Progress) {
 			last = p
 			games := fmt.Sprint(p.Games)
 			if p.TargetGames > 0 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/datasets/label"
 )
 
 func init() {
@@ -71,7 +72,7 @@ func runLabel(args []string, stdout, stderr io.Writer) error {
 	st := newStatus(stderr, *quiet)
 	ctx, stop := interruptible()
 	defer stop()
-	m, err := datasets.Label(ctx, fs.Args(), *out, datasets.LabelConfig{
+	m, err := label.Run(ctx, fs.Args(), *out, label.Config{
 		Engine: *engine, Args: strings.Fields(*engineArgs), Options: opts,
 		Nodes: *nodes, Depth: *depth, ChunkRecords: *chunk, Limit: *limit, SkipBad: *skipBad,
 		Shard: k, Shards: n, Syzygy: *syzygyDirs,

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/nnuelab/nnuelab/archs"
-	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/datasets/datagen"
 	"github.com/nnuelab/nnuelab/experiments/data"
 	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/experiments/plan"
@@ -802,7 +802,7 @@ func (r *genRunner) genText(g *generation) string {
 func (r *genRunner) selfplayText() string {
 	g := r.g
 	keep := "quiet positions (.bin shards)"
-	if g.Keep == datasets.KeepAll {
+	if g.Keep == datagen.KeepAll {
 		keep = "every searched position (.binpack shards)"
 	}
 	limit := fmt.Sprintf("%d nodes", g.Nodes)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/bench/stats"
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/datasets/datagen"
 	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
 	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/experiments/metrics"
@@ -107,7 +108,7 @@ func TestGenerationsManifest(t *testing.T) {
 	dir := t.TempDir()
 	m := writeManifest(t, dir, "g.toml", genHead(shippedChess768(t))+genTail)
 	g := m.Generations
-	if !g.WarmStart || g.Filter != "default" || g.Seed != 101 || g.RandomPlies != 10 || g.Keep != datasets.KeepAll {
+	if !g.WarmStart || g.Filter != "default" || g.Seed != 101 || g.RandomPlies != 10 || g.Keep != datagen.KeepAll {
 		t.Errorf("defaults: %+v", g)
 	}
 	if e := m.Elo; e.Games != 4 || e.MaxGames != 4 || e.SPRT == nil || e.SPRT.Elo0 != 0 || e.SPRT.Elo1 != 10 || e.SPRT.Model != "normalized" {
@@ -194,7 +195,7 @@ func TestGenerationsPlan(t *testing.T) {
 		if tk.Kind == plan.KindDatagen {
 			shards = append(shards, tk.ID)
 			gc := tk.Data.Gen
-			if gc.EvalFile != "" || gc.Arch != "chess768" || gc.Keep != datasets.KeepAll || gc.Seed != 101 || gc.Shards != 2 || gc.Positions != 400 || gc.Nodes != 200 {
+			if gc.EvalFile != "" || gc.Arch != "chess768" || gc.Keep != datagen.KeepAll || gc.Seed != 101 || gc.Shards != 2 || gc.Positions != 400 || gc.Nodes != 200 {
 				t.Errorf("%s: %+v", tk.ID, gc)
 			}
 			if !strings.HasSuffix(tk.Data.Out, ".binpack") {
@@ -765,8 +766,8 @@ func TestShippedGenerations(t *testing.T) {
 			continue
 		}
 		n++
-		want := datasets.DefaultGenConfig() // the flags' defaults, as cmd/nnuelab/datagen.go sets them
-		want.Positions, want.Seed, want.Arch, want.Keep = 4000000, 101, "chess768", datasets.KeepAll
+		want := datagen.DefaultConfig() // the flags' defaults, as cmd/nnuelab/datagen.go sets them
+		want.Positions, want.Seed, want.Arch, want.Keep = 4000000, 101, "chess768", datagen.KeepAll
 		want.Shard, want.Shards = n, 4
 		got := *tk.Data.Gen
 		got.Threads, want.Threads = 0, 0 // not a setting (toml:"-"): it does not change the games

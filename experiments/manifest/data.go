@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/datasets/datagen"
 )
 
 // This file holds the datasets an experiment makes itself: self-play games
@@ -133,7 +133,7 @@ func (m *Manifest) DefaultsMade() *Error {
 			g.Nodes = 5000
 		}
 		if g.RandomPlies == 0 {
-			g.RandomPlies = datasets.DefaultGenConfig().RandomPlies
+			g.RandomPlies = datagen.DefaultConfig().RandomPlies
 		}
 	}
 	for i := range m.Label {
@@ -181,12 +181,12 @@ func (m *Manifest) checkMade() *Error {
 			return &Error{Key: key + ".max_opening_score", Reason: fmt.Sprintf("must be 0 (every opening) or a bound in centipawns > 0, got %d", g.MaxOpeningScore)}
 		case g.SoftNodes > 0 && g.Nodes > 0 && g.SoftNodes > g.Nodes:
 			return &Error{Key: key + ".soft_nodes", Reason: fmt.Sprintf("%d is above the hard limit nodes = %d", g.SoftNodes, g.Nodes)}
-		case g.Start != "" && g.Start != datasets.StartStandard && g.Start != datasets.StartChess960 && g.Start != datasets.StartDFRC:
-			return &Error{Key: key + ".start", Reason: fmt.Sprintf("%q is not one of %s, %s, %s", g.Start, datasets.StartStandard, datasets.StartChess960, datasets.StartDFRC)}
+		case g.Start != "" && g.Start != datagen.StartStandard && g.Start != datagen.StartChess960 && g.Start != datagen.StartDFRC:
+			return &Error{Key: key + ".start", Reason: fmt.Sprintf("%q is not one of %s, %s, %s", g.Start, datagen.StartStandard, datagen.StartChess960, datagen.StartDFRC)}
 		case g.WinScore < 0 || g.WinPlies < 0 || g.DrawScore < 0 || g.DrawPlies < 0:
 			return &Error{Key: key, Reason: "win_score, win_plies, draw_score and draw_plies must be >= 0 (0: datagen's default)"}
-		case g.Keep != "" && g.Keep != datasets.KeepQuiet && g.Keep != datasets.KeepAll:
-			return &Error{Key: key + ".keep", Reason: fmt.Sprintf("%q is not one of %s, %s", g.Keep, datasets.KeepQuiet, datasets.KeepAll)}
+		case g.Keep != "" && g.Keep != datagen.KeepQuiet && g.Keep != datagen.KeepAll:
+			return &Error{Key: key + ".keep", Reason: fmt.Sprintf("%q is not one of %s, %s", g.Keep, datagen.KeepQuiet, datagen.KeepAll)}
 		case g.Net != "" && strings.TrimSpace(g.Net) == "":
 			return &Error{Key: key + ".net", Reason: "an empty path"}
 		}

@@ -7,8 +7,9 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
 	"github.com/nnuelab/nnuelab/archs"
-	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/datasets/datagen"
 	"github.com/nnuelab/nnuelab/nets"
 )
 
@@ -286,17 +287,17 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 		g.Nodes = 5000
 	}
 	if !md.IsDefined("generations", "random_plies") {
-		g.RandomPlies = datasets.DefaultGenConfig().RandomPlies
+		g.RandomPlies = datagen.DefaultConfig().RandomPlies
 	}
 	if !md.IsDefined("generations", "warm_start") {
 		g.WarmStart = true
 	}
-	if g.Keep == datasets.KeepQuiet {
+	if g.Keep == datagen.KeepQuiet {
 		g.Keep = "" // one spelling of the default
 	}
 	if g.Filter == "" {
 		g.Filter = "none"
-		if g.Keep == datasets.KeepAll {
+		if g.Keep == datagen.KeepAll {
 			g.Filter = "default"
 		}
 	}
@@ -314,8 +315,8 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 		return bad("generations.shards", "must be 1..10000, got %d", g.Shards)
 	case g.Depth < 0 || g.RandomPlies < 0:
 		return bad("generations.depth", "depth and random_plies must be >= 0")
-	case g.Keep != "" && g.Keep != datasets.KeepAll:
-		return bad("generations.keep", "%q is not one of %s, %s", g.Keep, datasets.KeepQuiet, datasets.KeepAll)
+	case g.Keep != "" && g.Keep != datagen.KeepAll:
+		return bad("generations.keep", "%q is not one of %s, %s", g.Keep, datagen.KeepQuiet, datagen.KeepAll)
 	case g.Window < 0:
 		return bad("generations.window", "must be >= 0 (0 = every generation's data), got %d", g.Window)
 	case g.LabelEngine != "" && !rescores:

@@ -13,6 +13,7 @@ import (
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/datasets/datagen"
 	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/experiments/metrics"
 )
@@ -116,7 +117,7 @@ func EstimateTask(p *Plan, t *Task) float64 {
 	case KindDatagen:
 		g := t.Data.Gen
 		plies := estPliesPerPos
-		if g.Keep == datasets.KeepAll {
+		if g.Keep == datagen.KeepAll {
 			plies = 1 // every searched position is recorded
 		}
 		return filePositions(p, t.Data.Out) * plies * float64(max(g.Nodes, 1000)) / estDatagenNPS

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/datasets/datagen"
 	"github.com/nnuelab/nnuelab/engine/eval"
 	"github.com/nnuelab/nnuelab/experiments/data"
 	"github.com/nnuelab/nnuelab/experiments/manifest"
@@ -27,7 +27,7 @@ type MadeData struct {
 // DataJob is one shard of a made dataset.
 type DataJob struct {
 	// Gen is a self-play shard's configuration (datagen).
-	Gen *datasets.GenConfig `json:"gen,omitempty"`
+	Gen *datagen.Config `json:"gen,omitempty"`
 	// Label shard: the engine, its options and limits, the shard, and the
 	// input files.
 	Engine  string      `json:"engine,omitempty"`
@@ -102,7 +102,7 @@ func (p *Plan) planMade() error {
 		d := &MadeData{Ref: manifest.RefDatagen + g.Name, Key: key}
 		dir := filepath.Join(p.Cache, "datagen-"+key[:16])
 		ext := ".bin"
-		if cfg.Keep == datasets.KeepAll {
+		if cfg.Keep == datagen.KeepAll {
 			// Every position with its move: a game's positions chain in
 			// Stockfish's binpack at 2-3 bytes each.
 			ext = ".binpack"
@@ -180,14 +180,14 @@ func (p *Plan) planMade() error {
 // never by path; a net equal to the arch's shipped net is the shipped net
 // (EvalFile "", as `nnuelab datagen --arch NAME` without --evalfile). Sets
 // without net and keep have the keys they had before these keys existed.
-func (p *Plan) datagenConfig(g manifest.DatagenSpec) (string, datasets.GenConfig, error) {
+func (p *Plan) datagenConfig(g manifest.DatagenSpec) (string, datagen.Config, error) {
 	m := p.Manifest
-	cfg := datasets.DefaultGenConfig()
+	cfg := datagen.DefaultConfig()
 	cfg.Seed, cfg.Positions, cfg.Games = g.Seed, g.Positions, g.Games
 	cfg.Arch, cfg.Nodes, cfg.Depth, cfg.RandomPlies = g.Arch, g.Nodes, g.Depth, g.RandomPlies
 	cfg.Shards, cfg.MaxOpeningScore = g.Shards, g.MaxOpeningScore
 	cfg.SoftNodes = g.SoftNodes
-	if g.Start != datasets.StartStandard {
+	if g.Start != datagen.StartStandard {
 		cfg.Start = g.Start // "standard" is stored empty: the same games, the same key
 	}
 	for _, o := range []struct {
@@ -198,8 +198,8 @@ func (p *Plan) datagenConfig(g manifest.DatagenSpec) (string, datasets.GenConfig
 			*o.dst = o.v
 		}
 	}
-	if g.Keep == datasets.KeepAll {
-		cfg.Keep = datasets.KeepAll // "quiet" is stored empty: the same games, the same key
+	if g.Keep == datagen.KeepAll {
+		cfg.Keep = datagen.KeepAll // "quiet" is stored empty: the same games, the same key
 	}
 	if g.ArchID == "" && (strings.HasSuffix(g.Arch, ".toml") || strings.ContainsRune(g.Arch, '/')) {
 		cfg.Arch = m.Path(g.Arch)
@@ -215,7 +215,7 @@ func (p *Plan) datagenConfig(g manifest.DatagenSpec) (string, datasets.GenConfig
 	keyed.Arch = g.Arch // as written: a path relative to the manifest
 	if cfg.Syzygy != "" {
 		// The tables by content, wherever they are.
-		sums, err := datasets.SyzygyTables(cfg.Syzygy)
+		sums, err := datagen.SyzygyTables(cfg.Syzygy)
 		if err != nil {
 			return "", cfg, fmt.Errorf("syzygy: %w", err)
 		}
@@ -248,7 +248,7 @@ func (p *Plan) datagenConfig(g manifest.DatagenSpec) (string, datasets.GenConfig
 	key := keyOf(struct {
 		Version int
 		Kind    string
-		Gen     datasets.GenConfig
+		Gen     datagen.Config
 	}{PlanVersion, KindDatagen, keyed})
 	return key, cfg, nil
 }
@@ -256,7 +256,7 @@ func (p *Plan) datagenConfig(g manifest.DatagenSpec) (string, datasets.GenConfig
 // checkPlayer checks that a self-play set's evaluator loads, when its
 // files exist (a net or architecture file the driver provides later is
 // checked when the shards run).
-func checkPlayer(cfg datasets.GenConfig, g manifest.DatagenSpec) error {
+func checkPlayer(cfg datagen.Config, g manifest.DatagenSpec) error {
 	if cfg.EvalFile != "" && !FileExists(cfg.EvalFile) || g.ArchID != "" && !FileExists(cfg.Arch) {
 		return nil
 	}
@@ -292,7 +292,7 @@ func MadeLines(p *Plan) []string {
 						player += ", net " + filepath.Base(g.Net)
 					}
 					what = fmt.Sprintf("self-play of nnuelab (%s) at %d nodes per move, seed %d", player, g.Nodes, g.Seed)
-					if g.Keep == datasets.KeepAll {
+					if g.Keep == datagen.KeepAll {
 						what += ", every searched position kept (binpack)"
 					}
 				}

@@ -8,16 +8,18 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
 	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/datasets/datagen"
 	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/experiments/plan"
 	"github.com/nnuelab/nnuelab/experiments/records"
 	"github.com/nnuelab/nnuelab/internal/plotaxis"
 	"github.com/nnuelab/nnuelab/internal/svgplot"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // scalingRow is one point: a variant, the self-play positions it trained
@@ -98,7 +100,7 @@ func filePositionsMade(p *plan.Plan, f string) (float64, error) {
 			return 0, fmt.Errorf("shard %s: task %s has no result", f, t.ID)
 		}
 	}
-	var gm datasets.GenManifest
+	var gm datagen.Manifest
 	data, err := os.ReadFile(datasets.ManifestPath(f))
 	if err != nil {
 		return 0, fmt.Errorf("%s: no datagen manifest beside it to count its positions: %w", f, err)

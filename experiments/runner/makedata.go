@@ -8,7 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/datasets/datagen"
+	"github.com/nnuelab/nnuelab/datasets/label"
 	"github.com/nnuelab/nnuelab/experiments/plan"
 	"github.com/nnuelab/nnuelab/internal/cputime"
 )
@@ -25,15 +26,15 @@ func runMakeData(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer)
 	lastLog := time.Now()
 	var positions int64
 	var sum string
-	var made datasets.GenProgress
+	var made datagen.Progress
 	cpu0 := cputime.Process()
 	switch t.Kind {
 	case plan.KindDatagen:
 		cfg := *j.Gen
 		cfg.Threads = 1
-		gm, err := datasets.Generate(ctx, cfg, j.Out, datasets.GenOptions{
+		gm, err := datagen.Generate(ctx, cfg, j.Out, datagen.Options{
 			Command: "nnuelab experiment task " + t.ID,
-			Progress: func(g datasets.GenProgress) {
+			Progress: func(g datagen.Progress) {
 				made = g
 				if time.Since(lastLog) > 30*time.Second {
 					lastLog = time.Now()
@@ -46,7 +47,7 @@ func runMakeData(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer)
 		}
 		positions, sum = gm.Summary.Positions, gm.SHA256
 	case plan.KindLabel:
-		lm, err := datasets.Label(ctx, j.Inputs, j.Out, datasets.LabelConfig{
+		lm, err := label.Run(ctx, j.Inputs, j.Out, label.Config{
 			Engine: j.Engine, Options: j.Options, Nodes: j.Nodes, Depth: j.Depth,
 			ChunkRecords: plan.LabelChunk, Shard: j.Shard, Shards: j.Shards,
 			Processes: 1, Timeout: time.Minute,

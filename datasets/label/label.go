@@ -1,11 +1,14 @@
-package datasets
+// Package label rescores a data set with a UCI engine at fixed nodes or
+// depth (Stockfish, or nnuelab itself), keeping each record's game result or
+// taking the Syzygy tables' where they hold the position; sharded and
+// resumable like datagen (`nnuelab label`, an experiment's label task).
+package label
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"github.com/nnuelab/nnuelab/engine/syzygy"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,16 +17,21 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nnuelab/nnuelab/engine/syzygy"
+
 	"github.com/BurntSushi/toml"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/datasets/internal/runparts"
+	"github.com/nnuelab/nnuelab/datasets/internal/tablebase"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/version"
 )
 
-// LabelConfig says how Label rescores a dataset. All fields but Processes,
+// Config says how Label rescores a dataset. All fields but Processes,
 // Timeout and Progress decide the output.
-type LabelConfig struct {
+type Config struct {
 	// Engine is the UCI engine's path, Args its arguments, Options the
 	// "setoption" pairs sent after uci (for example Threads=1, Hash=16).
 	Engine  string      `toml:"engine"`
@@ -70,41 +78,41 @@ type LabelConfig struct {
 	Progress func(done int64, rate float64) `toml:"-"`
 }
 
-// LabelSummary counts what Label did.
-type LabelSummary struct {
+// Summary counts what Label did.
+type Summary struct {
 	Read     int64 `toml:"read"`      // valid input records considered
 	Labelled int64 `toml:"labelled"`  // records written
 	Mate     int64 `toml:"mate"`      // dropped: the engine reported a mate score
 	NoMove   int64 `toml:"no_move"`   // dropped: no legal move
 	BadInput int64 `toml:"bad_input"` // malformed entries skipped (SkipBad)
 	// Tablebase counts the records written whose result the tables gave
-	// (LabelConfig.Syzygy), Changed those of them whose result differed
+	// (Config.Syzygy), Changed those of them whose result differed
 	// from their game's.
 	Tablebase int64 `toml:"tablebase,omitempty"`
 	Changed   int64 `toml:"tablebase_changed,omitempty"`
 }
 
-// LabelManifest is written beside the output as OUT.manifest.toml.
-type LabelManifest struct {
-	Command        string       `toml:"command"`
-	EngineRevision string       `toml:"nnuelab_revision"`
-	Output         string       `toml:"output"`
-	SHA256         string       `toml:"sha256"`
-	Bytes          int64        `toml:"bytes"`
-	Settings       LabelConfig  `toml:"settings"`
-	Summary        LabelSummary `toml:"summary"`
+// Manifest is written beside the output as OUT.manifest.toml.
+type Manifest struct {
+	Command        string  `toml:"command"`
+	EngineRevision string  `toml:"nnuelab_revision"`
+	Output         string  `toml:"output"`
+	SHA256         string  `toml:"sha256"`
+	Bytes          int64   `toml:"bytes"`
+	Settings       Config  `toml:"settings"`
+	Summary        Summary `toml:"summary"`
 }
 
-// Label rescores every position of the inputs with a UCI engine at fixed
+// Run rescores every position of the inputs with a UCI engine at fixed
 // nodes or depth, keeping each record's game result, and writes the records
 // (score from White's view) to out, with OUT.manifest.toml beside it.
 // Positions the engine scores as mate, or where it has no move, are dropped
 // and counted.
 //
 // Like Generate it is resumable: finished chunks are kept (atomically) in
-// PartsDir(out), a rerun of the same command skips them, and the final
+// datasets.PartsDir(out), a rerun of the same command skips them, and the final
 // output is the same whatever the interruptions and the process count.
-func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*LabelManifest, error) {
+func Run(ctx context.Context, inputs []string, out string, cfg Config) (*Manifest, error) {
 	version.Revision() // looked up at the start, as in Generate
 	if cfg.Engine == "" {
 		return nil, errors.New("no engine given")
@@ -130,7 +138,7 @@ func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = time.Minute
 	}
-	format, err := FormatOf(out)
+	format, err := datasets.FormatOf(out)
 	if err != nil {
 		return nil, err
 	}
@@ -150,37 +158,34 @@ func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*
 	var tables *syzygy.Tables
 	if cfg.Syzygy != "" {
 		var err error
-		if tables, err = syzygy.Open(strings.Split(cfg.Syzygy, ":")...); err != nil {
+		if tables, cfg.SyzygyTables, err = tablebase.Open(cfg.Syzygy); err != nil {
 			return nil, err
 		}
 		defer tables.Close()
-		if cfg.SyzygyTables, err = tableSums(tables, cfg.Syzygy); err != nil {
-			return nil, err
-		}
 	}
 	// One engine now: for its name, and to fail early.
-	first, err := StartUCI(cfg.Engine, cfg.Args, cfg.Options, cfg.Timeout)
+	first, err := startEngine(cfg.Engine, cfg.Args, cfg.Options, cfg.Timeout)
 	if err != nil {
 		return nil, err
 	}
 	cfg.EngineName = first.Name
-	settings, err := labelSettingsText(cfg)
+	settings, err := settingsText(cfg)
 	if err != nil {
 		first.Close()
 		return nil, err
 	}
 
-	parts := PartsDir(out)
+	parts := datasets.PartsDir(out)
 	_, partsErr := os.Stat(parts)
-	if _, err := os.Stat(out); err == nil && (os.IsNotExist(partsErr) || outputComplete(out)) {
+	if _, err := os.Stat(out); err == nil && (os.IsNotExist(partsErr) || runparts.OutputComplete(out)) {
 		// Finished (a kill may have interrupted the removal of the parts).
 		first.Close()
-		var m LabelManifest
-		if _, err := toml.DecodeFile(ManifestPath(out), &m); err != nil {
+		var m Manifest
+		if _, err := toml.DecodeFile(datasets.ManifestPath(out), &m); err != nil {
 			return nil, fmt.Errorf("%s exists but its manifest cannot be read (%w); remove it to relabel", out, err)
 		}
-		if old, _ := labelSettingsText(m.Settings); old != settings {
-			return nil, fmt.Errorf("%s was labelled with other settings (see %s)", out, ManifestPath(out))
+		if old, _ := settingsText(m.Settings); old != settings {
+			return nil, fmt.Errorf("%s was labelled with other settings (see %s)", out, datasets.ManifestPath(out))
 		}
 		if partsErr == nil {
 			if err := os.RemoveAll(parts); err != nil {
@@ -193,7 +198,7 @@ func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*
 		first.Close()
 		return nil, err
 	}
-	unlock, err := lockParts(parts, cfg.Command)
+	unlock, err := runparts.Lock(parts, cfg.Command)
 	if err != nil {
 		first.Close()
 		return nil, err
@@ -211,11 +216,11 @@ func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*
 	}
 	// Temporaries a killed run left, in the parts folder (chunks) and
 	// beside the output (its merge and manifest); a live process's stay.
-	if _, err := removeStaleTempsIn(parts); err != nil {
+	if _, err := datasets.RemoveStaleTempsIn(parts); err != nil {
 		first.Close()
 		return nil, err
 	}
-	if err := removeStaleOutputTemps(out); err != nil {
+	if err := runparts.RemoveStaleOutputTemps(out); err != nil {
 		first.Close()
 		return nil, err
 	}
@@ -234,7 +239,7 @@ func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*
 		}
 	}
 
-	lr := &labelRun{cfg: &cfg, parts: parts, goArgs: strings.Join(goArgs, " "), tables: tables}
+	lr := &job{cfg: &cfg, parts: parts, goArgs: strings.Join(goArgs, " "), tables: tables}
 	chunks, badInput, err := lr.run(ctx, inputs, done, first)
 	if err != nil {
 		return nil, err
@@ -242,27 +247,28 @@ func Label(ctx context.Context, inputs []string, out string, cfg LabelConfig) (*
 	return lr.merge(out, format, chunks, badInput)
 }
 
-func labelSettingsText(cfg LabelConfig) (string, error) {
+func settingsText(cfg Config) (string, error) {
 	var b bytes.Buffer
 	err := toml.NewEncoder(&b).Encode(cfg)
 	return b.String(), err
 }
 
-type labelRun struct {
-	cfg    *LabelConfig
+// job is the state of one Run.
+type job struct {
+	cfg    *Config
 	parts  string
 	goArgs string
-	tables *syzygy.Tables // LabelConfig.Syzygy's, nil without
+	tables *syzygy.Tables // Config.Syzygy's, nil without
 }
 
 // mine reports whether chunk c belongs to this run's shard.
-func (lr *labelRun) mine(c int64) bool {
+func (lr *job) mine(c int64) bool {
 	return lr.cfg.Shards == 0 || c%int64(lr.cfg.Shards) == int64(lr.cfg.Shard-1)
 }
 
 // shardChunks returns how many of the input's chunks are this shard's, and
 // the input chunk index of the shard's i-th.
-func (lr *labelRun) shardChunks(chunks int64) (int64, func(i int64) int64) {
+func (lr *job) shardChunks(chunks int64) (int64, func(i int64) int64) {
 	if lr.cfg.Shards == 0 {
 		return chunks, func(i int64) int64 { return i }
 	}
@@ -274,22 +280,22 @@ func (lr *labelRun) shardChunks(chunks int64) (int64, func(i int64) int64) {
 	return count, func(i int64) int64 { return i*n + k }
 }
 
-func (lr *labelRun) chunkFile(c int64) string {
+func (lr *job) chunkFile(c int64) string {
 	return filepath.Join(lr.parts, fmt.Sprintf("c-%08d.txt.zst", c))
 }
 
-type labelChunk struct {
+type chunk struct {
 	index int64
-	recs  []Record
+	recs  []datasets.Record
 }
 
 // run labels the chunks not yet done and returns the number of chunks of
 // the output and the bad input entries skipped.
-func (lr *labelRun) run(parent context.Context, inputs []string, done map[int64]bool, first *UCIEngine) (int64, int64, error) {
+func (lr *job) run(parent context.Context, inputs []string, done map[int64]bool, first *engine) (int64, int64, error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	cfg := lr.cfg
-	jobs := make(chan labelChunk)
+	jobs := make(chan chunk)
 	errs := make(chan error, cfg.Processes+1)
 	var total, badInput int64
 	var newDone int64
@@ -298,12 +304,12 @@ func (lr *labelRun) run(parent context.Context, inputs []string, done map[int64]
 
 	var wg sync.WaitGroup
 	for i := 0; i < cfg.Processes; i++ {
-		var eng *UCIEngine
+		var eng *engine
 		if i == 0 {
 			eng = first
 		}
 		wg.Add(1)
-		go func(eng *UCIEngine) {
+		go func(eng *engine) {
 			defer wg.Done()
 			defer func() {
 				if eng != nil {
@@ -313,7 +319,7 @@ func (lr *labelRun) run(parent context.Context, inputs []string, done map[int64]
 			for ch := range jobs {
 				var err error
 				if eng == nil {
-					if eng, err = StartUCI(cfg.Engine, cfg.Args, cfg.Options, cfg.Timeout); err != nil {
+					if eng, err = startEngine(cfg.Engine, cfg.Args, cfg.Options, cfg.Timeout); err != nil {
 						errs <- err
 						cancel()
 						return
@@ -324,7 +330,7 @@ func (lr *labelRun) run(parent context.Context, inputs []string, done map[int64]
 				if err != nil && ctx.Err() == nil {
 					// One retry on a fresh process, then give up.
 					eng.Close()
-					if eng, err = StartUCI(cfg.Engine, cfg.Args, cfg.Options, cfg.Timeout); err == nil {
+					if eng, err = startEngine(cfg.Engine, cfg.Args, cfg.Options, cfg.Timeout); err == nil {
 						text, err = lr.label(ctx, eng, ch)
 					}
 				}
@@ -369,7 +375,7 @@ func (lr *labelRun) run(parent context.Context, inputs []string, done map[int64]
 	readErr := func() error {
 		defer close(jobs)
 		size := int64(cfg.ChunkRecords)
-		var cur labelChunk
+		var cur chunk
 		send := func() bool {
 			if len(cur.recs) > 0 {
 				select {
@@ -378,11 +384,11 @@ func (lr *labelRun) run(parent context.Context, inputs []string, done map[int64]
 					return false
 				}
 			}
-			cur = labelChunk{}
+			cur = chunk{}
 			return true
 		}
 		for _, in := range inputs {
-			r, err := OpenWith(in, Options{SkipBad: cfg.SkipBad})
+			r, err := datasets.OpenWith(in, datasets.Options{SkipBad: cfg.SkipBad})
 			if err != nil {
 				return err
 			}
@@ -439,7 +445,7 @@ func (lr *labelRun) run(parent context.Context, inputs []string, done map[int64]
 
 // label scores one chunk and returns its chunk file content: a header
 // comment with the counts, then the labelled records.
-func (lr *labelRun) label(ctx context.Context, eng *UCIEngine, ch labelChunk) ([]byte, error) {
+func (lr *job) label(ctx context.Context, eng *engine, ch chunk) ([]byte, error) {
 	if err := eng.NewGame(lr.cfg.Timeout); err != nil {
 		return nil, err
 	}
@@ -467,13 +473,13 @@ func (lr *labelRun) label(ctx context.Context, eng *UCIEngine, ch labelChunk) ([
 		if rec.SideToMove() != 0 {
 			cp = -cp
 		}
-		rec.Score = int16(max(MinScore, min(MaxScore, cp)))
+		rec.Score = int16(max(datasets.MinScore, min(datasets.MaxScore, cp)))
 		if lr.tables != nil {
 			p, err := rec.Position()
 			if err != nil {
 				return nil, fmt.Errorf("input record %d: %w", first+int64(i), err)
 			}
-			res, ok, err := tablesResult(lr.tables, p)
+			res, ok, err := tablebase.Result(lr.tables, p)
 			if err != nil {
 				return nil, fmt.Errorf("input record %d: %w", first+int64(i), err)
 			}
@@ -485,7 +491,7 @@ func (lr *labelRun) label(ctx context.Context, eng *UCIEngine, ch labelChunk) ([
 				rec.Result = res
 			}
 		}
-		body.WriteString(partLine(&rec))
+		body.WriteString(runparts.Line(&rec))
 		body.WriteByte('\n')
 	}
 	var out bytes.Buffer
@@ -507,8 +513,8 @@ func (lr *labelRun) label(ctx context.Context, eng *UCIEngine, ch labelChunk) ([
 
 // merge writes chunks 0..n-1 to out, then the manifest, and removes the
 // parts directory.
-func (lr *labelRun) merge(out string, format Format, chunks, badInput int64) (*LabelManifest, error) {
-	sum := LabelSummary{BadInput: badInput}
+func (lr *job) merge(out string, format datasets.Format, chunks, badInput int64) (*Manifest, error) {
+	sum := Summary{BadInput: badInput}
 	n, index := lr.shardChunks(chunks)
 	header := func(i int64, line []byte) error {
 		var idx, n, mate, noMove int64
@@ -529,17 +535,17 @@ func (lr *labelRun) merge(out string, format Format, chunks, badInput int64) (*L
 		return nil
 	}
 	file := func(i int64) string { return lr.chunkFile(index(i)) }
-	if err := mergeChunks(out, format, n, file, header, func(Record) { sum.Labelled++ }); err != nil {
+	if err := runparts.Merge(out, format, n, file, header, func(datasets.Record) { sum.Labelled++ }); err != nil {
 		return nil, err
 	}
-	m := &LabelManifest{
+	m := &Manifest{
 		Command:        lr.cfg.Command,
 		EngineRevision: version.Revision(),
 		Output:         filepath.Base(out),
 		Settings:       *lr.cfg,
 		Summary:        sum,
 	}
-	if err := finishRun(out, lr.parts, m, &m.SHA256, &m.Bytes); err != nil {
+	if err := runparts.Finish(out, lr.parts, m, &m.SHA256, &m.Bytes); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -1,4 +1,4 @@
-package datasets
+package label
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/testtier"
@@ -50,7 +51,7 @@ func fakeUCI() {
 			if fen == hang {
 				time.Sleep(time.Hour)
 			}
-			r, err := ParseFEN(fen)
+			r, err := datasets.ParseFEN(fen)
 			if err != nil {
 				fmt.Println("info string bad fen")
 				fmt.Println("bestmove 0000")
@@ -85,24 +86,78 @@ func fakeUCI() {
 	}
 }
 
-func fakeEngine(t *testing.T, env ...string) LabelConfig {
+// TestMain runs the fake UCI engine when a test starts this binary as one.
+func TestMain(m *testing.M) {
+	if os.Getenv("NNUELAB_FAKE_UCI") != "" {
+		fakeUCI()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// sampleRecords are the records of datasets' sample file (testdata/sample.txt
+// there).
+func sampleRecords(t testing.TB) []datasets.Record {
+	t.Helper()
+	var recs []datasets.Record
+	for r, err := range datasets.Records("../testdata/sample.txt", datasets.Options{}).All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// writeAll writes recs to path (format by name).
+func writeAll(t testing.TB, path string, recs []datasets.Record) {
+	t.Helper()
+	w, err := datasets.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readAll reads every record of the file at path.
+func readAll(t testing.TB, path string) []datasets.Record {
+	t.Helper()
+	var recs []datasets.Record
+	for r, err := range datasets.Records(path, datasets.Options{}).All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// fakeEngine is a Config running this test binary as the fake engine.
+func fakeEngine(t *testing.T, env ...string) Config {
 	t.Setenv("NNUELAB_FAKE_UCI", "1")
 	for i := 0; i+1 < len(env); i += 2 {
 		t.Setenv(env[i], env[i+1])
 	}
-	return LabelConfig{Engine: os.Args[0], Args: []string{"-test.run=^$"}, Nodes: 1, ChunkRecords: 50, Processes: 2, Timeout: 10 * time.Second}
+	return Config{Engine: os.Args[0], Args: []string{"-test.run=^$"}, Nodes: 1, ChunkRecords: 50, Processes: 2, Timeout: 10 * time.Second}
 }
 
 // labelInput writes the first n sample records, two of them changed to be
 // dropped (a mate and a no-move position).
-func labelInput(t *testing.T, dir string, n int) (string, []Record) {
+func labelInput(t *testing.T, dir string, n int) (string, []datasets.Record) {
 	recs := sampleRecords(t)[:n]
 	var err error
-	recs[10], err = ParseText("3qk3/8/8/8/8/8/8/2QQK3 w - - 0 40 [1.0] 900")
+	recs[10], err = datasets.ParseText("3qk3/8/8/8/8/8/8/2QQK3 w - - 0 40 [1.0] 900")
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs[20], err = ParseText("4k3/8/8/8/8/8/8/4K3 b - - 99 80 [0.5] 0")
+	recs[20], err = datasets.ParseText("4k3/8/8/8/8/8/8/4K3 b - - 99 80 [0.5] 0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +171,7 @@ func TestLabelFakeEngine(t *testing.T) {
 	in, recs := labelInput(t, dir, 230)
 	cfg := fakeEngine(t)
 	out := filepath.Join(dir, "out.txt")
-	m, err := Label(context.Background(), []string{in}, out, cfg)
+	m, err := Run(context.Background(), []string{in}, out, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,10 +179,7 @@ func TestLabelFakeEngine(t *testing.T) {
 	if s.Read != 230 || s.Labelled != 228 || s.Mate != 1 || s.NoMove != 1 || m.Settings.EngineName != "FakeEngine 1.0" {
 		t.Fatalf("summary %+v, engine %q", s, m.Settings.EngineName)
 	}
-	got, _, err := readAll(t, out, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readAll(t, out)
 	j := 0
 	for i, r := range recs {
 		if i == 10 || i == 20 {
@@ -151,7 +203,7 @@ func TestLabelFakeEngine(t *testing.T) {
 	// Processes do not change the output; a finished run is not redone.
 	cfg.Processes = 1
 	out1 := filepath.Join(dir, "out1.txt")
-	if _, err := Label(context.Background(), []string{in}, out1, cfg); err != nil {
+	if _, err := Run(context.Background(), []string{in}, out1, cfg); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := os.ReadFile(out)
@@ -159,12 +211,12 @@ func TestLabelFakeEngine(t *testing.T) {
 	if string(a) != string(b) {
 		t.Fatal("1 and 2 processes give different output")
 	}
-	m2, err := Label(context.Background(), []string{in}, out, cfg)
+	m2, err := Run(context.Background(), []string{in}, out, cfg)
 	if err != nil || m2.SHA256 != m.SHA256 {
 		t.Fatalf("rerun of a finished run: %v", err)
 	}
 	cfg.Nodes = 2
-	if _, err := Label(context.Background(), []string{in}, out, cfg); err == nil {
+	if _, err := Run(context.Background(), []string{in}, out, cfg); err == nil {
 		t.Fatal("other settings accepted for a finished run")
 	}
 }
@@ -176,7 +228,7 @@ func TestLabelShards(t *testing.T) {
 	in, _ := labelInput(t, dir, 230) // 5 chunks of 50
 	cfg := fakeEngine(t)
 	whole := filepath.Join(dir, "whole.txt")
-	if _, err := Label(context.Background(), []string{in}, whole, cfg); err != nil {
+	if _, err := Run(context.Background(), []string{in}, whole, cfg); err != nil {
 		t.Fatal(err)
 	}
 	wantLines := strings.SplitAfter(readText(t, whole), "\n")
@@ -194,7 +246,7 @@ func TestLabelShards(t *testing.T) {
 		c := cfg
 		c.Shard, c.Shards = k, shards
 		out := filepath.Join(dir, fmt.Sprintf("shard%d.txt", k))
-		m, err := Label(context.Background(), []string{in}, out, c)
+		m, err := Run(context.Background(), []string{in}, out, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +265,7 @@ func TestLabelShards(t *testing.T) {
 		t.Fatalf("shards labelled %d records in all, want 228", total)
 	}
 	cfg.Shard, cfg.Shards = 4, 3
-	if _, err := Label(context.Background(), []string{in}, filepath.Join(dir, "bad.txt"), cfg); err == nil || !strings.Contains(err.Error(), "shard 4/3") {
+	if _, err := Run(context.Background(), []string{in}, filepath.Join(dir, "bad.txt"), cfg); err == nil || !strings.Contains(err.Error(), "shard 4/3") {
 		t.Fatalf("shard 4 of 3: %v", err)
 	}
 }
@@ -238,7 +290,7 @@ func TestLabelResume(t *testing.T) {
 	cfg.Timeout = 300 * time.Millisecond
 	cfg.Processes = 1
 	out := filepath.Join(dir, "out.bin")
-	_, err := Label(context.Background(), []string{in}, out, cfg)
+	_, err := Run(context.Background(), []string{in}, out, cfg)
 	if err == nil || !strings.Contains(err.Error(), "input record 130") || !strings.Contains(err.Error(), "timed out") {
 		t.Fatalf("want a timeout at input record 130, got %v", err)
 	}
@@ -247,7 +299,7 @@ func TestLabelResume(t *testing.T) {
 	}
 	os.Remove(log)
 	t.Setenv("NNUELAB_FAKE_HANG", "")
-	m, err := Label(context.Background(), []string{in}, out, cfg)
+	m, err := Run(context.Background(), []string{in}, out, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +308,7 @@ func TestLabelResume(t *testing.T) {
 		t.Errorf("rerun searched %d positions, want the 130 of chunks 3..5", n)
 	}
 	ref := filepath.Join(dir, "ref.bin")
-	mr, err := Label(context.Background(), []string{in}, ref, cfg)
+	mr, err := Run(context.Background(), []string{in}, ref, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,18 +323,18 @@ func TestLabelErrors(t *testing.T) {
 	out := filepath.Join(dir, "o.bin")
 	tests := []struct {
 		name string
-		cfg  LabelConfig
+		cfg  Config
 		ins  []string
 		want string
 	}{
-		{"no engine", LabelConfig{Nodes: 1}, []string{in}, "no engine"},
-		{"no limit", LabelConfig{Engine: "x"}, []string{in}, "nodes or depth"},
-		{"missing engine", LabelConfig{Engine: filepath.Join(dir, "nope"), Nodes: 1}, []string{in}, "nope"},
-		{"not an engine", LabelConfig{Engine: "/bin/true", Nodes: 1, Timeout: time.Second}, []string{in}, "exited|broken pipe"},
-		{"missing input", LabelConfig{Engine: "/bin/true", Nodes: 1}, []string{filepath.Join(dir, "x.txt")}, "x.txt"},
+		{"no engine", Config{Nodes: 1}, []string{in}, "no engine"},
+		{"no limit", Config{Engine: "x"}, []string{in}, "nodes or depth"},
+		{"missing engine", Config{Engine: filepath.Join(dir, "nope"), Nodes: 1}, []string{in}, "nope"},
+		{"not an engine", Config{Engine: "/bin/true", Nodes: 1, Timeout: time.Second}, []string{in}, "exited|broken pipe"},
+		{"missing input", Config{Engine: "/bin/true", Nodes: 1}, []string{filepath.Join(dir, "x.txt")}, "x.txt"},
 	}
 	for _, tc := range tests {
-		if _, err := Label(context.Background(), tc.ins, out, tc.cfg); err == nil || !regexp.MustCompile(tc.want).MatchString(err.Error()) {
+		if _, err := Run(context.Background(), tc.ins, out, tc.cfg); err == nil || !regexp.MustCompile(tc.want).MatchString(err.Error()) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
@@ -301,19 +353,16 @@ func TestLabelStockfish(t *testing.T) {
 	recs := sampleRecords(t)[:300]
 	in := filepath.Join(dir, "in.txt.zst")
 	writeAll(t, in, recs)
-	cfg := LabelConfig{Engine: sf, Options: [][2]string{{"Threads", "1"}, {"Hash", "16"}}, Nodes: 2000, ChunkRecords: 60, Processes: 2, Timeout: 30 * time.Second}
+	cfg := Config{Engine: sf, Options: [][2]string{{"Threads", "1"}, {"Hash", "16"}}, Nodes: 2000, ChunkRecords: 60, Processes: 2, Timeout: 30 * time.Second}
 	out := filepath.Join(dir, "sf.bin")
-	m, err := Label(context.Background(), []string{in}, out, cfg)
+	m, err := Run(context.Background(), []string{in}, out, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(m.Settings.EngineName, "Stockfish 15.1") {
 		t.Fatalf("engine %q, want Stockfish 15.1", m.Settings.EngineName)
 	}
-	got, _, err := readAll(t, out, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readAll(t, out)
 	s := m.Summary
 	if s.Read != 300 || s.Labelled+s.Mate+s.NoMove != 300 || int64(len(got)) != s.Labelled || s.Labelled < 280 {
 		t.Fatalf("summary %+v, %d records", s, len(got))
@@ -353,7 +402,7 @@ func TestLabelStockfish(t *testing.T) {
 	}
 	// Deterministic: one process gives the same file.
 	cfg.Processes = 1
-	m1, err := Label(context.Background(), []string{in}, filepath.Join(dir, "sf1.bin"), cfg)
+	m1, err := Run(context.Background(), []string{in}, filepath.Join(dir, "sf1.bin"), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,22 +432,22 @@ func TestLabelLocked(t *testing.T) {
 	in, _ := labelInput(t, dir, 60)
 	cfg := fakeEngine(t)
 	out := filepath.Join(dir, "out.txt")
-	if err := os.MkdirAll(PartsDir(out), 0o755); err != nil {
+	if err := os.MkdirAll(datasets.PartsDir(out), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	unlock, err := fsutil.Lock(filepath.Join(PartsDir(out), "lock"), "nnuelab label --out first")
+	unlock, err := fsutil.Lock(filepath.Join(datasets.PartsDir(out), "lock"), "nnuelab label --out first")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Label(context.Background(), []string{in}, out, cfg)
-	if err == nil || !strings.Contains(err.Error(), "nnuelab label --out first") || !strings.Contains(err.Error(), PartsDir(out)) {
+	_, err = Run(context.Background(), []string{in}, out, cfg)
+	if err == nil || !strings.Contains(err.Error(), "nnuelab label --out first") || !strings.Contains(err.Error(), datasets.PartsDir(out)) {
 		t.Errorf("Label of a locked output: %v, want an error naming the holder", err)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("the refused run wrote the output")
 	}
 	unlock()
-	if _, err := Label(context.Background(), []string{in}, out, cfg); err != nil {
+	if _, err := Run(context.Background(), []string{in}, out, cfg); err != nil {
 		t.Errorf("Label after the lock was released: %v", err)
 	}
 }

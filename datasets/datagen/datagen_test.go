@@ -1,4 +1,4 @@
-package datasets
+package datagen
 
 import (
 	"bytes"
@@ -14,12 +14,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/datasets/internal/splitmix"
 	"github.com/nnuelab/nnuelab/engine/board"
 )
 
 // testGenConfig is a small, fast configuration (few nodes per move).
-func testGenConfig(games int64) GenConfig {
-	c := DefaultGenConfig()
+func testGenConfig(games int64) Config {
+	c := DefaultConfig()
 	c.Seed = 7
 	c.Games = games
 	c.Nodes = 600
@@ -29,16 +31,11 @@ func testGenConfig(games int64) GenConfig {
 	return c
 }
 
-// TestMain runs a datagen child process when the kill test asks for one,
-// and a fake UCI engine for the labelling tests.
+// TestMain runs a datagen child process when the kill test asks for one.
 func TestMain(m *testing.M) {
-	if os.Getenv("NNUELAB_FAKE_UCI") != "" {
-		fakeUCI()
-		os.Exit(0)
-	}
 	if spec := os.Getenv("NNUELAB_DATAGEN_CHILD"); spec != "" {
 		var child struct {
-			Cfg GenConfig
+			Cfg Config
 			Out string
 		}
 		if err := json.Unmarshal([]byte(spec), &child); err != nil {
@@ -46,7 +43,7 @@ func TestMain(m *testing.M) {
 			os.Exit(3)
 		}
 		child.Cfg.Threads = 2
-		if _, err := Generate(context.Background(), child.Cfg, child.Out, GenOptions{}); err != nil {
+		if _, err := Generate(context.Background(), child.Cfg, child.Out, Options{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -55,9 +52,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func generate(t *testing.T, cfg GenConfig, out string) *GenManifest {
+func generate(t *testing.T, cfg Config, out string) *Manifest {
 	t.Helper()
-	m, err := Generate(context.Background(), cfg, out, GenOptions{Command: "test"})
+	m, err := Generate(context.Background(), cfg, out, Options{Command: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,30 +64,30 @@ func generate(t *testing.T, cfg GenConfig, out string) *GenManifest {
 func TestGenConfigErrors(t *testing.T) {
 	tests := []struct {
 		name  string
-		patch func(*GenConfig)
+		patch func(*Config)
 		want  string
 	}{
-		{"no limit", func(c *GenConfig) { c.Games = 0 }, "games or positions"},
-		{"bad shard", func(c *GenConfig) { c.Shard = 3; c.Shards = 2 }, "shard 3/2"},
-		{"no nodes or depth", func(c *GenConfig) { c.Nodes = 0 }, "nodes or depth"},
-		{"threads", func(c *GenConfig) { c.Threads = 0 }, "threads"},
-		{"chunk", func(c *GenConfig) { c.ChunkGames = 0 }, "chunk"},
-		{"arch", func(c *GenConfig) { c.Arch = "no-such-arch" }, "no-such-arch"},
-		{"book", func(c *GenConfig) { c.Book = "testdata/does-not-exist.epd" }, "does-not-exist"},
-		{"seed", func(c *GenConfig) { c.Seed = 1 << 63 }, "seed"},
-		{"opening score", func(c *GenConfig) { c.MaxOpeningScore = -1 }, "max opening score -1"},
+		{"no limit", func(c *Config) { c.Games = 0 }, "games or positions"},
+		{"bad shard", func(c *Config) { c.Shard = 3; c.Shards = 2 }, "shard 3/2"},
+		{"no nodes or depth", func(c *Config) { c.Nodes = 0 }, "nodes or depth"},
+		{"threads", func(c *Config) { c.Threads = 0 }, "threads"},
+		{"chunk", func(c *Config) { c.ChunkGames = 0 }, "chunk"},
+		{"arch", func(c *Config) { c.Arch = "no-such-arch" }, "no-such-arch"},
+		{"book", func(c *Config) { c.Book = "testdata/does-not-exist.epd" }, "does-not-exist"},
+		{"seed", func(c *Config) { c.Seed = 1 << 63 }, "seed"},
+		{"opening score", func(c *Config) { c.MaxOpeningScore = -1 }, "max opening score -1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testGenConfig(2)
 			tc.patch(&cfg)
-			_, err := Generate(context.Background(), cfg, filepath.Join(t.TempDir(), "x.bin"), GenOptions{})
+			_, err := Generate(context.Background(), cfg, filepath.Join(t.TempDir(), "x.bin"), Options{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want %q", err, tc.want)
 			}
 		})
 	}
-	_, err := Generate(context.Background(), testGenConfig(2), filepath.Join(t.TempDir(), "x.dat"), GenOptions{})
+	_, err := Generate(context.Background(), testGenConfig(2), filepath.Join(t.TempDir(), "x.dat"), Options{})
 	if err == nil {
 		t.Error("unknown output extension accepted")
 	}
@@ -150,13 +147,13 @@ func TestGameOver(t *testing.T) {
 	tests := []struct {
 		fen  string
 		term string
-		res  Result
+		res  datasets.Result
 	}{
-		{"7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", TermCheckmate, WhiteWin},
-		{"7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", TermStalemate, Draw},
-		{"7k/8/6K1/8/8/8/8/8 b - - 0 1", TermMaterial, Draw},
-		{"7k/8/6K1/8/8/8/8/7R b - - 100 80", TermFiftyMoves, Draw},
-		{"7k/8/6K1/8/8/8/8/7R b - - 0 80", "", Draw},
+		{"7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", TermCheckmate, datasets.WhiteWin},
+		{"7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", TermStalemate, datasets.Draw},
+		{"7k/8/6K1/8/8/8/8/8 b - - 0 1", TermMaterial, datasets.Draw},
+		{"7k/8/6K1/8/8/8/8/7R b - - 100 80", TermFiftyMoves, datasets.Draw},
+		{"7k/8/6K1/8/8/8/8/7R b - - 0 80", "", datasets.Draw},
 	}
 	for _, tc := range tests {
 		p, err := board.ParseFEN(tc.fen)
@@ -220,15 +217,12 @@ func TestGenerateDeterministic(t *testing.T) {
 	if m1.Summary.Games != 10 || m1.Summary.Positions == 0 || int64(bytes.Count(a, []byte{'\n'})) != m1.Summary.Positions {
 		t.Fatalf("summary %+v for %d lines", m1.Summary, bytes.Count(a, []byte{'\n'}))
 	}
-	if _, err := os.Stat(PartsDir(filepath.Join(dir, "a.txt"))); !os.IsNotExist(err) {
+	if _, err := os.Stat(datasets.PartsDir(filepath.Join(dir, "a.txt"))); !os.IsNotExist(err) {
 		t.Error("parts directory left behind")
 	}
 	// The binary output holds the same records.
 	generate(t, cfg, filepath.Join(dir, "c.bin"))
-	recs, _, err := readAll(t, filepath.Join(dir, "c.bin"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readAll(t, filepath.Join(dir, "c.bin"))
 	var txt strings.Builder
 	for _, r := range recs {
 		txt.WriteString(r.Text() + "\n")
@@ -242,7 +236,7 @@ func TestGenerateDeterministic(t *testing.T) {
 		t.Fatal("rerun changed the manifest")
 	}
 	cfg.Nodes++
-	if _, err := Generate(context.Background(), cfg, filepath.Join(dir, "a.txt"), GenOptions{}); err == nil {
+	if _, err := Generate(context.Background(), cfg, filepath.Join(dir, "a.txt"), Options{}); err == nil {
 		t.Fatal("other settings accepted for a finished run")
 	}
 }
@@ -272,7 +266,7 @@ func TestShards(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testGenConfig(9)
 	full := generate(t, cfg, filepath.Join(dir, "full.txt"))
-	var parts []*GenManifest
+	var parts []*Manifest
 	var lines []string
 	played := map[uint64]int{}
 	for k := 1; k <= 2; k++ {
@@ -295,10 +289,10 @@ func TestShards(t *testing.T) {
 	if len(played) != 9 {
 		t.Errorf("shards played %d games, want 9", len(played))
 	}
-	sum := func(f func(*GenManifest) int64) int64 { return f(parts[0]) + f(parts[1]) }
-	if sum(func(m *GenManifest) int64 { return m.Summary.Games }) != full.Summary.Games ||
-		sum(func(m *GenManifest) int64 { return m.Summary.Positions }) != full.Summary.Positions ||
-		sum(func(m *GenManifest) int64 { return m.Summary.Plies }) != full.Summary.Plies {
+	sum := func(f func(*Manifest) int64) int64 { return f(parts[0]) + f(parts[1]) }
+	if sum(func(m *Manifest) int64 { return m.Summary.Games }) != full.Summary.Games ||
+		sum(func(m *Manifest) int64 { return m.Summary.Positions }) != full.Summary.Positions ||
+		sum(func(m *Manifest) int64 { return m.Summary.Plies }) != full.Summary.Plies {
 		t.Fatalf("shard counts %+v + %+v != %+v", parts[0].Summary, parts[1].Summary, full.Summary)
 	}
 	for _, key := range []string{"1.0", "0.5", "0.0"} {
@@ -332,9 +326,9 @@ func TestKillAndResume(t *testing.T) {
 	refBytes, _ := os.ReadFile(filepath.Join(dir, "ref.bin"))
 
 	out := filepath.Join(dir, "killed.bin")
-	parts := PartsDir(out)
+	parts := datasets.PartsDir(out)
 	spec, _ := json.Marshal(struct {
-		Cfg GenConfig
+		Cfg Config
 		Out string
 	}{cfg, out})
 	// Kill once early (some game files, no chunk yet, maybe) and once later.
@@ -396,7 +390,7 @@ func countParts(dir string) int {
 
 // BenchmarkPlayGame plays default-settings games (5000 nodes per move).
 func BenchmarkPlayGame(b *testing.B) {
-	cfg := DefaultGenConfig()
+	cfg := DefaultConfig()
 	if mb := os.Getenv("DATAGEN_BENCH_HASH_MB"); mb != "" {
 		fmt.Sscan(mb, &cfg.HashMB)
 	}
@@ -424,13 +418,13 @@ func TestGenerateKilledWhileCleaningUp(t *testing.T) {
 	cfg := testGenConfig(4)
 	m := generate(t, cfg, out)
 	// A half-removed parts directory: no settings, one stray file.
-	os.MkdirAll(PartsDir(out), 0o755)
-	os.WriteFile(filepath.Join(PartsDir(out), "c-00000000.txt.zst"), []byte("junk"), 0o644)
+	os.MkdirAll(datasets.PartsDir(out), 0o755)
+	os.WriteFile(filepath.Join(datasets.PartsDir(out), "c-00000000.txt.zst"), []byte("junk"), 0o644)
 	m2 := generate(t, cfg, out)
 	if m2.SHA256 != m.SHA256 {
 		t.Fatal("output changed")
 	}
-	if _, err := os.Stat(PartsDir(out)); !os.IsNotExist(err) {
+	if _, err := os.Stat(datasets.PartsDir(out)); !os.IsNotExist(err) {
 		t.Fatal("parts directory not removed")
 	}
 }
@@ -456,7 +450,7 @@ func TestBalancedOpenings(t *testing.T) {
 	ctx := context.Background()
 	rejected := 0
 	for g := uint64(0); g < 12; g++ {
-		p, n, err := pl.opening(ctx, newRNG(cfg.Seed, g))
+		p, n, err := pl.opening(ctx, splitmix.New(cfg.Seed, g))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -468,7 +462,7 @@ func TestBalancedOpenings(t *testing.T) {
 		if sr.Score > cfg.MaxOpeningScore || sr.Score < -cfg.MaxOpeningScore {
 			t.Errorf("game %d opens at %s, scored %d beyond ±%d", g, p.FEN(), sr.Score, cfg.MaxOpeningScore)
 		}
-		q, n0, err := plOff.opening(ctx, newRNG(cfg.Seed, g))
+		q, n0, err := plOff.opening(ctx, splitmix.New(cfg.Seed, g))
 		if err != nil || n0 != 0 {
 			t.Fatalf("without the bound: %d rejected, %v", n0, err)
 		}
@@ -488,13 +482,13 @@ func TestBalancedOpenings(t *testing.T) {
 	if m1.SHA256 != m2.SHA256 || m1.Summary.OpeningsRejected != int64(rejected) || m2.Summary.OpeningsRejected != int64(rejected) {
 		t.Errorf("sha %s / %s, rejected %d / %d, want %d both", m1.SHA256, m2.SHA256, m1.Summary.OpeningsRejected, m2.Summary.OpeningsRejected, rejected)
 	}
-	mf, err := os.ReadFile(ManifestPath(filepath.Join(dir, "a.txt")))
+	mf, err := os.ReadFile(datasets.ManifestPath(filepath.Join(dir, "a.txt")))
 	if err != nil || !bytes.Contains(mf, []byte("max_opening_score = 40")) || !bytes.Contains(mf, []byte(fmt.Sprintf("openings_rejected = %d", rejected))) {
 		t.Errorf("manifest lacks the bound or the count (%v):\n%s", err, mf)
 	}
 	// Without the bound the manifest has neither key (old manifests read alike).
 	mOff := generate(t, off, filepath.Join(dir, "c.txt"))
-	mf, _ = os.ReadFile(ManifestPath(filepath.Join(dir, "c.txt")))
+	mf, _ = os.ReadFile(datasets.ManifestPath(filepath.Join(dir, "c.txt")))
 	if mOff.Summary.OpeningsRejected != 0 || bytes.Contains(mf, []byte("max_opening_score")) || bytes.Contains(mf, []byte("openings_rejected")) {
 		t.Errorf("unbounded run mentions openings:\n%s", mf)
 	}
@@ -515,7 +509,7 @@ func TestGenerateLocked(t *testing.T) {
 	first := make(chan error, 1)
 	go func() {
 		var once bool
-		_, err := Generate(ctx, cfg, out, GenOptions{Command: "nnuelab datagen --out first", Progress: func(GenProgress) {
+		_, err := Generate(ctx, cfg, out, Options{Command: "nnuelab datagen --out first", Progress: func(Progress) {
 			if !once {
 				once = true
 				close(started)
@@ -533,13 +527,13 @@ func TestGenerateLocked(t *testing.T) {
 	other.Seed++
 	for _, c := range []struct {
 		name string
-		cfg  GenConfig
+		cfg  Config
 	}{{"same settings", cfg}, {"another seed", other}} {
 		// A second run that gets to play is stopped at its first progress
 		// report (instead of playing the first's 100,000 games).
 		ctx2, cancel2 := context.WithCancel(context.Background())
 		played := false
-		_, err := Generate(ctx2, c.cfg, out, GenOptions{Command: "second", Progress: func(GenProgress) { played = true; cancel2() }})
+		_, err := Generate(ctx2, c.cfg, out, Options{Command: "second", Progress: func(Progress) { played = true; cancel2() }})
 		cancel2()
 		if played {
 			t.Errorf("%s: a second run of %s played games beside the first (then: %v)", c.name, out, err)
@@ -549,7 +543,7 @@ func TestGenerateLocked(t *testing.T) {
 			t.Errorf("%s: second run of %s succeeded", c.name, out)
 			continue
 		}
-		for _, want := range []string{PartsDir(out), fmt.Sprintf("pid %d", os.Getpid()), "nnuelab datagen --out first"} {
+		for _, want := range []string{datasets.PartsDir(out), fmt.Sprintf("pid %d", os.Getpid()), "nnuelab datagen --out first"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("%s: error %q does not name %q", c.name, err, want)
 			}
@@ -560,4 +554,17 @@ func TestGenerateLocked(t *testing.T) {
 	if err := <-first; err == nil || ctx.Err() == nil {
 		t.Errorf("first run: %v, want it cancelled", err)
 	}
+}
+
+// readAll reads every record of the file at path.
+func readAll(t testing.TB, path string) []datasets.Record {
+	t.Helper()
+	var recs []datasets.Record
+	for r, err := range datasets.Records(path, datasets.Options{}).All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
 }

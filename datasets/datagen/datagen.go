@@ -1,4 +1,9 @@
-package datasets
+// Package datagen plays self-play games with nnuelab's own search and writes
+// their positions as a data set (any datasets format) with a manifest beside
+// it: deterministic by seed whatever the thread count, sharded, resumable
+// after a kill, optionally adjudicated by Syzygy tables (`nnuelab datagen`,
+// an experiment's datagen task).
+package datagen
 
 import (
 	"bufio"
@@ -6,10 +11,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +22,10 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/nnuelab/nnuelab/datasets"
+	"github.com/nnuelab/nnuelab/datasets/internal/runparts"
+	"github.com/nnuelab/nnuelab/datasets/internal/splitmix"
+	"github.com/nnuelab/nnuelab/datasets/internal/tablebase"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/eval"
 	"github.com/nnuelab/nnuelab/engine/search"
@@ -27,10 +34,10 @@ import (
 	"github.com/nnuelab/nnuelab/internal/version"
 )
 
-// GenConfig holds every self-play setting. All fields but Threads decide the
-// output: the same GenConfig gives the same games, whatever the thread count
+// Config holds every self-play setting. All fields but Threads decide the
+// output: the same Config gives the same games, whatever the thread count
 // and however often the run is interrupted and resumed.
-type GenConfig struct {
+type Config struct {
 	// Seed selects the game stream.
 	Seed uint64 `toml:"seed"`
 	// Games is the number of games of the whole run, over all shards
@@ -119,13 +126,13 @@ type GenConfig struct {
 	Threads int `toml:"-"`
 }
 
-// DefaultGenConfig returns the settings Koivisto's data used: 10 random
+// DefaultConfig returns the settings Koivisto's data used: 10 random
 // plies, positions from ply 16, 5000 nodes per move with one 16 MB table for
 // both sides, win adjudication at |score| > 1500 for 4 plies, draw
 // adjudication at |score| < 8 for 10 plies from ply 80, the classical
 // evaluator.
-func DefaultGenConfig() GenConfig {
-	return GenConfig{
+func DefaultConfig() Config {
+	return Config{
 		Seed:        1,
 		Shard:       1,
 		Shards:      1,
@@ -145,7 +152,7 @@ func DefaultGenConfig() GenConfig {
 	}
 }
 
-func (c *GenConfig) check() error {
+func (c *Config) check() error {
 	switch {
 	case c.Seed > 1<<63-1:
 		return fmt.Errorf("seed %d: want at most 2^63-1", c.Seed)
@@ -181,7 +188,7 @@ func (c *GenConfig) check() error {
 	return nil
 }
 
-// The start positions of GenConfig.Start.
+// The start positions of Config.Start.
 const (
 	StartStandard = "standard"
 	StartChess960 = "chess960"
@@ -191,10 +198,10 @@ const (
 // randomBackRank draws one of the 960 Chess960 back ranks uniformly: a
 // bishop on a random light and a random dark square, the queen and the
 // knights on random free squares, then rook, king, rook on the three left.
-func randomBackRank(r *rng) [8]byte {
+func randomBackRank(r *splitmix.RNG) [8]byte {
 	var rank [8]byte
-	rank[2*r.intn(4)+1] = 'B' // light squares of White's first rank: b1, d1, f1, h1
-	rank[2*r.intn(4)] = 'B'
+	rank[2*r.Intn(4)+1] = 'B' // light squares of White's first rank: b1, d1, f1, h1
+	rank[2*r.Intn(4)] = 'B'
 	put := func(pc byte, k int) { // on the k-th free square
 		for i := range rank {
 			if rank[i] == 0 {
@@ -206,18 +213,18 @@ func randomBackRank(r *rng) [8]byte {
 			}
 		}
 	}
-	put('Q', r.intn(6))
-	put('N', r.intn(5))
-	put('N', r.intn(4))
+	put('Q', r.Intn(6))
+	put('N', r.Intn(5))
+	put('N', r.Intn(4))
 	put('R', 0)
 	put('K', 0)
 	put('R', 0)
 	return rank
 }
 
-// startFEN returns a random start position of the kind GenConfig.Start
+// startFEN returns a random start position of the kind Config.Start
 // names, in Shredder-FEN (castling rights by the rooks' files).
-func startFEN(kind string, r *rng) string {
+func startFEN(kind string, r *splitmix.RNG) string {
 	white := randomBackRank(r)
 	black := white
 	if kind == StartDFRC {
@@ -238,7 +245,7 @@ func startFEN(kind string, r *rng) string {
 }
 
 // localGames returns how many games the shard plays (-1: no game limit).
-func (c *GenConfig) localGames() int64 {
+func (c *Config) localGames() int64 {
 	if c.Games == 0 {
 		return -1
 	}
@@ -249,7 +256,7 @@ func (c *GenConfig) localGames() int64 {
 	return (c.Games-k-1)/int64(c.Shards) + 1
 }
 
-// The values of GenConfig.Keep.
+// The values of Config.Keep.
 const (
 	KeepQuiet = "quiet"
 	KeepAll   = "all"
@@ -272,11 +279,11 @@ const (
 type Game struct {
 	Index       uint64 // global game index (the game's seed stream)
 	Plies       int
-	Result      Result
+	Result      datasets.Result
 	Termination string
-	Records     []Record
+	Records     []datasets.Record
 	// Rejected counts the openings thrown away before this game's for
-	// scoring beyond GenConfig.MaxOpeningScore.
+	// scoring beyond Config.MaxOpeningScore.
 	Rejected int
 	// Nodes is what the game's searches searched, its opening's included.
 	Nodes uint64
@@ -285,7 +292,7 @@ type Game struct {
 // player plays games with one searcher and one table for both sides.
 type player struct {
 	nodes uint64 // searched so far, for Game.Nodes
-	cfg   *GenConfig
+	cfg   *Config
 	tt    *search.TT
 	s     *search.Searcher
 	ev    eval.Evaluator
@@ -295,7 +302,7 @@ type player struct {
 	book  []string
 }
 
-func newPlayer(cfg *GenConfig, book []string) (*player, error) {
+func newPlayer(cfg *Config, book []string) (*player, error) {
 	ev, err := eval.New(cfg.Arch, cfg.EvalFile)
 	if err != nil {
 		return nil, err
@@ -322,89 +329,30 @@ func newPlayer(cfg *GenConfig, book []string) (*player, error) {
 // checksum is the one embedded at each file's end, as the official lists
 // give it; tb check verifies it).
 func SyzygyTables(dirs string) ([]string, error) {
-	t, err := syzygy.Open(strings.Split(dirs, ":")...)
+	t, sums, err := tablebase.Open(dirs)
 	if err != nil {
 		return nil, err
 	}
-	defer t.Close()
-	return tableSums(t, dirs)
-}
-
-func tableSums(t *syzygy.Tables, dirs string) ([]string, error) {
-	files := t.Files()
-	if len(files) == 0 {
-		return nil, fmt.Errorf("syzygy: no table files in %s", dirs)
-	}
-	var sums []string
-	for _, f := range files {
-		sum, err := syzygy.Checksum(f)
-		if err != nil {
-			return nil, err
-		}
-		sums = append(sums, filepath.Base(f)+":"+sum)
-	}
-	sort.Strings(sums)
+	t.Close()
 	return sums, nil
 }
 
 // openTables opens the tables of cfg.Syzygy for the run and records which
 // they are in cfg.SyzygyTables.
-func openTables(cfg *GenConfig) (*syzygy.Tables, error) {
-	t, err := syzygy.Open(strings.Split(cfg.Syzygy, ":")...)
+func openTables(cfg *Config) (*syzygy.Tables, error) {
+	t, sums, err := tablebase.Open(cfg.Syzygy)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.SyzygyTables, err = tableSums(t, cfg.Syzygy); err != nil {
-		t.Close()
-		return nil, err
-	}
-	cfg.tables = t
+	cfg.SyzygyTables, cfg.tables = sums, t
 	return t, nil
-}
-
-// tablesResult is p's result (White's view) by the tables t under the
-// fifty-move rule from p's clock; ok is false when t is nil or holds no
-// table for p (castling rights, more pieces, a table not there), and the
-// game is played on. A table that cannot be read is an error naming it:
-// a game must not go on to a result the run then records as the tables'.
-func tablesResult(t *syzygy.Tables, p *board.Position) (res Result, ok bool, err error) {
-	if t == nil || p.CastlingRights() != 0 || p.Occupied().Count() > t.MaxPieces() {
-		return Draw, false, nil
-	}
-	var w syzygy.WDL
-	if p.HalfmoveClock() == 0 {
-		w, err = t.ProbeWDL(p)
-	} else {
-		var d int
-		if d, err = t.ProbeDTZ(p); err == nil {
-			w = syzygy.Rule50WDL(d, p.HalfmoveClock())
-		}
-	}
-	var missing *syzygy.MissingError
-	switch {
-	case errors.As(err, &missing):
-		return Draw, false, nil
-	case err != nil:
-		return Draw, false, fmt.Errorf("syzygy tables: %s: %w", p.FEN(), err)
-	}
-	white := w
-	if p.SideToMove() == board.Black {
-		white = -w
-	}
-	switch white {
-	case syzygy.Win:
-		return WhiteWin, true, nil
-	case syzygy.Loss:
-		return BlackWin, true, nil
-	}
-	return Draw, true, nil
 }
 
 // opening returns the position after the book line and random plies of
 // game g, with the number of openings thrown away before it as unbalanced
 // (MaxOpeningScore), or an error if 1000 attempts all ended the game
 // during the random plies or were unbalanced.
-func (pl *player) opening(ctx context.Context, r *rng) (*board.Position, int, error) {
+func (pl *player) opening(ctx context.Context, r *splitmix.RNG) (*board.Position, int, error) {
 	var ml board.MoveList
 	rejected := 0
 	for attempt := 0; attempt < 1000; attempt++ {
@@ -416,7 +364,7 @@ func (pl *player) opening(ctx context.Context, r *rng) (*board.Position, int, er
 			}
 		}
 		if len(pl.book) > 0 {
-			line := pl.book[r.intn(len(pl.book))]
+			line := pl.book[r.Intn(len(pl.book))]
 			var err error
 			if p, err = board.ParseFEN(line); err != nil {
 				return nil, 0, fmt.Errorf("book: %w", err)
@@ -429,7 +377,7 @@ func (pl *player) opening(ctx context.Context, r *rng) (*board.Position, int, er
 				ok = false
 				break
 			}
-			p.MakeMove(ml.Moves[r.intn(ml.N)])
+			p.MakeMove(ml.Moves[r.Intn(ml.N)])
 		}
 		if !ok || p.CountLegal() == 0 {
 			continue
@@ -488,7 +436,7 @@ var searchTimeout = 5 * time.Minute
 // and the searcher's histories are cleared first.
 func (pl *player) play(ctx context.Context, g uint64) (game *Game, err error) {
 	cfg := pl.cfg
-	r := newRNG(cfg.Seed, g)
+	r := splitmix.New(cfg.Seed, g)
 	nodes0 := pl.nodes
 	defer func() {
 		if game != nil {
@@ -505,13 +453,13 @@ func (pl *player) play(ctx context.Context, g uint64) (game *Game, err error) {
 	lim := search.Limits{Nodes: cfg.Nodes, Depth: cfg.Depth, SoftNodes: cfg.SoftNodes}
 	winStreak, drawStreak := 0, 0
 	plies := p.Ply() // plies played in this game, the random ones included
-	var result Result
+	var result datasets.Result
 	for {
 		if term, res, over := gameOver(p, plies, cfg.MaxPlies); over {
 			game.Termination, result = term, res
 			break
 		}
-		if res, ok, err := tablesResult(pl.cfg.tables, p); err != nil {
+		if res, ok, err := tablebase.Result(pl.cfg.tables, p); err != nil {
 			return nil, fmt.Errorf("game %d: %w", g, err)
 		} else if ok {
 			game.Termination, result = TermTablebase, res
@@ -543,7 +491,7 @@ func (pl *player) play(ctx context.Context, g uint64) (game *Game, err error) {
 		}
 		mate := sr.Score >= search.MateBound || sr.Score <= -search.MateBound
 		if cfg.Keep == KeepAll || plies >= cfg.MinPly && !mate && !p.InCheck() && !noisy(p, sr.Best) {
-			rec, err := FromPosition(p, white, Draw)
+			rec, err := datasets.FromPosition(p, white, datasets.Draw)
 			if err != nil {
 				return nil, fmt.Errorf("game %d: %w", g, err)
 			}
@@ -567,15 +515,15 @@ func (pl *player) play(ctx context.Context, g uint64) (game *Game, err error) {
 		p.MakeMove(sr.Best)
 		plies++
 		if winStreak >= cfg.WinPlies {
-			game.Termination, result = TermAdjudgedWin, WhiteWin
+			game.Termination, result = TermAdjudgedWin, datasets.WhiteWin
 			break
 		}
 		if -winStreak >= cfg.WinPlies {
-			game.Termination, result = TermAdjudgedWin, BlackWin
+			game.Termination, result = TermAdjudgedWin, datasets.BlackWin
 			break
 		}
 		if drawStreak >= cfg.DrawPlies && plies >= cfg.DrawMinPly {
-			game.Termination, result = TermAdjudgedDraw, Draw
+			game.Termination, result = TermAdjudgedDraw, datasets.Draw
 			break
 		}
 	}
@@ -588,27 +536,27 @@ func (pl *player) play(ctx context.Context, g uint64) (game *Game, err error) {
 
 // gameOver applies the rules: mate, stalemate, threefold repetition, the
 // fifty-move rule, dead positions and the ply limit.
-func gameOver(p *board.Position, plies, maxPlies int) (string, Result, bool) {
+func gameOver(p *board.Position, plies, maxPlies int) (string, datasets.Result, bool) {
 	if p.CountLegal() == 0 {
 		if p.InCheck() {
 			if p.SideToMove() == board.White {
-				return TermCheckmate, BlackWin, true
+				return TermCheckmate, datasets.BlackWin, true
 			}
-			return TermCheckmate, WhiteWin, true
+			return TermCheckmate, datasets.WhiteWin, true
 		}
-		return TermStalemate, Draw, true
+		return TermStalemate, datasets.Draw, true
 	}
 	switch {
 	case p.Repetitions() >= 2:
-		return TermRepetition, Draw, true
+		return TermRepetition, datasets.Draw, true
 	case p.HalfmoveClock() >= 100:
-		return TermFiftyMoves, Draw, true
+		return TermFiftyMoves, datasets.Draw, true
 	case p.InsufficientMaterial():
-		return TermMaterial, Draw, true
+		return TermMaterial, datasets.Draw, true
 	case maxPlies > 0 && plies >= maxPlies:
-		return TermMaxPlies, Draw, true
+		return TermMaxPlies, datasets.Draw, true
 	}
-	return "", Draw, false
+	return "", datasets.Draw, false
 }
 
 // noisy reports whether m captures or promotes.
@@ -622,8 +570,8 @@ func noisy(p *board.Position, m board.Move) bool {
 	return p.PieceOn(m.To()) != board.NoPiece
 }
 
-// GenProgress is a progress report of a running Generate.
-type GenProgress struct {
+// Progress is a progress report of a running Generate.
+type Progress struct {
 	Games, Positions int64 // done so far, resumed work included
 	// NewPositions were generated by this process in Elapsed, searching
 	// NewNodes nodes (openings scored included): the datagen rate's bound
@@ -636,7 +584,7 @@ type GenProgress struct {
 }
 
 // Rate returns this process's positions per second.
-func (g GenProgress) Rate() float64 {
+func (g Progress) Rate() float64 {
 	if g.Elapsed <= 0 {
 		return 0
 	}
@@ -644,7 +592,7 @@ func (g GenProgress) Rate() float64 {
 }
 
 // ETA estimates the time left, or -1 if unknown.
-func (g GenProgress) ETA() time.Duration {
+func (g Progress) ETA() time.Duration {
 	rate := g.Rate()
 	if rate <= 0 {
 		return -1
@@ -665,17 +613,17 @@ func (g GenProgress) ETA() time.Duration {
 	return time.Duration(left / rate * float64(time.Second))
 }
 
-// GenOptions are the parts of a run that do not change its output.
-type GenOptions struct {
+// Options are the parts of a run that do not change its output.
+type Options struct {
 	// Command is recorded in the manifest.
 	Command string
 	// Progress, if not nil, is called about once a second, and once at the
 	// end.
-	Progress func(GenProgress)
+	Progress func(Progress)
 }
 
-// GenSummary counts what a run produced.
-type GenSummary struct {
+// Summary counts what a run produced.
+type Summary struct {
 	Games        int64            `toml:"games"`
 	Positions    int64            `toml:"positions"`
 	Plies        int64            `toml:"plies"`
@@ -683,31 +631,22 @@ type GenSummary struct {
 	PosResults   map[string]int64 `toml:"position_results"` // by the game's result
 	Terminations map[string]int64 `toml:"terminations"`
 	// OpeningsRejected counts the openings thrown away as unbalanced
-	// (GenConfig.MaxOpeningScore).
+	// (Config.MaxOpeningScore).
 	OpeningsRejected int64 `toml:"openings_rejected,omitzero"`
 }
 
-// GenManifest is written beside the output as OUT.manifest.toml.
-type GenManifest struct {
-	Command        string     `toml:"command"`
-	EngineRevision string     `toml:"engine_revision"`
-	GoVersion      string     `toml:"go_version"`
-	Output         string     `toml:"output"`
-	Format         string     `toml:"format"`
-	SHA256         string     `toml:"sha256"`
-	Bytes          int64      `toml:"bytes"`
-	Settings       GenConfig  `toml:"settings"`
-	Summary        GenSummary `toml:"summary"`
+// Manifest is written beside the output as OUT.manifest.toml.
+type Manifest struct {
+	Command        string  `toml:"command"`
+	EngineRevision string  `toml:"engine_revision"`
+	GoVersion      string  `toml:"go_version"`
+	Output         string  `toml:"output"`
+	Format         string  `toml:"format"`
+	SHA256         string  `toml:"sha256"`
+	Bytes          int64   `toml:"bytes"`
+	Settings       Config  `toml:"settings"`
+	Summary        Summary `toml:"summary"`
 }
-
-// ManifestPath returns where Generate writes the manifest of out.
-func ManifestPath(out string) string { return out + ".manifest.toml" }
-
-// PartsDir returns the directory Generate keeps its chunks in while running.
-func PartsDir(out string) string { return out + ".parts" }
-
-// sha256File returns the SHA-256 (hex) and size of the file at path.
-func sha256File(path string) (string, int64, error) { return fsutil.FileSHA256(path) }
 
 func readBook(path string) ([]string, error) {
 	f, err := os.Open(path)
@@ -741,7 +680,7 @@ func readBook(path string) ([]string, error) {
 // known the path is left out, so that a finished or half-played run is
 // recognised from any checkout (a committed shard's manifest records the
 // path it was made with, which another clone does not have).
-func settingsText(cfg GenConfig) (string, error) {
+func settingsText(cfg Config) (string, error) {
 	if cfg.EvalFileSHA256 != "" {
 		cfg.EvalFile = ""
 	}
@@ -758,14 +697,14 @@ func settingsText(cfg GenConfig) (string, error) {
 // Generate plays self-play games and writes their positions to out (format
 // by name: .txt, .txt.zst or .bin), with OUT.manifest.toml beside it.
 //
-// Work is kept in PartsDir(out): every finished game is written at once (temp
+// Work is kept in datasets.PartsDir(out): every finished game is written at once (temp
 // file + rename) and every ChunkGames games are merged into a chunk, so a
 // kill loses only the games being played. Running Generate again with the
 // same settings continues from there, and the final output is the same as
 // an uninterrupted run's. Different settings for an existing run are an
 // error. When all games are done the chunks are merged into out, the
 // manifest is written and the parts directory is removed.
-func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*GenManifest, error) {
+func Generate(ctx context.Context, cfg Config, out string, opt Options) (*Manifest, error) {
 	// The revision the manifest records is looked up (once) now: for a
 	// binary without a VCS stamp it is a guess from the working tree, which
 	// is right when the run starts and may have moved on when it ends.
@@ -773,7 +712,7 @@ func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	format, err := FormatOf(out)
+	format, err := datasets.FormatOf(out)
 	if err != nil {
 		return nil, err
 	}
@@ -782,12 +721,12 @@ func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*
 		if book, err = readBook(cfg.Book); err != nil {
 			return nil, err
 		}
-		if cfg.BookSHA256, _, err = sha256File(cfg.Book); err != nil {
+		if cfg.BookSHA256, _, err = fsutil.FileSHA256(cfg.Book); err != nil {
 			return nil, err
 		}
 	}
 	if cfg.EvalFile != "" {
-		if cfg.EvalFileSHA256, _, err = sha256File(cfg.EvalFile); err != nil {
+		if cfg.EvalFileSHA256, _, err = fsutil.FileSHA256(cfg.EvalFile); err != nil {
 			return nil, err
 		}
 	}
@@ -807,9 +746,9 @@ func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*
 		return nil, err
 	}
 
-	parts := PartsDir(out)
+	parts := datasets.PartsDir(out)
 	_, partsErr := os.Stat(parts)
-	if _, err := os.Stat(out); err == nil && (os.IsNotExist(partsErr) || outputComplete(out)) {
+	if _, err := os.Stat(out); err == nil && (os.IsNotExist(partsErr) || runparts.OutputComplete(out)) {
 		// Finished (a kill may have interrupted the removal of the parts).
 		m, err := finishedRun(out, settings)
 		if err == nil && partsErr == nil {
@@ -820,12 +759,12 @@ func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*
 	if err := os.MkdirAll(parts, 0o755); err != nil {
 		return nil, err
 	}
-	unlock, err := lockParts(parts, opt.Command)
+	unlock, err := runparts.Lock(parts, opt.Command)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if outputComplete(out) {
+	if runparts.OutputComplete(out) {
 		// Finished by the run that held the lock a moment ago.
 		m, err := finishedRun(out, settings)
 		if err == nil {
@@ -847,8 +786,8 @@ func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*
 	}
 
 	// Temp files of a merge a kill interrupted (a live process's are
-	// left alone: RemoveStaleTemps checks their owner).
-	if err := removeStaleOutputTemps(out); err != nil {
+	// left alone: datasets.RemoveStaleTemps checks their owner).
+	if err := runparts.RemoveStaleOutputTemps(out); err != nil {
 		return nil, err
 	}
 	run := &genRun{cfg: &cfg, parts: parts, book: book, opt: opt}
@@ -862,50 +801,11 @@ func Generate(ctx context.Context, cfg GenConfig, out string, opt GenOptions) (*
 	return run.merge(out, format, last)
 }
 
-// lockParts takes the lock of a run's parts folder (fsutil.Lock on its
-// "lock" file), so that two runs writing the same output cannot play into
-// one folder: the second's error names the first's process ID and command.
-// The lock goes when the process dies or when the parts folder is removed.
-func lockParts(parts, command string) (func(), error) {
-	if command == "" {
-		command = strings.Join(os.Args, " ")
-	}
-	unlock, err := fsutil.Lock(filepath.Join(parts, "lock"), command)
-	if err != nil {
-		return nil, fmt.Errorf("another run is writing into %s: %w", parts, err)
-	}
-	return unlock, nil
-}
-
-// removeStaleOutputTemps removes the temporaries of out and of its
-// manifest that a killed run left (those of a live process stay).
-func removeStaleOutputTemps(out string) error {
-	for _, p := range []string{out, ManifestPath(out)} {
-		if _, err := RemoveStaleTemps(p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// outputComplete reports whether out and its manifest were both written:
-// the manifest's sha256 is out's.
-func outputComplete(out string) bool {
-	var m struct {
-		SHA256 string `toml:"sha256"`
-	}
-	if _, err := toml.DecodeFile(ManifestPath(out), &m); err != nil || m.SHA256 == "" {
-		return false
-	}
-	sum, _, err := sha256File(out)
-	return err == nil && sum == m.SHA256
-}
-
 // finishedRun returns the manifest of a finished run, checking that it was
 // made with these settings.
-func finishedRun(out, settings string) (*GenManifest, error) {
-	var m GenManifest
-	if _, err := toml.DecodeFile(ManifestPath(out), &m); err != nil {
+func finishedRun(out, settings string) (*Manifest, error) {
+	var m Manifest
+	if _, err := toml.DecodeFile(datasets.ManifestPath(out), &m); err != nil {
 		return nil, fmt.Errorf("%s exists but its manifest cannot be read (%w); remove it to regenerate", out, err)
 	}
 	old, err := settingsText(m.Settings)
@@ -913,17 +813,17 @@ func finishedRun(out, settings string) (*GenManifest, error) {
 		return nil, err
 	}
 	if old != settings {
-		return nil, fmt.Errorf("%s was generated with other settings (see %s)", out, ManifestPath(out))
+		return nil, fmt.Errorf("%s was generated with other settings (see %s)", out, datasets.ManifestPath(out))
 	}
 	return &m, nil
 }
 
 // genRun is the state of one Generate call.
 type genRun struct {
-	cfg   *GenConfig
+	cfg   *Config
 	parts string
 	book  []string
-	opt   GenOptions
+	opt   Options
 
 	chunkPos  map[int64]int64 // positions of each finished chunk
 	gameFiles map[int64]bool  // local game index -> game file present
@@ -962,7 +862,7 @@ func (r *genRun) scan() error {
 	// Temporaries of game, chunk and settings files whose process died
 	// (a live process's are left: their names start with a dot, so they
 	// are not read as games or chunks either).
-	if _, err := removeStaleTempsIn(r.parts); err != nil {
+	if _, err := datasets.RemoveStaleTempsIn(r.parts); err != nil {
 		return err
 	}
 	ents, err := os.ReadDir(r.parts)
@@ -1015,7 +915,7 @@ func (r *genRun) scan() error {
 // countGameFile counts the games (header comments) and positions of a game
 // or chunk file.
 func countGameFile(path string) (games, positions int64, err error) {
-	err = eachGameLine(path, func(line []byte) error {
+	err = runparts.EachLine(path, func(line []byte) error {
 		if len(line) > 0 && line[0] == '#' {
 			games++
 		} else if len(line) > 0 {
@@ -1024,35 +924,6 @@ func countGameFile(path string) (games, positions int64, err error) {
 		return nil
 	})
 	return games, positions, err
-}
-
-// eachGameLine calls fn for every line of a game or chunk file.
-func eachGameLine(path string, fn func(line []byte) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	var rd io.Reader = f
-	if strings.HasSuffix(path, ".zst") {
-		zr, err := zstd.NewReader(f)
-		if err != nil {
-			return err
-		}
-		defer zr.Close()
-		rd = zr
-	}
-	sc := bufio.NewScanner(rd)
-	sc.Buffer(make([]byte, 0, 1<<16), maxLine)
-	for n := 1; sc.Scan(); n++ {
-		if err := fn(sc.Bytes()); err != nil {
-			return fmt.Errorf("%s: line %d: %w", path, n, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w (damaged part: remove it and rerun)", path, err)
-	}
-	return nil
 }
 
 // checkGameFile checks a finished game's file before it is packed into a
@@ -1076,7 +947,7 @@ func checkGameFile(path string, b []byte) (int64, error) {
 		case len(l) == 0 || l[0] == '#':
 			return 0, bad(i+1, "a blank or second header line")
 		default:
-			if _, err := parsePartLine(string(l)); err != nil {
+			if _, err := runparts.ParseLine(string(l)); err != nil {
 				return 0, bad(i+1, "%v", err)
 			}
 			pos++
@@ -1095,59 +966,10 @@ func gameText(g *Game) []byte {
 	}
 	b.WriteByte('\n')
 	for i := range g.Records {
-		b.WriteString(partLine(&g.Records[i]))
+		b.WriteString(runparts.Line(&g.Records[i]))
 		b.WriteByte('\n')
 	}
 	return b.Bytes()
-}
-
-// partLine is a record as the work-in-progress files of datagen and label
-// keep it: the text format, then the move played (from and to squares,
-// castling as king takes rook, and the promotion letter) when known, so
-// that moves survive until the output is written in a format that keeps
-// them.
-func partLine(r *Record) string {
-	t := r.Text()
-	if r.Move == board.NullMove {
-		return t
-	}
-	m := r.Move
-	t += " " + m.From().String() + m.To().String()
-	if pt := m.Promo(); pt != board.NoPieceType {
-		t += string("pnbrqk"[pt])
-	}
-	return t
-}
-
-// parsePartLine reads a partLine: a text line with or without a move, which
-// must be legal in the position.
-func parsePartLine(line string) (Record, error) {
-	f := strings.Fields(line)
-	if n := len(f); n < 3 || !strings.HasPrefix(f[n-3], "[") {
-		return ParseText(line)
-	}
-	mv := f[len(f)-1]
-	r, err := ParseText(strings.Join(f[:len(f)-1], " "))
-	if err != nil {
-		return Record{}, err
-	}
-	p, err := r.Position()
-	if err != nil {
-		return Record{}, err
-	}
-	var ml board.MoveList
-	p.GenerateLegal(&ml)
-	for _, m := range ml.Slice() {
-		s := m.From().String() + m.To().String()
-		if pt := m.Promo(); pt != board.NoPieceType {
-			s += string("pnbrqk"[pt])
-		}
-		if s == mv {
-			r.Move = m
-			return r, nil
-		}
-	}
-	return Record{}, fmt.Errorf("move %q is not legal in %s", mv, r.FEN())
 }
 
 // gameDone reports one finished game to the collector.
@@ -1304,7 +1126,7 @@ func (r *genRun) play(parent context.Context) (int64, error) {
 		if tg < 0 {
 			tg = 0
 		}
-		r.opt.Progress(GenProgress{Games: r.games, Positions: r.positions, NewPositions: newPos, NewNodes: newNodes,
+		r.opt.Progress(Progress{Games: r.games, Positions: r.positions, NewPositions: newPos, NewNodes: newNodes,
 			Elapsed: time.Since(start), TargetGames: tg, TargetPositions: target})
 	}
 	tick := time.NewTicker(time.Second)
@@ -1417,8 +1239,8 @@ func (r *genRun) mergeChunk(c int64) error {
 
 // merge writes chunks 0..last to out, then the manifest, then removes the
 // parts directory.
-func (r *genRun) merge(out string, format Format, last int64) (*GenManifest, error) {
-	sum := GenSummary{GameResults: map[string]int64{}, PosResults: map[string]int64{}, Terminations: map[string]int64{}}
+func (r *genRun) merge(out string, format datasets.Format, last int64) (*Manifest, error) {
+	sum := Summary{GameResults: map[string]int64{}, PosResults: map[string]int64{}, Terminations: map[string]int64{}}
 	header := func(_ int64, line []byte) error {
 		var idx uint64
 		var plies int
@@ -1439,14 +1261,14 @@ func (r *genRun) merge(out string, format Format, last int64) (*GenManifest, err
 		sum.Terminations[term]++
 		return nil
 	}
-	record := func(rec Record) {
+	record := func(rec datasets.Record) {
 		sum.Positions++
 		sum.PosResults[rec.Result.String()]++
 	}
-	if err := mergeChunks(out, format, last+1, r.chunkFile, header, record); err != nil {
+	if err := runparts.Merge(out, format, last+1, r.chunkFile, header, record); err != nil {
 		return nil, err
 	}
-	m := &GenManifest{
+	m := &Manifest{
 		Command:        r.opt.Command,
 		EngineRevision: version.Revision(),
 		GoVersion:      version.GoVersion(),
@@ -1455,60 +1277,8 @@ func (r *genRun) merge(out string, format Format, last int64) (*GenManifest, err
 		Settings:       *r.cfg,
 		Summary:        sum,
 	}
-	if err := finishRun(out, r.parts, m, &m.SHA256, &m.Bytes); err != nil {
+	if err := runparts.Finish(out, r.parts, m, &m.SHA256, &m.Bytes); err != nil {
 		return nil, err
 	}
 	return m, nil
-}
-
-// mergeChunks concatenates the text chunk files 0..n-1 into out, in the
-// given format. Lines starting with '#' go to header (with the chunk
-// number), records are passed to record and written; on any error the
-// partial output is removed.
-func mergeChunks(out string, format Format, n int64, chunkFile func(int64) string,
-	header func(chunk int64, line []byte) error, record func(Record)) error {
-	w, err := CreateFormat(out, format)
-	if err != nil {
-		return err
-	}
-	for c := int64(0); c < n; c++ {
-		err := eachGameLine(chunkFile(c), func(line []byte) error {
-			if len(line) == 0 {
-				return nil
-			}
-			if line[0] == '#' {
-				return header(c, line)
-			}
-			rec, err := parsePartLine(string(line))
-			if err != nil {
-				return err
-			}
-			record(rec)
-			return w.Write(rec)
-		})
-		if err != nil {
-			w.Abort()
-			return err
-		}
-	}
-	return w.Close()
-}
-
-// finishRun completes a chunked run whose output out is written: it fills
-// in the output's SHA-256 and size, writes manifest m beside it atomically,
-// and only then removes the parts directory, so that a kill at any point
-// leaves either the parts or a finished output with its manifest.
-func finishRun(out, parts string, m any, sha *string, size *int64) error {
-	var err error
-	if *sha, *size, err = sha256File(out); err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	if err := toml.NewEncoder(&b).Encode(m); err != nil {
-		return err
-	}
-	if err := fsutil.WriteFileAtomic(ManifestPath(out), b.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.RemoveAll(parts)
 }

@@ -1,4 +1,4 @@
-package datasets
+package datagen
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nnuelab/nnuelab/datasets"
 	_ "github.com/nnuelab/nnuelab/nets" // the net architectures datagen can play with
 )
 
@@ -17,7 +18,7 @@ import (
 func TestGenerateNetByContent(t *testing.T) {
 	dir := t.TempDir()
 	copyNet := func(name, src string) string {
-		data, err := os.ReadFile(filepath.Join("..", "nets", src))
+		data, err := os.ReadFile(filepath.Join("..", "..", "nets", src))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +34,7 @@ func TestGenerateNetByContent(t *testing.T) {
 	cfg.EvalFile = copyNet("here.nnue.zst", "chess768-first.nnue.zst")
 	out := filepath.Join(dir, "s.binpack")
 	m1 := generate(t, cfg, out)
-	before, err := os.ReadFile(ManifestPath(out))
+	before, err := os.ReadFile(datasets.ManifestPath(out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,11 +43,11 @@ func TestGenerateNetByContent(t *testing.T) {
 	if m2.SHA256 != m1.SHA256 || m2.Settings.EvalFile != filepath.Join(dir, "here.nnue.zst") {
 		t.Fatalf("the same net at another path: manifest %+v, want the finished run's", m2.Settings)
 	}
-	if after, _ := os.ReadFile(ManifestPath(out)); !bytes.Equal(before, after) {
+	if after, _ := os.ReadFile(datasets.ManifestPath(out)); !bytes.Equal(before, after) {
 		t.Fatal("the finished run's manifest was rewritten")
 	}
 	cfg.EvalFile = copyNet("other.nnue.zst", "chess768-gen1.nnue.zst")
-	if _, err := Generate(context.Background(), cfg, out, GenOptions{}); err == nil || !strings.Contains(err.Error(), "other settings") {
+	if _, err := Generate(context.Background(), cfg, out, Options{}); err == nil || !strings.Contains(err.Error(), "other settings") {
 		t.Fatalf("another net: %v, want other settings refused", err)
 	}
 }

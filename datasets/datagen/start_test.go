@@ -1,10 +1,11 @@
-package datasets
+package datagen
 
 import (
 	"context"
 	"strings"
 	"testing"
 
+	"github.com/nnuelab/nnuelab/datasets/internal/splitmix"
 	"github.com/nnuelab/nnuelab/engine/board"
 )
 
@@ -12,7 +13,7 @@ import (
 // squares of both colours, the king between the rooks), and 30,000 draws
 // reach all 960.
 func TestRandomBackRank(t *testing.T) {
-	r := newRNG(1, 2)
+	r := splitmix.New(1, 2)
 	seen := map[[8]byte]bool{}
 	for range 30000 {
 		rank := randomBackRank(r)
@@ -33,7 +34,7 @@ func TestRandomBackRank(t *testing.T) {
 // not always (dfrc), carry both sides' castling rights, and datagen plays
 // games from them; a book with them is refused.
 func TestStartPositions(t *testing.T) {
-	r := newRNG(3, 4)
+	r := splitmix.New(3, 4)
 	mirrored := 0
 	for _, kind := range []string{StartChess960, StartDFRC} {
 		for range 200 {
@@ -60,7 +61,7 @@ func TestStartPositions(t *testing.T) {
 	if mirrored >= 400 || mirrored < 200 {
 		t.Fatalf("%d of 400 starts mirrored: want the 200 chess960 ones and few dfrc ones", mirrored)
 	}
-	cfg := DefaultGenConfig()
+	cfg := DefaultConfig()
 	cfg.Arch, cfg.Games, cfg.Nodes, cfg.SoftNodes, cfg.Start, cfg.Keep = "classical", 2, 2000, 500, StartDFRC, KeepAll
 	pl, err := newPlayer(&cfg, nil)
 	if err != nil {

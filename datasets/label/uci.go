@@ -1,4 +1,4 @@
-package datasets
+package label
 
 import (
 	"context"
@@ -9,24 +9,24 @@ import (
 	"github.com/nnuelab/nnuelab/engine/uciclient"
 )
 
-// UCIEngine is a UCI engine process used for scoring positions: one search
+// engine is a UCI engine process used for scoring positions: one search
 // at a time, each with a deadline after which the process is killed.
-type UCIEngine struct {
+type engine struct {
 	// Name is the engine's "id name".
 	Name string
 
 	e *uciclient.Engine
 }
 
-// StartUCI starts path with args, runs the UCI handshake (uci/uciok), sets
+// startEngine starts path with args, runs the UCI handshake (uci/uciok), sets
 // the options in order and waits for readyok, all within timeout (at least
 // uciclient.MinStartTimeout).
-func StartUCI(path string, args []string, options [][2]string, timeout time.Duration) (*UCIEngine, error) {
+func startEngine(path string, args []string, options [][2]string, timeout time.Duration) (*engine, error) {
 	ue, err := uciclient.Start(uciclient.Config{Path: path, Args: args, StderrTail: 4096})
 	if err != nil {
 		return nil, fmt.Errorf("starting engine %s: %w", path, err)
 	}
-	e := &UCIEngine{e: ue}
+	e := &engine{e: ue}
 	ctx := context.Background()
 	deadline := time.Now().Add(max(timeout, uciclient.MinStartTimeout))
 	if err := ue.Handshake(ctx, deadline); err != nil {
@@ -54,7 +54,7 @@ var (
 
 // explain turns the client's errors into this package's words, with the
 // engine's stderr when it died.
-func (e *UCIEngine) explain(err error) error {
+func (e *engine) explain(err error) error {
 	switch {
 	case errors.Is(err, uciclient.ErrExited):
 		if s := e.e.Stderr(); s != "" {
@@ -69,7 +69,7 @@ func (e *UCIEngine) explain(err error) error {
 
 // NewGame sends ucinewgame (the engine forgets its hash and histories) and
 // waits until the engine is ready.
-func (e *UCIEngine) NewGame(timeout time.Duration) error {
+func (e *engine) NewGame(timeout time.Duration) error {
 	if err := e.e.NewGame(context.Background(), time.Now().Add(timeout)); err != nil {
 		if errors.Is(err, uciclient.ErrExited) {
 			return e.explain(err)
@@ -94,7 +94,7 @@ type Score struct {
 // 8") and returns the last exact score of the principal line the engine
 // reported before bestmove, with that line's depth and nodes. A search that
 // has not ended by timeout kills the engine and is an error.
-func (e *UCIEngine) Search(fen, goArgs string, timeout time.Duration) (Score, error) {
+func (e *engine) Search(fen, goArgs string, timeout time.Duration) (Score, error) {
 	var s Score
 	haveScore := false
 	r, err := e.e.Go(context.Background(), "position fen "+fen, "go "+goArgs, timeout, func(in uciclient.Info) {
@@ -128,7 +128,7 @@ func (e *UCIEngine) Search(fen, goArgs string, timeout time.Duration) (Score, er
 
 // Close asks the engine to quit and kills it if it has not after a second.
 // It may be called more than once.
-func (e *UCIEngine) Close() error {
+func (e *engine) Close() error {
 	e.e.Quit(time.Second)
 	return nil
 }
