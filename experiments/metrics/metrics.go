@@ -359,38 +359,43 @@ func valLossOf(l LossSpec, net *nnue.Network, files []string, limit int) (*ValLo
 		if err != nil {
 			return nil, err
 		}
-		r, err := datasets.NewReader(f, name, datasets.Options{})
+		err = valLossFile(l, net, f, name, limit, v)
+		f.Close()
 		if err != nil {
-			f.Close()
 			return nil, err
 		}
-		for limit == 0 || v.N < limit {
-			rec, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				r.Close()
-				f.Close()
-				return nil, err
-			}
-			p, err := rec.Position()
-			if err != nil {
-				r.Close()
-				f.Close()
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-			v.Loss += lossOf(l, netCP(net, p), &rec)
-			v.N++
-		}
-		r.Close()
-		f.Close()
 	}
 	if v.N == 0 {
 		return nil, fmt.Errorf("no validation positions in %v", files)
 	}
 	v.Loss /= float64(v.N)
 	return v, nil
+}
+
+// valLossFile adds the losses of the positions of one validation file,
+// open as f, to v (until v holds limit positions, 0 = no limit).
+func valLossFile(l LossSpec, net *nnue.Network, f io.Reader, name string, limit int, v *ValLoss) error {
+	r, err := datasets.NewReader(f, name, datasets.Options{})
+	if err != nil {
+		return err
+	}
+	if limit != 0 && v.N >= limit {
+		return r.Close()
+	}
+	for rec, err := range datasets.ScanReader(r).All() {
+		if err != nil {
+			return err
+		}
+		p, err := rec.Position()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		v.Loss += lossOf(l, netCP(net, p), &rec)
+		if v.N++; limit != 0 && v.N >= limit {
+			break
+		}
+	}
+	return nil
 }
 
 // Shares counts how a search's evaluations got their accumulators, per
