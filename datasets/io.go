@@ -733,21 +733,3 @@ func (p *packWriter) Abort() error {
 	p.zw.Close()
 	return p.af.Abort()
 }
-
-// Copy writes every record of r to w and returns how many it wrote.
-func Copy(w Writer, r Reader) (int64, error) {
-	var n int64
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-		if err := w.Write(rec); err != nil {
-			return n, err
-		}
-		n++
-	}
-}

@@ -171,34 +171,22 @@ func Shuffle(inputs []string, cfg ShuffleConfig) (ShuffleSummary, error) {
 	}
 	r := splitmix.New(cfg.Seed, 0)
 	for _, in := range inputs {
-		rd, err := OpenWith(in, cfg.Read)
-		if err != nil {
-			closeAll()
-			return sum, err
-		}
-		for {
-			rec, err := rd.Next()
-			if err == io.EOF {
-				break
+		scan := Records(in, cfg.Read)
+		for rec, err := range scan.All() {
+			if err == nil {
+				s := 0
+				if splits == 2 && IsValidation(rec.BoardHash(), cfg.Seed, cfg.ValFrac) {
+					s = 1
+				}
+				err = bw[s][r.Intn(buckets)].write(&rec)
 			}
 			if err != nil {
-				rd.Close()
-				closeAll()
-				return sum, err
-			}
-			s := 0
-			if splits == 2 && IsValidation(rec.BoardHash(), cfg.Seed, cfg.ValFrac) {
-				s = 1
-			}
-			if err := bw[s][r.Intn(buckets)].write(&rec); err != nil {
-				rd.Close()
 				closeAll()
 				return sum, err
 			}
 			sum.Read++
 		}
-		sum.Skipped += rd.Skipped()
-		rd.Close()
+		sum.Skipped += scan.Skipped()
 	}
 	for _, s := range bw {
 		for _, b := range s {

@@ -38,30 +38,23 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	var skipped, dropped int64
 	for _, in := range fs.Args() {
 		shown := 0
-		r, err := datasets.OpenWith(in, datasets.Options{SkipBad: *skipBad, OnSkip: func(err error) {
+		scan := datasets.Records(in, datasets.Options{SkipBad: *skipBad, Filter: filter, OnSkip: func(err error) {
 			if shown < 10 {
 				fmt.Fprintf(stderr, "skipped: %v\n", err)
 			}
 			shown++
 		}})
-		if err != nil {
-			w.Abort()
-			return err
+		for rec, err := range scan.All() {
+			if err == nil {
+				err = w.Write(rec)
+			}
+			if err != nil {
+				w.Abort()
+				return err
+			}
 		}
-		var src datasets.Reader = r
-		if filter != nil {
-			src = datasets.NewFilterReader(r, *filter)
-		}
-		_, err = datasets.Copy(w, src)
-		if fr, ok := src.(*datasets.FilterReader); ok {
-			dropped += fr.Dropped()
-		}
-		skipped += r.Skipped()
-		r.Close()
-		if err != nil {
-			w.Abort()
-			return err
-		}
+		dropped += scan.Dropped()
+		skipped += scan.Skipped()
 	}
 	if err := w.Close(); err != nil {
 		return err

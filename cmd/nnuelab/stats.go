@@ -42,23 +42,14 @@ func runStats(args []string, stdout, stderr io.Writer) error {
 	}
 	b := datasets.NewStatsBuilder(*bin, *scoreRange)
 	for _, in := range fs.Args() {
-		r, err := datasets.OpenWith(in, datasets.Options{SkipBad: *skipBad})
-		if err != nil {
-			return err
-		}
-		for {
-			rec, err := r.Next()
-			if err == io.EOF {
-				break
-			}
+		scan := datasets.Records(in, datasets.Options{SkipBad: *skipBad})
+		for rec, err := range scan.All() {
 			if err != nil {
-				r.Close()
 				return err
 			}
 			b.Add(&rec)
 		}
-		b.AddSkipped(r.Skipped())
-		r.Close()
+		b.AddSkipped(scan.Skipped())
 	}
 	s := b.Stats()
 	if *plotFile != "" {

@@ -44,17 +44,8 @@ func runWDL(args []string, stdout, stderr io.Writer) error {
 	var samples []wdl.Sample
 	skipped := 0
 	for _, in := range fs.Args() {
-		r, err := datasets.Open(in)
-		if err != nil {
-			return err
-		}
-		for {
-			rec, err := r.Next()
-			if err == io.EOF {
-				break
-			}
+		for rec, err := range datasets.Records(in, datasets.Options{}).All() {
 			if err != nil {
-				r.Close()
 				return err
 			}
 			v := int(rec.Score)
@@ -71,7 +62,6 @@ func runWDL(args []string, stdout, stderr io.Writer) error {
 			samples = append(samples, wdl.Sample{Score: float64(v), Outcome: o,
 				Material: wdl.Material(n[board.Pawn], n[board.Knight], n[board.Bishop], n[board.Rook], n[board.Queen])})
 		}
-		r.Close()
 	}
 	md, bins, err := wdl.Fit(samples)
 	if err != nil {

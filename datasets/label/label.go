@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -388,17 +387,12 @@ func (lr *job) run(parent context.Context, inputs []string, done map[int64]bool,
 			return true
 		}
 		for _, in := range inputs {
-			r, err := datasets.OpenWith(in, datasets.Options{SkipBad: cfg.SkipBad})
-			if err != nil {
-				return err
+			if cfg.Limit != 0 && total >= cfg.Limit {
+				break
 			}
-			for cfg.Limit == 0 || total < cfg.Limit {
-				rec, err := r.Next()
-				if err == io.EOF {
-					break
-				}
+			scan := datasets.Records(in, datasets.Options{SkipBad: cfg.SkipBad})
+			for rec, err := range scan.All() {
 				if err != nil {
-					r.Close()
 					return err
 				}
 				c := total / size
@@ -408,12 +402,13 @@ func (lr *job) run(parent context.Context, inputs []string, done map[int64]bool,
 					cur.recs = append(cur.recs, rec)
 				}
 				if total%size == 0 && !send() {
-					r.Close()
 					return ctx.Err()
 				}
+				if cfg.Limit != 0 && total >= cfg.Limit {
+					break
+				}
 			}
-			badInput += r.Skipped()
-			r.Close()
+			badInput += scan.Skipped()
 		}
 		if !send() {
 			return ctx.Err()

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/nnuelab/nnuelab/datasets"
@@ -60,19 +59,12 @@ func readRecords(path string, dst []datasets.Record, limit int, skip bool, skipp
 	if err != nil {
 		return nil, "", fmt.Errorf("data: %w", err)
 	}
-	r, err := datasets.OpenWith(path, datasets.Options{SkipBad: skip, Filter: filter})
-	if err != nil {
-		return nil, "", fmt.Errorf("data %s: %w", path, err)
+	full := func() bool { return limit > 0 && len(dst) >= limit }
+	if full() {
+		return dst, sum, nil
 	}
-	defer r.Close()
-	if filter != nil {
-		defer func() { *filtered += datasets.Dropped(r) }()
-	}
-	for limit <= 0 || len(dst) < limit {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	scan := datasets.Records(path, datasets.Options{SkipBad: skip, Filter: filter})
+	for rec, err := range scan.All() {
 		if err != nil {
 			return nil, "", fmt.Errorf("data: %w", err)
 		}
@@ -87,9 +79,15 @@ func readRecords(path string, dst []datasets.Record, limit int, skip bool, skipp
 			return nil, "", fmt.Errorf("data: more than %d positions to hold in memory; stream them (--shuffle-buffer N) or read fewer (--max-positions)", maxLoad)
 		}
 		dst = append(dst, rec)
+		if full() {
+			break
+		}
 	}
 	if skip {
-		*skipped += r.Skipped()
+		*skipped += scan.Skipped()
+	}
+	if filter != nil {
+		*filtered += scan.Dropped()
 	}
 	return dst, sum, nil
 }

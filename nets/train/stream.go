@@ -275,12 +275,8 @@ func (sd *streamData) scanBlock(b *streamBlock) (res blockScan) {
 		res.err = fmt.Errorf("%s: block at byte %d: %w", b.Path, b.Offset, err)
 		return res
 	}
-	defer r.Close()
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	scan := datasets.ScanReader(r)
+	for rec, err := range scan.All() {
 		if err != nil {
 			res.err = err
 			return res
@@ -305,9 +301,9 @@ func (sd *streamData) scanBlock(b *streamBlock) (res blockScan) {
 			res.bad++
 		}
 	}
-	res.skipped = r.Skipped()
-	res.filtered += datasets.Dropped(r)
-	res.entries += res.skipped + datasets.Dropped(r)
+	res.skipped = scan.Skipped()
+	res.filtered += scan.Dropped()
+	res.entries += res.skipped + scan.Dropped()
 	return res
 }
 
