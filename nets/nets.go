@@ -138,7 +138,7 @@ func loadInfo(spec *archs.Spec, file string, o LoadOptions) (*nnue.Network, NetI
 	if d == nil && spec.Net.Format == "sf15.1" {
 		// Stockfish 15.1's own net is not ours to ship, but the installed
 		// Stockfish writes it (export_net); the export is cached by hash.
-		if path, err := nnue.CachedStockfishNet(nnue.DefaultStockfishPath()); err == nil {
+		if path, err := sfnet.Cached151(); err == nil {
 			return loadFile(spec, path, LoadOptions{})
 		}
 	}

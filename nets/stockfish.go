@@ -21,7 +21,7 @@ func loadNamed(spec *archs.Spec) (*nnue.Network, NetInfo, error) {
 		if errors.Is(err, sfnet.ErrNotCached) {
 			return nil, NetInfo{}, fmt.Errorf("architecture %s uses Stockfish's net %s, which is not in the net cache (%s): get it with `nnuelab nets extract PACKAGE.tgz` "+
 				"from a WebAssembly build that embeds it (npm pack stockfish@17.1.0 gives the package) or `nnuelab nets fetch %s` (Stockfish's net server)",
-				spec.Name, spec.Net.Name, nnue.StockfishNetCacheDir(), spec.Net.Name)
+				spec.Name, spec.Net.Name, sfnet.CacheDir(), spec.Net.Name)
 		}
 		return nil, NetInfo{}, fmt.Errorf("architecture %s: %w", spec.Name, err)
 	}

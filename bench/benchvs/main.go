@@ -47,7 +47,8 @@ import (
 	"strings"
 
 	"github.com/nnuelab/nnuelab/bench/stats"
-	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/nets/sfnet"
+	"github.com/nnuelab/nnuelab/nets/sfnet/sf151"
 )
 
 // sfBench is the UCI command of Stockfish 15.1's NNUE-only bench.
@@ -85,7 +86,8 @@ func main() {
 	if peer == "" {
 		fmt.Printf("AVX2 peer: none (%s); comparing against Debian's generic build only, which is not Stockfish at full speed\n", why)
 	} else {
-		net, err := nnue.CachedStockfishNet(*sf)
+		sfnet.SetExport151(func(dst string) error { return sf151.Export(*sf, dst) })
+		net, err := sfnet.Cached151()
 		if err != nil {
 			fail(fmt.Errorf("the AVX2 build needs Stockfish 15.1's net: %w", err))
 		}

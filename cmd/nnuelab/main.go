@@ -14,6 +14,10 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	// An sf15.1 net without a file is Stockfish 15.1's own, exported from
+	// the installed Stockfish into the net cache on first use.
+	_ "github.com/nnuelab/nnuelab/nets/sfnet/sf151"
 )
 
 // command is one subcommand. Each lives in its own file and registers itself

@@ -1,24 +1,17 @@
 package nnue
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue/simd"
-	"github.com/nnuelab/nnuelab/engine/uciclient"
-	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // What the Stockfish readers share: the file versions, the hash scheme by
-// which a .nnue file names its architecture, the dense-layer helpers and the
-// way to obtain Stockfish 15.1's default net from an installed Stockfish.
+// which a .nnue file names its architecture and the dense-layer helpers.
+// (Stockfish 15.1's default net is obtained from an installed Stockfish by
+// nets/sfnet, which keeps the net cache.)
 
 // Stockfish file versions (the u32 at byte 0).
 const (
@@ -200,145 +193,4 @@ func checkSFFeatures(spec *archs.Spec, set string) (uint32, error) {
 		return 0, fmt.Errorf("net format %s holds %s features, arch %s has %q", spec.Net.Format, set, spec.Name, spec.Features.Set)
 	}
 	return sfFeatureHash[set], nil
-}
-
-// Stockfish 15.1's default net, as Debian's stockfish package embeds it and
-// its export_net command writes it.
-const (
-	// SF151NetName is the net's file name (nn- and the first 12 hex digits
-	// of its SHA-256).
-	SF151NetName = "nn-ad9b42354671.nnue"
-	// SF151NetSize is its size in bytes.
-	SF151NetSize = 47001499
-	// SF151NetSHA256 is its SHA-256, hex.
-	SF151NetSHA256 = "ad9b423546714137916bd38978af6fd68d7b8951bef25ff76bf43da72d6cb786"
-)
-
-// DefaultStockfishPath returns the Stockfish binary to use: $NNUELAB_STOCKFISH
-// if set, else Debian's /usr/games/stockfish if present, else "stockfish"
-// from $PATH (or that bare name when it is not found, so that the error
-// comes from running it).
-func DefaultStockfishPath() string { return uciclient.StockfishPath() }
-
-// ExportStockfishNet runs the Stockfish 15.1 binary at stockfishPath, has
-// its export_net command write the embedded default net, checks the size
-// and SHA-256 against SF151NetSize and SF151NetSHA256 and moves the file to
-// dst atomically (a partial file is never left at dst).
-func ExportStockfishNet(stockfishPath, dst string) error {
-	abs, err := filepath.Abs(dst)
-	if err != nil {
-		return err
-	}
-	// Export into a fresh folder beside dst under a plain relative name:
-	// Stockfish reads the file name as one word, so the folder's path may
-	// contain anything.
-	tmpDir, err := os.MkdirTemp(filepath.Dir(abs), ".nnuelab-export-")
-	if err != nil {
-		return fmt.Errorf("export Stockfish net: %w", err)
-	}
-	defer os.RemoveAll(tmpDir)
-	const tmpName = "export.nnue"
-
-	ue, err := uciclient.Start(uciclient.Config{Path: stockfishPath, Dir: tmpDir})
-	if err != nil {
-		return fmt.Errorf("export Stockfish net: cannot run %s (install Stockfish 15.1: `make deps` or `apt-get install stockfish`): %w", stockfishPath, err)
-	}
-	defer ue.Kill()
-	ctx, deadline := context.Background(), time.Now().Add(2*time.Minute)
-	fail := func(token string, err error) error {
-		switch {
-		case errors.Is(err, uciclient.ErrExited):
-			err = fmt.Errorf("%s exited before answering %q (stderr: %q)", stockfishPath, token, ue.Stderr())
-		case errors.Is(err, uciclient.ErrTimeout):
-			err = fmt.Errorf("%s did not answer %q within 2 minutes", stockfishPath, token)
-		}
-		return fmt.Errorf("export Stockfish net: %w", err)
-	}
-	if err := ue.Handshake(ctx, deadline); err != nil {
-		return fail("uciok", err)
-	}
-	// export_net runs in the UCI thread, so readyok comes after the file is
-	// complete; the line before it says how the export went.
-	var exportMsg string
-	if err := ue.Send("export_net "+tmpName, "isready"); err != nil {
-		return fail("readyok", err)
-	}
-	_, err = ue.ReadUntil(ctx, deadline, func(l string) bool { return l == "readyok" }, func(l string) {
-		if low := strings.ToLower(l); strings.Contains(low, "network saved") || strings.HasPrefix(low, "failed") {
-			exportMsg = l
-		}
-	})
-	if err != nil {
-		return fail("readyok", err)
-	}
-	ue.Quit(time.Second)
-	name := ue.Name
-
-	tmp := filepath.Join(tmpDir, tmpName)
-	if err := verifySF151Net(tmp); err != nil {
-		return fmt.Errorf("export Stockfish net with %s (%q, said %q): %w", stockfishPath, name, exportMsg, err)
-	}
-	if err := os.Rename(tmp, abs); err != nil {
-		return fmt.Errorf("export Stockfish net: %w", err)
-	}
-	return nil
-}
-
-// verifySF151Net checks that path is Stockfish 15.1's default net.
-func verifySF151Net(path string) error {
-	sum, n, err := fsutil.FileSHA256(path)
-	if err != nil {
-		return err
-	}
-	if n != SF151NetSize || sum != SF151NetSHA256 {
-		return fmt.Errorf("%s is %d bytes with SHA-256 %s; Stockfish 15.1's %s is %d bytes with SHA-256 %s (is the binary Stockfish 15.1?)",
-			path, n, sum, SF151NetName, SF151NetSize, SF151NetSHA256)
-	}
-	return nil
-}
-
-// StockfishNetCacheDir is where CachedStockfishNet keeps exported nets:
-// $XDG_CACHE_HOME/nnuelab (or the platform's user cache folder), else a
-// folder in os.TempDir().
-func StockfishNetCacheDir() string {
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "nnuelab")
-	}
-	return filepath.Join(os.TempDir(), "nnuelab-cache")
-}
-
-// NetCacheDir returns StockfishNetCacheDir, created if missing; an
-// unwritable cache folder falls back to a folder in os.TempDir(). Every
-// net nnuelab caches by name (Stockfish 15.1's export, the nets that
-// `nnuelab nets extract` and `nets fetch` get) lives there.
-func NetCacheDir() (string, error) {
-	dir := StockfishNetCacheDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		dir = filepath.Join(os.TempDir(), "nnuelab-cache")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", fmt.Errorf("no folder to cache Stockfish nets in: %w", err)
-		}
-	}
-	return dir, nil
-}
-
-// CachedStockfishNet returns the path of Stockfish 15.1's default net in
-// StockfishNetCacheDir, exporting it with the Stockfish binary at
-// stockfishPath first if the cache lacks it or holds a damaged copy. The
-// file name carries the hash, so a cached file is used only if it verifies.
-func CachedStockfishNet(stockfishPath string) (string, error) {
-	dir, err := NetCacheDir()
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, SF151NetName)
-	if err := verifySF151Net(path); err == nil {
-		return path, nil
-	} else if !errors.Is(err, os.ErrNotExist) {
-		_ = os.Remove(path) // damaged: export again
-	}
-	if err := ExportStockfishNet(stockfishPath, path); err != nil {
-		return "", err
-	}
-	return path, nil
 }

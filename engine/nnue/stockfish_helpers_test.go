@@ -15,6 +15,8 @@ import (
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/internal/testtier"
+	"github.com/nnuelab/nnuelab/nets/sfnet"
+	_ "github.com/nnuelab/nnuelab/nets/sfnet/sf151" // exports Stockfish 15.1's net into the cache when missing
 )
 
 // Shared by the Stockfish tests: the reference nets, loaded once per test
@@ -66,7 +68,7 @@ func synthSF12Net(t testing.TB) *Network {
 }
 
 var sf15Path = sync.OnceValues(func() (string, error) {
-	path, err := CachedStockfishNet(DefaultStockfishPath())
+	path, err := sfnet.Cached151()
 	if err != nil {
 		return "", fmt.Errorf("the sf15.1 tests need Stockfish 15.1's net (or set NNUELAB_STOCKFISH to a Stockfish 15.1 binary): %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/nnuelab/nnuelab/experiments/data"
 	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
 	"github.com/nnuelab/nnuelab/nets"
+	_ "github.com/nnuelab/nnuelab/nets/sfnet/sf151" // exports Stockfish 15.1's net into the cache when missing
 	"github.com/nnuelab/nnuelab/nets/train"
 )
 

@@ -11,15 +11,16 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/samber/lo"
+
 	"github.com/nnuelab/nnuelab/archs"
-	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/experiments/data"
 	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/experiments/metrics"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets"
+	"github.com/nnuelab/nnuelab/nets/sfnet"
 	"github.com/nnuelab/nnuelab/nets/train"
-	"github.com/samber/lo"
 )
 
 // PlanVersion changes when the meaning of a task's result changes, so that
@@ -415,7 +416,7 @@ func (p *Plan) resolveVariant(vs *manifest.VariantSpec, base bool, dataFiles, va
 				}
 				v.Nets = append(v.Nets, NetRef{Seed: seed, Kind: "shipped", SHA256: e.SHA256})
 			case spec.Net.Format == "sf15.1":
-				v.Nets = append(v.Nets, NetRef{Seed: seed, Kind: "stockfish", SHA256: nnue.SF151NetSHA256})
+				v.Nets = append(v.Nets, NetRef{Seed: seed, Kind: "stockfish", SHA256: sfnet.SF151NetSHA256})
 			default:
 				return nil, fmt.Errorf("architecture %s ships no network: give net = FILE or a [train] section", spec.Name)
 			}

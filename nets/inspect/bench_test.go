@@ -4,7 +4,8 @@ import (
 	"testing"
 
 	"github.com/nnuelab/nnuelab/datasets"
-	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/nets/sfnet"
+	_ "github.com/nnuelab/nnuelab/nets/sfnet/sf151" // exports Stockfish 15.1's net into the cache when missing
 )
 
 // BenchmarkSF151 measures `nets show sf15.1 --data` on 100k positions of
@@ -15,7 +16,7 @@ import (
 //
 //	go test ./nets/inspect -run X -bench SF151 -benchtime 1x
 func BenchmarkSF151(b *testing.B) {
-	if _, err := nnue.CachedStockfishNet(nnue.DefaultStockfishPath()); err != nil {
+	if _, err := sfnet.Cached151(); err != nil {
 		b.Skipf("Stockfish 15.1's net: %v", err)
 	}
 	v, err := Load("sf15.1", "")

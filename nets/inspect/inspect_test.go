@@ -14,6 +14,8 @@ import (
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/nets"
+	"github.com/nnuelab/nnuelab/nets/sfnet"
+	_ "github.com/nnuelab/nnuelab/nets/sfnet/sf151" // exports Stockfish 15.1's net into the cache when missing
 	"github.com/nnuelab/nnuelab/nets/train"
 )
 
@@ -734,7 +736,7 @@ func TestShippedNets(t *testing.T) {
 // leorik-3.2-first) and, when Stockfish 15.1 is installed, its layer stacks.
 func TestHeadParamsReproduceTrace(t *testing.T) {
 	names := []string{"halfkp-128-first", "koivisto-7.4", "leorik-3.2-first"}
-	if _, err := nnue.CachedStockfishNet(nnue.DefaultStockfishPath()); err == nil {
+	if _, err := sfnet.Cached151(); err == nil {
 		names = append(names, "sf15.1")
 	} else {
 		t.Logf("sf15.1 skipped: %v", err)
@@ -803,7 +805,7 @@ func TestHeadParamsReproduceTrace(t *testing.T) {
 // products of both perspectives, then per layer stack fc_0's squared and
 // clipped halves and fc_1, each position counted in its own stack only.
 func TestSF151Activations(t *testing.T) {
-	if _, err := nnue.CachedStockfishNet(nnue.DefaultStockfishPath()); err != nil {
+	if _, err := sfnet.Cached151(); err != nil {
 		t.Skipf("Stockfish 15.1's net: %v", err)
 	}
 	v, err := Load("sf15.1", "")

@@ -7,12 +7,11 @@ import (
 	"path/filepath"
 	"regexp"
 
-	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
 // The net cache is the folder where nnuelab keeps Stockfish's nets by name
-// (nnue.NetCacheDir: $XDG_CACHE_HOME/nnuelab, beside Stockfish 15.1's
+// (CacheDir: $XDG_CACHE_HOME/nnuelab, beside Stockfish 15.1's
 // export). A cached file is used only if its SHA-256 starts with the
 // digits of its name.
 
@@ -42,7 +41,7 @@ func Store(name string, data []byte) (string, error) {
 	if err := CheckName(name, data, "net to cache"); err != nil {
 		return "", err
 	}
-	dir, err := nnue.NetCacheDir()
+	dir, err := MakeCacheDir()
 	if err != nil {
 		return "", err
 	}
@@ -73,7 +72,7 @@ func Cached(name string) (string, error) {
 	if !ValidName(name) {
 		return "", fmt.Errorf("%q is not a Stockfish net name (nn-<12 hex digits>.nnue)", name)
 	}
-	dst := filepath.Join(nnue.StockfishNetCacheDir(), name)
+	dst := filepath.Join(CacheDir(), name)
 	if _, err := os.Stat(dst); err != nil {
 		// The fallback folder, when the user cache folder is unwritable.
 		alt := filepath.Join(os.TempDir(), "nnuelab-cache", name)

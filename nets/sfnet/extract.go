@@ -1,8 +1,9 @@
 // Package sfnet gets Stockfish's networks: it extracts the nets that a
 // WebAssembly build of Stockfish embeds (an npm package such as
 // stockfish@17.1.0, or a .wasm module), fetches a net by name from
-// Stockfish's public net server, and keeps them in nnuelab's net cache by
-// name. Stockfish names a net nn- plus the first 12 hex digits of the
+// Stockfish's public net server, has an installed Stockfish 15.1 export its
+// default net (export_net over UCI), and keeps them in nnuelab's net cache
+// by name (CacheDir). Stockfish names a net nn- plus the first 12 hex digits of the
 // file's SHA-256, so every net that passes through here is checked against
 // its name.
 package sfnet
