@@ -18,6 +18,11 @@ func TestExperimentCommand(t *testing.T) {
 	os.WriteFile(good, []byte("title = \"t\"\nmetrics = [\"agreement\", \"eval_speed\"]\n[base]\narch = \"koivisto-7.4\"\n[[variant]]\noverrides = [\"history=1\"]\n"), 0o644)
 	bad := filepath.Join(dir, "bad.toml")
 	os.WriteFile(bad, []byte("metrics = [\"agreement\"]\n[base]\narch = \"koivisto-7.4\"\nhistory = 2\n"), 0o644)
+	// A training value the trainer refuses fails the dry run, naming the
+	// manifest and the key.
+	badTrain := filepath.Join(dir, "badtrain.toml")
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x"), 0o644)
+	os.WriteFile(badTrain, []byte("metrics = [\"quant_error\"]\n[base]\narch = \"chess768\"\n[data]\ntrain = [\"a.txt\"]\n[train]\nbatch = 2000000\n"), 0o644)
 	out := filepath.Join(dir, "out")
 	// The repository's claims table, read from this package's folder (a
 	// later --doc wins over the one given here).
@@ -41,6 +46,7 @@ func TestExperimentCommand(t *testing.T) {
 		{"missing file", []string{"experiment", "run", filepath.Join(dir, "none.toml")}, 1, "", "none.toml"},
 		{"bad manifest", []string{"experiment", "run", bad, "--dry-run"}, 1, "", `bad.toml: key "base.history": unknown key`},
 		{"skip unknown", []string{"experiment", "run", good, "--skip", "elo", "--dry-run"}, 1, "", `cannot skip "elo"`},
+		{"bad training value", []string{"experiment", "run", badTrain, "--dry-run"}, 1, "", `badtrain.toml: key "train.batch": batch size 2000000 out of range 1..1048576`},
 		{"dry run, flags after the file", []string{"experiment", "run", good, "--dry-run", "--out", out}, 0, "measure-base-s1", ""},
 		{"report without results", []string{"experiment", "report", good, "--out", out}, 1, "", "no results to report"},
 		{"task without plan", []string{"experiment", "task", "--out", out, "speed"}, 1, "", "no plan in"},

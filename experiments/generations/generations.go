@@ -880,7 +880,7 @@ func (r *genRunner) trainingText() string {
 		sched = fmt.Sprintf("%d positions", t.Positions)
 	}
 	return fmt.Sprintf("%s; %s; filter %s; %s, batch %d, %s lr %g -> %g (%s), seed %d", window, warm, g.Filter, sched, t.Batch,
-		t.Optimizer, t.LR, t.MinLR, t.Schedule, r.m.Seeds[0])
+		t.Optim.Kind, t.Optim.LR, t.Optim.MinLR, t.Optim.Schedule, r.m.Seeds[0])
 }
 
 // eloText describes the Elo tests.

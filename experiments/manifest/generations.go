@@ -232,7 +232,7 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 	case t.Filter != "":
 		return bad("train.filter", "give the filter as [generations] filter")
 	}
-	if e := t.check("train"); e != nil {
+	if e := m.checkTrain("train", &VariantSpec{}); e != nil {
 		return e
 	}
 

@@ -242,36 +242,19 @@ type DataSpec struct {
 	ValLimit int `toml:"val_limit" json:"val_limit,omitempty"`
 }
 
-// TrainSpec is the training schedule (nets/train's Config).
+// TrainSpec is the [train] section: the keys of nets/train's Config
+// (and its Optim), decoded straight into it (their toml tags name the
+// keys), plus what only a manifest says. The plan fills in the rest of a
+// run's Config (TrainConfig: the architecture, the data, [loss], the seed)
+// and the trainer's own Validate checks it.
 type TrainSpec struct {
-	Epochs      int     `toml:"epochs" json:"epochs"`
-	EpochSize   int     `toml:"epoch_size" json:"epoch_size,omitempty"`
-	Positions   int64   `toml:"positions" json:"positions,omitempty"`
-	Batch       int     `toml:"batch" json:"batch"`
-	Threads     int     `toml:"threads" json:"-"`
-	Optimizer   string  `toml:"optimizer" json:"optimizer"`
-	LR          float64 `toml:"lr" json:"lr"`
-	MinLR       float64 `toml:"min_lr" json:"min_lr"`
-	WeightDecay float64 `toml:"weight_decay" json:"weight_decay"`
-	Schedule    string  `toml:"schedule" json:"schedule"`
-	StepEpochs  int     `toml:"step_epochs" json:"step_epochs,omitempty"`
-	Gamma       float64 `toml:"gamma" json:"gamma,omitempty"`
-	Warmup      int     `toml:"warmup" json:"warmup,omitempty"`
-	// QAT is the trainer's quantization-aware training mode: auto (the
-	// default), on or off. The plan resolves auto per architecture
-	// (train.QATFor), so that a net's cache key says what was done.
-	QAT string `toml:"qat" json:"qat,omitempty"`
-	// Factorize is the trainer's factorizer mode for king-bucketed
-	// feature sets: auto (the default), on or off; resolved per
-	// architecture (train.FactorizeFor) into the cache key.
-	Factorize string `toml:"factorize" json:"factorize,omitempty"`
-	// DecayScope is the weights weight decay acts on (train.Optim's
-	// DecayScope): all (the default), transformer or buckets.
-	DecayScope string `toml:"decay_scope" json:"decay_scope,omitempty"`
-	// Init is a float net of the trained architecture that training
-	// starts from (a warm start, nets/train's Config.Init). The nets'
-	// cache keys hold its content hash, not its path.
-	Init string `toml:"init" json:"init,omitempty"`
+	// Config holds epochs, epoch_size, positions, batch, threads,
+	// shuffle_buffer, init, qat, factorize and the optimizer's optimizer,
+	// lr, min_lr, weight_decay, decay_scope, schedule, step_epochs, gamma
+	// and warmup. QAT and Factorize stay "auto" (the default) here; the
+	// plan resolves them per architecture (train.QATFor, FactorizeFor) so
+	// that a net's cache key says what was done.
+	train.Config
 	// InitID is not a manifest key: the generations driver sets it when
 	// Init is a net another plan makes, to key the warm start by that
 	// net's identity (its training's cache key) without the file.
@@ -281,11 +264,6 @@ type TrainSpec struct {
 	// check, quiet move, |score| <= 30000) or a list as
 	// datasets.ParseFilter reads it ("min-ply=16,skip-check").
 	Filter string `toml:"filter" json:"filter,omitempty"`
-	// ShuffleBuffer > 0 streams the training data from disk through a
-	// shuffle buffer of this many positions (nnuelab train
-	// --shuffle-buffer) instead of holding it in memory; 0 (the default)
-	// holds it.
-	ShuffleBuffer int `toml:"shuffle_buffer" json:"shuffle_buffer,omitempty"`
 	// Lambda, if set, is the training target's weight of the score
 	// (against the game's result) instead of [loss] lambda, which stays the
 	// validation loss's so that losses compare across recipes; a variant
@@ -476,25 +454,32 @@ func (m *Manifest) defaults(md toml.MetaData) *Error {
 		d.ValFraction = 0.02
 	}
 	if t := m.Train; t != nil {
+		// The trainer's defaults for what a manifest cannot set (Adam's
+		// betas and epsilon), the manifest's own for the rest: they are
+		// older than the trainer's (lr 0.001, not 0.01) and every trained
+		// net's cache key holds them. step_epochs and gamma stay 0 unless
+		// given, as the keys hold them.
+		d := train.DefaultConfig()
+		t.Optim.Beta1, t.Optim.Beta2, t.Optim.Eps = d.Optim.Beta1, d.Optim.Beta2, d.Optim.Eps
 		def := map[string]func(){
 			"epochs":       func() { t.Epochs = 20 },
 			"batch":        func() { t.Batch = 16384 },
-			"optimizer":    func() { t.Optimizer = "adamw" },
-			"lr":           func() { t.LR = 0.001 },
-			"min_lr":       func() { t.MinLR = -1 }, // 1% of lr, filled in below
-			"weight_decay": func() { t.WeightDecay = 0.01 },
-			"schedule":     func() { t.Schedule = "cosine" },
+			"optimizer":    func() { t.Optim.Kind = "adamw" },
+			"lr":           func() { t.Optim.LR = 0.001 },
+			"min_lr":       func() { t.Optim.MinLR = -1 }, // 1% of lr, filled in below
+			"weight_decay": func() { t.Optim.WeightDecay = 0.01 },
+			"schedule":     func() { t.Optim.Schedule = "cosine" },
 			"qat":          func() { t.QAT = "auto" },
 			"factorize":    func() { t.Factorize = "auto" },
-			"decay_scope":  func() { t.DecayScope = "all" },
+			"decay_scope":  func() { t.Optim.DecayScope = "all" },
 		}
 		for k, f := range def {
 			if !md.IsDefined("train", k) {
 				f()
 			}
 		}
-		if t.MinLR < 0 {
-			t.MinLR, t.minLRDefault = t.LR/100, true
+		if t.Optim.MinLR < 0 {
+			t.Optim.MinLR, t.minLRDefault = t.Optim.LR/100, true
 		}
 	}
 	if err := m.DefaultsMade(); err != nil {
@@ -649,7 +634,7 @@ func (m *Manifest) Validate() *Error {
 			}
 		}
 		if v.Train != nil {
-			if e := m.TrainFor(v).check(key + ".train"); e != nil {
+			if e := m.checkTrain(key+".train", v); e != nil {
 				return e
 			}
 		}
@@ -992,7 +977,7 @@ func (m *Manifest) checkTraining() *Error {
 	if d == nil || len(d.Train) == 0 {
 		return &Error{Key: "train", Reason: "training needs [data] train = [files]"}
 	}
-	return t.check("train")
+	return m.checkTrain("train", &VariantSpec{})
 }
 
 // checkData checks the [data] section's values.
@@ -1086,22 +1071,22 @@ func (m *Manifest) TrainFor(v *VariantSpec) *TrainSpec {
 			t.Epochs = *o.Epochs
 		}
 		if o.LR != nil {
-			t.LR = *o.LR
+			t.Optim.LR = *o.LR
 			if t.minLRDefault {
-				t.MinLR = t.LR / 100
+				t.Optim.MinLR = t.Optim.LR / 100
 			}
 		}
 		if o.MinLR != nil {
-			t.MinLR = *o.MinLR
+			t.Optim.MinLR = *o.MinLR
 		}
 		if o.WeightDecay != nil {
-			t.WeightDecay = *o.WeightDecay
+			t.Optim.WeightDecay = *o.WeightDecay
 		}
 		if o.Factorize != nil {
 			t.Factorize = *o.Factorize
 		}
 		if o.DecayScope != nil {
-			t.DecayScope = *o.DecayScope
+			t.Optim.DecayScope = *o.DecayScope
 		}
 		if o.Lambda != nil {
 			t.Lambda = o.Lambda
@@ -1110,7 +1095,7 @@ func (m *Manifest) TrainFor(v *VariantSpec) *TrainSpec {
 			t.LambdaEnd = o.LambdaEnd
 		}
 		if o.Schedule != nil {
-			t.Schedule = *o.Schedule
+			t.Optim.Schedule = *o.Schedule
 		}
 		if o.Batch != nil {
 			t.Batch = *o.Batch
@@ -1125,54 +1110,62 @@ func (m *Manifest) TrainFor(v *VariantSpec) *TrainSpec {
 	return &t
 }
 
-// check validates a training schedule; key names its TOML table in errors.
-func (t *TrainSpec) check(key string) *Error {
-	switch {
-	case t.Epochs < 1 && t.Positions == 0:
-		return &Error{Key: key + ".epochs", Reason: fmt.Sprintf("must be >= 1, got %d", t.Epochs)}
-	case t.EpochSize < 0:
-		return &Error{Key: key + ".epoch_size", Reason: "must be >= 0 (0 = the training set's size)"}
-	case t.Positions < 0:
-		return &Error{Key: key + ".positions", Reason: "must be >= 0"}
-	case t.Batch < 1 || t.Batch > 1<<22:
-		return &Error{Key: key + ".batch", Reason: fmt.Sprintf("must be 1..%d, got %d", 1<<22, t.Batch)}
-	case t.Threads < 0:
-		return &Error{Key: key + ".threads", Reason: "must be >= 0 (0 = all cores)"}
-	case !slices.Contains([]string{"adamw", "adam"}, t.Optimizer):
-		return &Error{Key: key + ".optimizer", Reason: fmt.Sprintf("%q is not one of adamw, adam", t.Optimizer)}
-	case !(t.LR > 0 && t.LR < 10):
-		return &Error{Key: key + ".lr", Reason: fmt.Sprintf("must be in (0, 10), got %v", t.LR)}
-	case !(t.MinLR >= 0 && t.MinLR <= t.LR):
-		return &Error{Key: key + ".min_lr", Reason: fmt.Sprintf("must be in [0, lr], got %v", t.MinLR)}
-	case !(t.WeightDecay >= 0 && t.WeightDecay*t.LR < 1):
-		return &Error{Key: key + ".weight_decay", Reason: fmt.Sprintf("must be >= 0 with weight_decay*lr < 1, got %v (lr %v)", t.WeightDecay, t.LR)}
-	case !slices.Contains([]string{"constant", "step", "cosine"}, t.Schedule):
-		return &Error{Key: key + ".schedule", Reason: fmt.Sprintf("%q is not one of constant, step, cosine", t.Schedule)}
-	case t.Schedule == "step" && t.StepEpochs < 1:
-		return &Error{Key: key + ".step_epochs", Reason: "a step schedule needs step_epochs >= 1"}
-	case t.Schedule == "step" && !(t.Gamma > 0 && t.Gamma <= 1):
-		return &Error{Key: key + ".gamma", Reason: fmt.Sprintf("a step schedule needs gamma in (0, 1], got %v", t.Gamma)}
-	case t.Warmup < 0:
-		return &Error{Key: key + ".warmup", Reason: "must be >= 0"}
-	case t.ShuffleBuffer < 0:
-		return &Error{Key: key + ".shuffle_buffer", Reason: fmt.Sprintf("must be >= 0 (0: the data in memory), got %d", t.ShuffleBuffer)}
-	case !slices.Contains([]string{"auto", "on", "off"}, t.QAT):
-		return &Error{Key: key + ".qat", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.QAT)}
-	case !slices.Contains([]string{"auto", "on", "off"}, t.Factorize):
-		return &Error{Key: key + ".factorize", Reason: fmt.Sprintf("%q is not one of auto, on, off", t.Factorize)}
-	case !slices.Contains(train.DecayScopes, t.DecayScope):
-		return &Error{Key: key + ".decay_scope", Reason: fmt.Sprintf("%q is not one of %s", t.DecayScope, strings.Join(train.DecayScopes, ", "))}
-	case t.Init != "" && strings.TrimSpace(t.Init) == "":
-		return &Error{Key: key + ".init", Reason: "an empty path"}
-	case t.Lambda != nil && !(*t.Lambda >= 0 && *t.Lambda <= 1):
-		return &Error{Key: key + ".lambda", Reason: fmt.Sprintf("must be in [0, 1], got %v", *t.Lambda)}
-	case t.LambdaEnd != nil && !(*t.LambdaEnd >= 0 && *t.LambdaEnd <= 1):
-		return &Error{Key: key + ".lambda_end", Reason: fmt.Sprintf("must be in [0, 1], got %v", *t.LambdaEnd)}
-	}
+// check validates a variant's training schedule with the trainer's own
+// rules (train.Config.ValidateSettings) on the config the plan would
+// give it; key names its TOML table ("train" or "variant[2].train") in
+// errors.
+func (m *Manifest) checkTrain(key string, v *VariantSpec) *Error {
+	t := m.TrainFor(v)
 	if _, err := t.DataFilter(); err != nil {
 		return &Error{Key: key + ".filter", Reason: err.Error()}
 	}
-	return nil
+	cfg := m.TrainConfig(v)
+	return m.TrainError(key, v, cfg.ValidateSettings())
+}
+
+// TrainConfig is the trainer's config of variant v's training as far as
+// the manifest says it: [train] with the variant's overrides, [loss] with
+// [train]'s lambda and lambda_end, [data]'s val_fraction and
+// max_positions. The plan adds the architecture, the files, the seed, the
+// output and the filter, and resolves qat and factorize.
+func (m *Manifest) TrainConfig(v *VariantSpec) train.Config {
+	t := m.TrainFor(v)
+	cfg := t.Config
+	cfg.Loss = train.Loss{Kind: m.Loss.Kind, Power: m.Loss.Power, Scale: m.Loss.Scale, Lambda: m.Loss.Lambda, LambdaEnd: t.LambdaEnd}
+	if t.Lambda != nil {
+		cfg.Loss.Lambda = *t.Lambda
+	}
+	if m.Data != nil {
+		cfg.ValFraction, cfg.MaxPositions = m.Data.ValFraction, m.Data.MaxPositions
+	}
+	return cfg
+}
+
+// TrainError maps an error of the trainer's Validate on variant v's
+// config (TrainConfig) to the manifest's file and key: key is the
+// variant's training table ("train" or "variant[2].train"); a loss key
+// is [loss]'s unless the training sets it (lambda, lambda_end), [data]'s
+// keys are [data]'s. Nil stays nil.
+func (m *Manifest) TrainError(key string, v *VariantSpec, err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var se *train.SettingError
+	if !errors.As(err, &se) {
+		return &Error{File: m.File, Key: key, Reason: err.Error()}
+	}
+	k := key + "." + se.Key
+	switch se.Key {
+	case "kind", "power", "scale":
+		k = "loss." + se.Key
+	case "lambda":
+		if t := m.TrainFor(v); t == nil || t.Lambda == nil {
+			k = "loss.lambda"
+		}
+	case "max_positions", "val_fraction":
+		k = "data." + se.Key
+	}
+	return &Error{File: m.File, Key: k, Reason: se.Reason}
 }
 
 // DataFilter returns the training filter (nil: keep every position).

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -208,7 +209,13 @@ func NewPlan(m *manifest.Manifest, opt PlanOptions) (*Plan, error) {
 	if p.ManifestSHA256, err = data.FileSHA256(m.File); err != nil {
 		return nil, err
 	}
-	merr := func(key string, err error) error { return &manifest.Error{File: m.File, Key: key, Reason: err.Error()} }
+	merr := func(key string, err error) error {
+		var me *manifest.Error
+		if errors.As(err, &me) && me.File == m.File {
+			return me // it names its key in the manifest already
+		}
+		return &manifest.Error{File: m.File, Key: key, Reason: err.Error()}
+	}
 	for _, x := range opt.Skip {
 		if !m.Has(x) {
 			return nil, fmt.Errorf("cannot skip %q: the manifest's metrics are %s", x, strings.Join(m.Metrics, ", "))
@@ -290,7 +297,7 @@ func NewPlan(m *manifest.Manifest, opt PlanOptions) (*Plan, error) {
 		if i > 0 {
 			key = fmt.Sprintf("variant[%d]", i-1)
 		}
-		v, err := p.resolveVariant(vs, i == 0, dataFiles, valFiles, dataNeeds, trainTasks, &trainOrder)
+		v, err := p.resolveVariant(vs, key, i == 0, dataFiles, valFiles, dataNeeds, trainTasks, &trainOrder)
 		if err != nil {
 			return nil, merr(key, err)
 		}
@@ -324,7 +331,7 @@ func keyOf(v any) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func (p *Plan) resolveVariant(vs *manifest.VariantSpec, base bool, dataFiles, valFiles, dataNeeds []string, trainTasks map[string]*Task, order *[]*Task) (*Variant, error) {
+func (p *Plan) resolveVariant(vs *manifest.VariantSpec, key string, base bool, dataFiles, valFiles, dataNeeds []string, trainTasks map[string]*Task, order *[]*Task) (*Variant, error) {
 	m := p.Manifest
 	spec, err := m.Spec(vs)
 	if err != nil {
@@ -358,7 +365,11 @@ func (p *Plan) resolveVariant(vs *manifest.VariantSpec, base bool, dataFiles, va
 	for _, seed := range m.Seeds {
 		switch {
 		case v.Trained:
-			cfg, err := p.trainConfig(vs, spec, seed, dataFiles, valFiles)
+			trainKey := "train"
+			if vs.Train != nil {
+				trainKey = key + ".train"
+			}
+			cfg, err := p.trainConfig(vs, trainKey, spec, seed, dataFiles, valFiles)
 			if err != nil {
 				return nil, err
 			}
@@ -487,11 +498,15 @@ func floatNetArch(path string) (string, error) {
 	return h.ArchSHA256, nil
 }
 
-// trainConfig is the nets/train configuration of a variant and seed.
-func (p *Plan) trainConfig(vs *manifest.VariantSpec, spec *archs.Spec, seed uint64, dataFiles, valFiles []string) (train.Config, error) {
+// trainConfig is the nets/train configuration of a variant and seed: the
+// manifest's (TrainConfig) with the architecture, the files, the seed,
+// the filter and the warm start, QAT and the factorizer resolved for the
+// architecture, checked by the trainer's own Validate (a bad value fails
+// the plan, a dry run included, naming the manifest's file and key).
+func (p *Plan) trainConfig(vs *manifest.VariantSpec, key string, spec *archs.Spec, seed uint64, dataFiles, valFiles []string) (train.Config, error) {
 	m := p.Manifest
 	t := m.TrainFor(vs)
-	cfg := train.DefaultConfig()
+	cfg := m.TrainConfig(vs)
 	cfg.Arch = m.ArchRef(vs.Arch)
 	cfg.Overrides = vs.Overrides
 	cfg.Data = dataFiles
@@ -499,36 +514,15 @@ func (p *Plan) trainConfig(vs *manifest.VariantSpec, spec *archs.Spec, seed uint
 	for _, f := range valFiles {
 		cfg.ValData = append(cfg.ValData, p.localPath(f))
 	}
-	cfg.ValFraction = m.Data.ValFraction
 	if len(valFiles) > 0 {
 		cfg.ValFraction = 0
 	}
-	cfg.MaxPositions = m.Data.MaxPositions
-	cfg.ShuffleBuffer = t.ShuffleBuffer
 	cfg.Seed = seed
-	cfg.Threads = t.Threads
-	cfg.Batch = t.Batch
-	cfg.Epochs = t.Epochs
-	cfg.EpochSize = t.EpochSize
-	cfg.Positions = t.Positions
-	cfg.Loss = train.Loss{Kind: m.Loss.Kind, Power: m.Loss.Power, Scale: m.Loss.Scale, Lambda: m.Loss.Lambda, LambdaEnd: t.LambdaEnd}
-	if t.Lambda != nil {
-		cfg.Loss.Lambda = *t.Lambda
-	}
-	cfg.Optim.Kind = t.Optimizer
-	cfg.Optim.LR = t.LR
-	cfg.Optim.MinLR = t.MinLR
-	cfg.Optim.WeightDecay = t.WeightDecay
 	// "all" is stored empty, so that the keys of nets trained before the
 	// scope existed still hold.
-	cfg.Optim.DecayScope = ""
-	if t.DecayScope != "all" {
-		cfg.Optim.DecayScope = t.DecayScope
+	if cfg.Optim.DecayScope == "all" {
+		cfg.Optim.DecayScope = ""
 	}
-	cfg.Optim.Schedule = t.Schedule
-	cfg.Optim.StepEpochs = t.StepEpochs
-	cfg.Optim.Gamma = t.Gamma
-	cfg.Optim.Warmup = t.Warmup
 	cfg.QAT = "off"
 	if train.QATFor(spec, t.QAT) {
 		cfg.QAT = "on"
@@ -540,14 +534,21 @@ func (p *Plan) trainConfig(vs *manifest.VariantSpec, spec *archs.Spec, seed uint
 		cfg.Factorize = "on"
 	}
 	cfg.Export = "none"
+	cfg.Init = ""
 	if t.Init != "" {
 		cfg.Init = m.Path(t.Init)
 	}
 	f, err := t.DataFilter()
 	if err != nil {
-		return cfg, fmt.Errorf("train.filter: %w", err)
+		return cfg, &manifest.Error{File: m.File, Key: key + ".filter", Reason: err.Error()}
 	}
 	cfg.Filter = f
+	// Out is the cache entry, known once the key is: a stand-in here.
+	cfg.Out = "net.nnue.zst"
+	if err := cfg.Validate(); err != nil {
+		return cfg, m.TrainError(key, vs, err)
+	}
+	cfg.Out = ""
 	return cfg, nil
 }
 

@@ -418,7 +418,7 @@ func writeReport(p *plan.Plan, recs []records.Record, dir string, missing []stri
 	}
 	if m.Train != nil {
 		fmt.Fprintf(&b, "- Training: data %s (sha256 `%s`), %d epoch(s), batch %d, %s lr %g → %g (%s), weight decay %g, seeds %v; nets cached by content key.\n",
-			strings.Join(m.Data.Train, ", "), p.DataSHA256[:16], m.Train.Epochs, m.Train.Batch, m.Train.Optimizer, m.Train.LR, m.Train.MinLR, m.Train.Schedule, m.Train.WeightDecay, m.Seeds)
+			strings.Join(m.Data.Train, ", "), p.DataSHA256[:16], m.Train.Epochs, m.Train.Batch, m.Train.Optim.Kind, m.Train.Optim.LR, m.Train.Optim.MinLR, m.Train.Optim.Schedule, m.Train.Optim.WeightDecay, m.Seeds)
 		for _, v := range m.All() {
 			if v.Train != nil {
 				fmt.Fprintf(&b, "- %s trains with %s.\n", v.Label, v.Train)

@@ -1,7 +1,6 @@
 package train
 
 import (
-	"fmt"
 	"math"
 )
 
@@ -19,16 +18,21 @@ import (
 //   - "result": Rengar's result loss on the game result alone:
 //     ln(1+exp(-z)) for a win, ln(1+exp(z)) for a loss, their mean for a
 //     draw. (Rengar's own logit is its y = cp/128, i.e. s = 1/128.)
+//
+// The toml tags are an experiment manifest's [loss] keys (its loss of
+// training and of the val_loss metric, which uses Value); the JSON form
+// (field names as they are) is part of the trained nets' cache keys.
 type Loss struct {
-	Kind   string  // "mpe", "mse" or "result"
-	Power  float64 // the mpe exponent
-	Scale  float64 // s, per centipawn
-	Lambda float64 // weight of the score in the target (1 = score only, 0 = result only)
+	Kind   string  `toml:"kind"`   // "mpe", "mse" or "result"
+	Power  float64 `toml:"power"`  // the mpe exponent
+	Scale  float64 `toml:"scale"`  // s, per centipawn
+	Lambda float64 `toml:"lambda"` // weight of the score in the target (1 = score only, 0 = result only)
 	// LambdaEnd, if set, makes lambda a schedule: it moves linearly from
 	// Lambda at the first step to LambdaEnd at the last (bullet's linear
 	// WDL schedule: learn the search's scores first, the results later).
 	// Validation losses use Lambda, so that runs compare.
-	LambdaEnd *float64 `json:",omitempty"`
+	// (A manifest sets it in [train], beside the recipe's other knobs.)
+	LambdaEnd *float64 `json:",omitempty" toml:"-"`
 }
 
 // lambdaAt returns the score weight at step of total steps.
@@ -40,25 +44,26 @@ func (l *Loss) lambdaAt(step, total int) float64 {
 	return l.Lambda + (*l.LambdaEnd-l.Lambda)*f
 }
 
-// Validate checks the loss settings.
+// Validate checks the loss settings; a bad value is a *SettingError
+// naming its key.
 func (l *Loss) Validate() error {
 	switch l.Kind {
 	case "mpe":
 		if !(l.Power >= 1 && l.Power <= 10) {
-			return fmt.Errorf("loss power %g out of range [1, 10]", l.Power)
+			return settingErr("power", "loss power %g out of range [1, 10]", l.Power)
 		}
 	case "mse", "result":
 	default:
-		return fmt.Errorf("unknown loss %q (mpe, mse, result)", l.Kind)
+		return settingErr("kind", "unknown loss %q (mpe, mse, result)", l.Kind)
 	}
 	if !(l.Scale > 0 && l.Scale < 1) {
-		return fmt.Errorf("sigmoid scale %g out of range (0, 1)", l.Scale)
+		return settingErr("scale", "sigmoid scale %g out of range (0, 1)", l.Scale)
 	}
 	if !(l.Lambda >= 0 && l.Lambda <= 1) {
-		return fmt.Errorf("lambda %g out of range [0, 1]", l.Lambda)
+		return settingErr("lambda", "lambda %g out of range [0, 1]", l.Lambda)
 	}
 	if l.LambdaEnd != nil && !(*l.LambdaEnd >= 0 && *l.LambdaEnd <= 1) {
-		return fmt.Errorf("final lambda %g out of range [0, 1]", *l.LambdaEnd)
+		return settingErr("lambda_end", "final lambda %g out of range [0, 1]", *l.LambdaEnd)
 	}
 	return nil
 }

@@ -1,21 +1,23 @@
 package train
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strings"
 )
 
 // Optim holds the optimizer and learning-rate schedule settings.
+//
+// The toml tags are a manifest's [train] keys (Config embeds Optim); the
+// JSON form (field names as they are) is part of the cache keys.
 type Optim struct {
 	// Kind is "adamw" (decoupled weight decay) or "adam" (L2 decay added to
 	// the gradient).
-	Kind         string
-	LR           float64
-	Beta1, Beta2 float64
-	Eps          float64
-	WeightDecay  float64
+	Kind         string  `toml:"optimizer"`
+	LR           float64 `toml:"lr"`
+	Beta1, Beta2 float64 `toml:"-"`
+	Eps          float64 `toml:"-"`
+	WeightDecay  float64 `toml:"weight_decay"`
 	// DecayScope says which weights decay (never biases): "" or "all"
 	// every weight tensor; "transformer" the feature transformer's only,
 	// not the head's; "buckets" only the transformer's real rows, not a
@@ -24,53 +26,57 @@ type Optim struct {
 	// beside without shrinking the shared row itself. Empty stays out of
 	// the JSON form, so the cache keys of nets trained before it existed
 	// still hold.
-	DecayScope string `json:",omitempty"`
+	DecayScope string `json:",omitempty" toml:"decay_scope"`
 	// Schedule is "constant", "step" (LR times Gamma every StepEpochs
 	// epochs) or "cosine" (from LR down to MinLR over the whole run).
-	Schedule   string
-	StepEpochs int
-	Gamma      float64
-	MinLR      float64
+	Schedule   string  `toml:"schedule"`
+	StepEpochs int     `toml:"step_epochs"`
+	Gamma      float64 `toml:"gamma"`
+	MinLR      float64 `toml:"min_lr"`
 	// Warmup ramps the rate up linearly over the first Warmup steps.
-	Warmup int
+	Warmup int `toml:"warmup"`
 }
 
-// Validate checks the optimizer settings.
+// Validate checks the optimizer settings; a bad value is a
+// *SettingError naming its key.
 func (o *Optim) Validate() error {
 	switch o.Kind {
 	case "adam", "adamw":
 	default:
-		return fmt.Errorf("unknown optimizer %q (adam, adamw)", o.Kind)
+		return settingErr("optimizer", "unknown optimizer %q (adam, adamw)", o.Kind)
 	}
 	switch {
 	case !(o.LR > 0 && o.LR < 10):
-		return fmt.Errorf("learning rate %g out of range (0, 10)", o.LR)
+		return settingErr("lr", "learning rate %g out of range (0, 10)", o.LR)
 	case !(o.Beta1 >= 0 && o.Beta1 < 1) || !(o.Beta2 >= 0 && o.Beta2 < 1):
-		return fmt.Errorf("betas %g, %g must be in [0, 1)", o.Beta1, o.Beta2)
+		return settingErr("beta", "betas %g, %g must be in [0, 1)", o.Beta1, o.Beta2)
 	case !(o.Eps > 0):
-		return fmt.Errorf("eps %g must be positive", o.Eps)
+		return settingErr("eps", "eps %g must be positive", o.Eps)
 	case !(o.WeightDecay >= 0 && o.WeightDecay*o.LR < 1):
 		// Decoupled decay shrinks a weight by lr*wd a step: at 1 or more
 		// it would flip or zero every weight.
-		return fmt.Errorf("weight decay %g out of range: need wd >= 0 and wd*lr < 1 (lr %g)", o.WeightDecay, o.LR)
+		return settingErr("weight_decay", "weight decay %g out of range: need wd >= 0 and wd*lr < 1 (lr %g)", o.WeightDecay, o.LR)
 	case o.Warmup < 0:
-		return fmt.Errorf("warmup %d must be >= 0", o.Warmup)
+		return settingErr("warmup", "warmup %d must be >= 0", o.Warmup)
 	}
 	if o.DecayScope != "" && !slices.Contains(DecayScopes, o.DecayScope) {
-		return fmt.Errorf("unknown decay scope %q (%s)", o.DecayScope, strings.Join(DecayScopes, ", "))
+		return settingErr("decay_scope", "unknown decay scope %q (%s)", o.DecayScope, strings.Join(DecayScopes, ", "))
 	}
 	switch o.Schedule {
 	case "constant":
 	case "step":
-		if o.StepEpochs < 1 || !(o.Gamma > 0 && o.Gamma <= 1) {
-			return fmt.Errorf("step schedule needs step epochs >= 1 and gamma in (0, 1], got %d and %g", o.StepEpochs, o.Gamma)
+		if o.StepEpochs < 1 {
+			return settingErr("step_epochs", "step schedule needs step epochs >= 1, got %d", o.StepEpochs)
+		}
+		if !(o.Gamma > 0 && o.Gamma <= 1) {
+			return settingErr("gamma", "step schedule needs gamma in (0, 1], got %g", o.Gamma)
 		}
 	case "cosine":
 		if !(o.MinLR >= 0 && o.MinLR <= o.LR) {
-			return fmt.Errorf("cosine schedule needs 0 <= min lr <= lr, got %g", o.MinLR)
+			return settingErr("min_lr", "cosine schedule needs 0 <= min lr <= lr, got %g", o.MinLR)
 		}
 	default:
-		return fmt.Errorf("unknown schedule %q (constant, step, cosine)", o.Schedule)
+		return settingErr("schedule", "unknown schedule %q (constant, step, cosine)", o.Schedule)
 	}
 	return nil
 }

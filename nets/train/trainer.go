@@ -26,63 +26,88 @@ import (
 
 // Config is a training run. Everything that shapes the result is here and
 // is recorded in the net's header and the checkpoint.
+//
+// Its toml tags are the keys of an experiment manifest's [train] section,
+// which decodes straight into this type (experiments/manifest TrainSpec);
+// keys a manifest sets elsewhere ([data], [loss], seeds) or never (paths,
+// the command) are toml:"-". The JSON form is the cache key's and the
+// checkpoint's: its field names never change.
 type Config struct {
 	// Arch is an architecture name from archs/ or a .toml path;
 	// Overrides are "key=value" assignments on top (archs.Spec.Override).
-	Arch      string   `json:"arch"`
-	Overrides []string `json:"overrides,omitempty"`
+	Arch      string   `json:"arch" toml:"-"`
+	Overrides []string `json:"overrides,omitempty" toml:"-"`
 	// Data are the training files (text, text.zst or binary packs);
 	// ValData optional validation files, else ValFraction of the
 	// positions (by board hash) is held out.
-	Data        []string `json:"data"`
-	ValData     []string `json:"val_data,omitempty"`
-	ValFraction float64  `json:"val_fraction"`
+	Data        []string `json:"data" toml:"-"`
+	ValData     []string `json:"val_data,omitempty" toml:"-"`
+	ValFraction float64  `json:"val_fraction" toml:"-"`
 	// MaxPositions limits the positions read (0 = all).
-	MaxPositions int `json:"max_positions,omitempty"`
+	MaxPositions int `json:"max_positions,omitempty" toml:"-"`
 	// SkipBad skips malformed data entries (counted) instead of stopping.
-	SkipBad bool `json:"skip_bad,omitempty"`
+	SkipBad bool `json:"skip_bad,omitempty" toml:"-"`
 	// ShuffleBuffer, when positive, streams the training data from disk
 	// as training goes, shuffled through a buffer of this many positions
 	// (stream.go), instead of reading it all into memory: memory is
 	// bounded by the buffer, not by the data.
-	ShuffleBuffer int `json:"shuffle_buffer,omitempty"`
+	ShuffleBuffer int `json:"shuffle_buffer,omitempty" toml:"shuffle_buffer"`
 	// Init, if set, is a float net of the same architecture (nnuelab's
 	// format, e.g. the previous generation's) that training starts from
 	// instead of random weights: a warm start. InitSHA256 is its hash,
 	// filled in by Run and checked on resume.
-	Init       string `json:"init,omitempty"`
-	InitSHA256 string `json:"init_sha256,omitempty"`
+	Init       string `json:"init,omitempty" toml:"init"`
+	InitSHA256 string `json:"init_sha256,omitempty" toml:"-"`
 	// Filter drops positions from the training and validation data as
 	// they are read (datasets.Filter); nil keeps every position.
-	Filter *datasets.Filter `json:"filter,omitempty"`
+	Filter *datasets.Filter `json:"filter,omitempty" toml:"-"`
 	// Out is the float net written after every epoch (*.nnue.zst); the
 	// checkpoint, loss history and exports go beside it (see Paths).
-	Out  string `json:"out"`
-	Seed uint64 `json:"seed"`
+	Out  string `json:"out" toml:"-"`
+	Seed uint64 `json:"seed" toml:"-"`
 	// Threads is the number of workers (0 = all cores). The result does
 	// not depend on it.
-	Threads int `json:"-"`
-	Batch   int `json:"batch"`
+	Threads int `json:"-" toml:"threads"`
+	Batch   int `json:"batch" toml:"batch"`
 	// Epochs is the number of epochs of EpochSize positions (0 = the
 	// training set's size). Positions, when set, is the budget instead:
 	// Epochs becomes ceil(Positions/EpochSize).
-	Epochs    int   `json:"epochs"`
-	EpochSize int   `json:"epoch_size"`
-	Positions int64 `json:"positions,omitempty"`
-	Loss      Loss  `json:"loss"`
-	Optim     Optim `json:"optim"`
+	Epochs    int   `json:"epochs" toml:"epochs"`
+	EpochSize int   `json:"epoch_size" toml:"epoch_size"`
+	Positions int64 `json:"positions,omitempty" toml:"positions"`
+	Loss      Loss  `json:"loss" toml:"-"`
+	// Optim is embedded so that its keys (optimizer, lr, ...) sit beside
+	// the others in a TOML table, as a manifest's [train] writes them; its
+	// JSON stays the object "optim".
+	Optim `json:"optim"`
 	// QAT is quantization-aware training of the head (Model.SetQAT): "on",
 	// "off", or "auto" (QATFor).
-	QAT string `json:"qat"`
+	QAT string `json:"qat" toml:"qat"`
 	// Factorize trains king-bucketed feature sets with virtual features
 	// shared by the buckets (Factorized): "on", "off", or "auto"
 	// (FactorizeFor); empty is off.
-	Factorize string `json:"factorize,omitempty"`
+	Factorize string `json:"factorize,omitempty" toml:"factorize"`
 	// Export writes the published format where the architecture has one:
 	// "auto" (beside Out), "none", or a path.
-	Export string `json:"-"`
+	Export string `json:"-" toml:"-"`
 	// Command is the command line, recorded in the header.
-	Command string `json:"-"`
+	Command string `json:"-" toml:"-"`
+}
+
+// A SettingError is a training setting out of its range: Key is its
+// TOML key (Config's, Optim's and Loss's toml tags: a manifest's [train]
+// and [loss] keys), so that a config file's reader can name the key in
+// its own file.
+type SettingError struct {
+	Key    string
+	Reason string
+}
+
+func (e *SettingError) Error() string { return e.Reason }
+
+// settingErr is a SettingError of key.
+func settingErr(key, format string, a ...any) error {
+	return &SettingError{Key: key, Reason: fmt.Sprintf(format, a...)}
 }
 
 // QATFor resolves a QAT mode for spec: "on" and "off" as said, "auto" on
@@ -122,7 +147,8 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate checks the config.
+// Validate checks the config: the architecture, data and output are
+// given, and every setting is in its range (ValidateSettings).
 func (c *Config) Validate() error {
 	switch {
 	case c.Arch == "":
@@ -131,28 +157,47 @@ func (c *Config) Validate() error {
 		return errors.New("no training data given")
 	case c.Out == "":
 		return errors.New("no output path given")
-	case c.Batch < 1 || c.Batch > 1<<20:
-		return fmt.Errorf("batch size %d out of range 1..%d", c.Batch, 1<<20)
+	}
+	return c.ValidateSettings()
+}
+
+// ValidateSettings checks every setting of the config but the paths: the
+// one copy of the training rules, which experiment manifests apply too.
+// A bad value is a *SettingError naming its key.
+func (c *Config) ValidateSettings() error {
+	switch {
+	case c.Batch < 1 || c.Batch > maxBatch:
+		return settingErr("batch", "batch size %d out of range 1..%d", c.Batch, maxBatch)
 	case c.Epochs < 1 && c.Positions <= 0:
-		return fmt.Errorf("epochs %d must be >= 1 (or give a position budget)", c.Epochs)
-	case c.EpochSize < 0 || c.Positions < 0 || c.MaxPositions < 0:
-		return errors.New("epoch size, position budget and max positions must be >= 0")
+		return settingErr("epochs", "epochs %d must be >= 1 (or give a position budget)", c.Epochs)
+	case c.EpochSize < 0:
+		return settingErr("epoch_size", "epoch size %d must be >= 0 (0 = the training set's size)", c.EpochSize)
+	case c.Positions < 0:
+		return settingErr("positions", "position budget %d must be >= 0", c.Positions)
+	case c.MaxPositions < 0:
+		return settingErr("max_positions", "max positions %d must be >= 0", c.MaxPositions)
 	case c.ShuffleBuffer < 0 || c.ShuffleBuffer > maxLoad:
-		return fmt.Errorf("shuffle buffer %d out of range 0..%d positions", c.ShuffleBuffer, maxLoad)
+		return settingErr("shuffle_buffer", "shuffle buffer %d out of range 0..%d positions", c.ShuffleBuffer, maxLoad)
 	case c.ShuffleBuffer > 0 && c.MaxPositions > 0:
-		return errors.New("max positions reads a prefix into memory; with a shuffle buffer, list fewer files or give a position budget")
+		return settingErr("shuffle_buffer", "max positions reads a prefix into memory; with a shuffle buffer, list fewer files or give a position budget")
 	case c.Threads < 0 || c.Threads > 1024:
-		return fmt.Errorf("threads %d out of range 0..1024", c.Threads)
+		return settingErr("threads", "threads %d out of range 0..1024", c.Threads)
 	case c.QAT != "auto" && c.QAT != "on" && c.QAT != "off":
-		return fmt.Errorf("qat %q is not one of auto, on, off", c.QAT)
+		return settingErr("qat", "qat %q is not one of auto, on, off", c.QAT)
 	case c.Factorize != "" && c.Factorize != "auto" && c.Factorize != "on" && c.Factorize != "off":
-		return fmt.Errorf("factorize %q is not one of auto, on, off", c.Factorize)
+		return settingErr("factorize", "factorize %q is not one of auto, on, off", c.Factorize)
+	case c.Init != "" && strings.TrimSpace(c.Init) == "":
+		return settingErr("init", "init %q is an empty path", c.Init)
 	}
 	if err := c.Loss.Validate(); err != nil {
 		return err
 	}
 	return c.Optim.Validate()
 }
+
+// maxBatch is the largest batch: the workers' gradient buffers are sized
+// by it.
+const maxBatch = 1 << 20
 
 // Paths are the files of a run, derived from Out: for Out =
 // "dir/NAME.nnue.zst", the checkpoint "dir/NAME.ckpt", the loss history
