@@ -121,7 +121,7 @@ type Manifest struct {
 
 	Positions PositionsSpec `toml:"positions" json:"positions"`
 	Speed     SpeedSpec     `toml:"speed" json:"speed"`
-	Loss      LossSpec      `toml:"loss" json:"loss"`
+	Loss      train.Loss    `toml:"loss" json:"loss"`
 	Data      *DataSpec     `toml:"data" json:"data,omitempty"`
 	Train     *TrainSpec    `toml:"train" json:"train,omitempty"`
 	Elo       *EloSpec      `toml:"elo" json:"elo,omitempty"`
@@ -224,10 +224,6 @@ type SpeedSpec struct {
 	// BenchDepth is the depth of `nnuelab bench` for bench_nps.
 	BenchDepth int `toml:"bench_depth" json:"bench_depth"`
 }
-
-// LossSpec is the [loss] section (the loss of val_loss and of training):
-// defined in package metrics, with the metric that reads it.
-type LossSpec = metrics.LossSpec
 
 // DataSpec names the training and validation data.
 type DataSpec struct {
@@ -949,19 +945,17 @@ func (m *Manifest) checkSpeed() *Error {
 	return nil
 }
 
+// checkLoss checks [loss] with the trainer's rules (train.Loss.Validate):
+// the one loss of training and of val_loss.
 func (m *Manifest) checkLoss() *Error {
 	l := m.Loss
-	if !slices.Contains([]string{"mpe", "mse", "result"}, l.Kind) {
-		return &Error{Key: "loss.kind", Reason: fmt.Sprintf("%q is not one of mpe, mse, result", l.Kind)}
-	}
-	if !(l.Power > 0 && l.Power <= 10) {
-		return &Error{Key: "loss.power", Reason: fmt.Sprintf("must be in (0, 10], got %v", l.Power)}
-	}
-	if !(l.Scale > 0 && l.Scale < 1) {
-		return &Error{Key: "loss.scale", Reason: fmt.Sprintf("must be in (0, 1) per centipawn, got %v", l.Scale)}
-	}
-	if !(l.Lambda >= 0 && l.Lambda <= 1) {
-		return &Error{Key: "loss.lambda", Reason: fmt.Sprintf("must be in [0, 1], got %v", l.Lambda)}
+	l.LambdaEnd = nil // training's schedule, checked with [train]
+	if err := l.Validate(); err != nil {
+		var se *train.SettingError
+		if errors.As(err, &se) {
+			return &Error{Key: "loss." + se.Key, Reason: se.Reason}
+		}
+		return &Error{Key: "loss", Reason: err.Error()}
 	}
 	return nil
 }
@@ -1131,7 +1125,8 @@ func (m *Manifest) checkTrain(key string, v *VariantSpec) *Error {
 func (m *Manifest) TrainConfig(v *VariantSpec) train.Config {
 	t := m.TrainFor(v)
 	cfg := t.Config
-	cfg.Loss = train.Loss{Kind: m.Loss.Kind, Power: m.Loss.Power, Scale: m.Loss.Scale, Lambda: m.Loss.Lambda, LambdaEnd: t.LambdaEnd}
+	cfg.Loss = m.Loss
+	cfg.Loss.LambdaEnd = t.LambdaEnd
 	if t.Lambda != nil {
 		cfg.Loss.Lambda = *t.Lambda
 	}

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"errors"
+	"github.com/nnuelab/nnuelab/nets/train"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -42,7 +43,9 @@ func TestParseErrors(t *testing.T) {
 		{"bench needs variants", "metrics = [\"agreement\", \"bench_nps\"]\n[base]\narch = \"koivisto-7.4\"\n", "variant", "at least one"},
 		{"speed rounds", exptest.Minimal + "[speed]\nrounds = 0\n", "speed.rounds", "1..1000"},
 		{"speed nodes", exptest.Minimal + "[speed]\nnodes = 5\n", "speed.nodes", "100.."},
-		{"loss kind", exptest.Minimal + "[loss]\nkind = \"l1\"\n", "loss.kind", "not one of"},
+		{"loss kind", exptest.Minimal + "[loss]\nkind = \"l1\"\n", "loss.kind", "unknown loss"},
+		{"mpe power without training", exptest.Minimal + "[loss]\npower = 0.5\n", "loss.power", "[1, 10]"},
+		{"loss lambda_end is [train]'s", exptest.Minimal + "[loss]\nlambda_end = 0.5\n", "loss.lambda_end", "unknown key"},
 		{"loss scale", exptest.Minimal + "[loss]\nscale = 2.0\n", "loss.scale", "(0, 1)"},
 		{"grid not a list", exptest.Minimal + "[grid]\nhistory = 2\n", "grid.history", "list"},
 		{"grid empty", exptest.Minimal + "[grid]\nhistory = []\n", "grid.history", "at least one"},
@@ -137,7 +140,7 @@ history = [2, 4]
 	if m.Speed != (SpeedSpec{Positions: 8, Nodes: 10000, Rounds: 5, BenchDepth: 9}) {
 		t.Errorf("speed defaults %+v", m.Speed)
 	}
-	if m.Loss != (LossSpec{Kind: "mpe", Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5}) {
+	if m.Loss != (train.Loss{Kind: "mpe", Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5}) {
 		t.Errorf("loss defaults %+v", m.Loss)
 	}
 	want := []VariantSpec{

@@ -237,7 +237,7 @@ func valLossRecords(s Stored) ([]Value, error) {
 	}
 	l := s.Measure.ValLoss
 	return []Value{{Metric: "val_loss", Value: l.Loss, N: l.N, Data: DataValidation,
-		Detail: map[string]any{"loss": s.Loss, "net": "quantized (the engine's evaluation)"}}}, nil
+		Detail: map[string]any{"loss": LossJSONOf(s.Loss), "net": "quantized (the engine's evaluation)"}}}, nil
 }
 
 // sharesRecords: every distance's share, then the summary of the searches

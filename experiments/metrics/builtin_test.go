@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"github.com/nnuelab/nnuelab/nets/train"
 	"slices"
 	"strings"
 	"testing"
@@ -166,7 +167,7 @@ func TestSpeedRecords(t *testing.T) {
 // manifest's settings, and metrics that share a pass share their line.
 func TestBuiltinSetup(t *testing.T) {
 	st := Setting{Search: Search{Positions: 40, Nodes: 5000}, Rounds: 7, BenchDepth: 9,
-		Loss: LossSpec{Kind: "mpe", Power: 2.5, Scale: 0.00625, Lambda: 0.5}, Validation: []string{"`v.txt`"},
+		Loss: train.Loss{Kind: "mpe", Power: 2.5, Scale: 0.00625, Lambda: 0.5}, Validation: []string{"`v.txt`"},
 		Elo: EloSetting{Classical: true, Variants: []string{"a"}, Openings: "book.epd", Hash: 16}}
 	for _, tc := range []struct {
 		metric string

@@ -298,12 +298,21 @@ func quantErrorOf(spec *archs.Spec, net *nnue.Network, fn *floatNet, ps []data.P
 	return q, nil
 }
 
-// LossSpec is the loss of val_loss and of training (nets/train's Loss).
-type LossSpec struct {
-	Kind   string  `toml:"kind" json:"kind"`     // mpe, mse or result
-	Power  float64 `toml:"power" json:"power"`   // mpe exponent
-	Scale  float64 `toml:"scale" json:"scale"`   // sigmoid scale per cp
-	Lambda float64 `toml:"lambda" json:"lambda"` // weight of the score in the target
+// LossJSON is a loss as val_loss's records (their detail "loss") and the
+// measure tasks' keys write it: lower-case keys, the form every committed
+// result and key holds, whereas nets/train's Loss keeps its field names
+// in the trained nets' keys.
+type LossJSON struct {
+	Kind   string  `json:"kind"`
+	Power  float64 `json:"power"`
+	Scale  float64 `json:"scale"`
+	Lambda float64 `json:"lambda"`
+}
+
+// LossJSONOf returns l in that form (its schedule, LambdaEnd, is
+// training's alone).
+func LossJSONOf(l train.Loss) LossJSON {
+	return LossJSON{Kind: l.Kind, Power: l.Power, Scale: l.Scale, Lambda: l.Lambda}
 }
 
 // ValLoss is the loss of the engine's (quantized) network on validation
@@ -314,45 +323,21 @@ type ValLoss struct {
 }
 
 // lossOf is the manifest's loss for a network output of cp centipawns
-// (side to move) on a position with White-view score and result: nets/train's
-// formulas (its Loss documentation).
-func lossOf(l LossSpec, cp float64, rec *datasets.Record) float64 {
+// (side to move) on a position with White-view score and result:
+// nets/train's Loss.Of, the formula training uses.
+func lossOf(l train.Loss, cp float64, rec *datasets.Record) float64 {
 	score := float64(rec.Score)
 	wdl := float64(rec.Result.WDL())
 	if rec.SideToMove() == board.Black {
 		score, wdl = -score, 1-wdl
 	}
-	z := l.Scale * cp
-	switch l.Kind {
-	case "result":
-		switch wdl {
-		case 1:
-			return softplus(-z)
-		case 0:
-			return softplus(z)
-		}
-		return (softplus(z) + softplus(-z)) / 2
-	}
-	p := sigmoid(z)
-	t := l.Lambda*sigmoid(l.Scale*score) + (1-l.Lambda)*wdl
-	if l.Kind == "mse" {
-		return (p - t) * (p - t)
-	}
-	return math.Pow(math.Abs(p-t), l.Power)
-}
-
-func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
-
-func softplus(x float64) float64 {
-	if x > 30 {
-		return x
-	}
-	return math.Log1p(math.Exp(x))
+	loss, _ := l.Of(l.Scale*cp, score, wdl)
+	return loss
 }
 
 // valLossOf reads the validation files (up to limit positions) and averages
 // the loss of the network's evaluations.
-func valLossOf(l LossSpec, net *nnue.Network, files []string, limit int) (*ValLoss, error) {
+func valLossOf(l train.Loss, net *nnue.Network, files []string, limit int) (*ValLoss, error) {
 	v := &ValLoss{}
 	for _, name := range files {
 		f, err := data.OpenData(name)
@@ -374,7 +359,7 @@ func valLossOf(l LossSpec, net *nnue.Network, files []string, limit int) (*ValLo
 
 // valLossFile adds the losses of the positions of one validation file,
 // open as f, to v (until v holds limit positions, 0 = no limit).
-func valLossFile(l LossSpec, net *nnue.Network, f io.Reader, name string, limit int, v *ValLoss) error {
+func valLossFile(l train.Loss, net *nnue.Network, f io.Reader, name string, limit int, v *ValLoss) error {
 	r, err := datasets.NewReader(f, name, datasets.Options{})
 	if err != nil {
 		return err

@@ -61,20 +61,25 @@ func TestLossOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := LossSpec{Kind: "mpe", Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5}
+	d, err := datasets.ParseText("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1 [0.5] 100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := train.Loss{Kind: "mpe", Power: 2.5, Scale: 2.5 / 400, Lambda: 0.5}
 	sig := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 	for _, tc := range []struct {
 		name string
-		l    LossSpec
+		l    train.Loss
 		rec  *datasets.Record
 		cp   float64
 		want float64
 	}{
 		{"mpe white", l, &w, 50, math.Pow(math.Abs(sig(50*l.Scale)-(0.5*sig(100*l.Scale)+0.5*1)), 2.5)},
 		{"mpe black", l, &b, -50, math.Pow(math.Abs(sig(-50*l.Scale)-(0.5*sig(-100*l.Scale)+0.5*0)), 2.5)},
-		{"mse", LossSpec{Kind: "mse", Power: 2, Scale: l.Scale, Lambda: 1}, &w, 0, math.Pow(0.5-sig(100*l.Scale), 2)},
-		{"result win", LossSpec{Kind: "result", Power: 1, Scale: 1.0 / 128, Lambda: 0}, &w, 64, math.Log1p(math.Exp(-0.5))},
-		{"result loss", LossSpec{Kind: "result", Power: 1, Scale: 1.0 / 128, Lambda: 0}, &b, 64, math.Log1p(math.Exp(0.5))},
+		{"mse", train.Loss{Kind: "mse", Power: 2, Scale: l.Scale, Lambda: 1}, &w, 0, math.Pow(0.5-sig(100*l.Scale), 2)},
+		{"result win", train.Loss{Kind: "result", Power: 1, Scale: 1.0 / 128, Lambda: 0}, &w, 64, math.Log1p(math.Exp(-0.5))},
+		{"result loss", train.Loss{Kind: "result", Power: 1, Scale: 1.0 / 128, Lambda: 0}, &b, 64, math.Log1p(math.Exp(0.5))},
+		{"result draw", train.Loss{Kind: "result", Power: 1, Scale: 1.0 / 128, Lambda: 0}, &d, 64, (math.Log1p(math.Exp(0.5)) + math.Log1p(math.Exp(-0.5))) / 2},
 	} {
 		if got := lossOf(tc.l, tc.cp, tc.rec); !near(got, tc.want, 1e-12) {
 			t.Errorf("%s: loss %v, want %v", tc.name, got, tc.want)

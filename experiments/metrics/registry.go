@@ -10,6 +10,7 @@ import (
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/experiments/data"
+	"github.com/nnuelab/nnuelab/nets/train"
 )
 
 // The tasks a metric is measured in (the plan's task kinds of the same
@@ -112,7 +113,7 @@ type Subject struct {
 	Search        Search
 	// Loss, Validation and ValLimit are val_loss's: the loss, the
 	// validation files and the positions read from them (0: all).
-	Loss       LossSpec
+	Loss       train.Loss
 	Validation []string
 	ValLimit   int
 }
@@ -137,7 +138,7 @@ type Setting struct {
 	// Loss, Validation and ValPositions are val_loss's: the loss, the
 	// validation files as the report names them, and the positions read
 	// from them (0: all).
-	Loss         LossSpec
+	Loss         train.Loss
 	Validation   []string
 	ValPositions int
 	// Elo is the [elo] section's, for the Elo line.
@@ -172,7 +173,7 @@ type Stored struct {
 	Speed   *SpeedResult
 	Variant int
 	// Loss is the manifest's loss (val_loss's records name it).
-	Loss LossSpec
+	Loss train.Loss
 }
 
 // Value is one record of a metric: its name (the metric's name or

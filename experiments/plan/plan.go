@@ -632,10 +632,10 @@ func (p *Plan) addTasks() {
 					Limit                      int
 					Validation                 string
 					ValLimit                   int
-					Loss                       manifest.LossSpec
+					Loss                       metrics.LossJSON
 					SpeedPositions, SpeedNodes int
 				}{PlanVersion, t.Kind, p.identity(v, si), measured, p.PositionsSHA256, m.Positions.Limit,
-					p.ValidationSHA256, p.ValLimit(), m.Loss, m.Speed.Positions, m.Speed.Nodes}
+					p.ValidationSHA256, p.ValLimit(), metrics.LossJSONOf(m.Loss), m.Speed.Positions, m.Speed.Nodes}
 				if extra != nil {
 					key = struct {
 						Measure any

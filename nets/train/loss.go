@@ -78,16 +78,14 @@ func softplus(x float64) float64 {
 	return math.Log1p(math.Exp(x))
 }
 
-// eval returns the loss of one position and its derivative by the
-// network's output, for output out (internal units; cpPer converts to
-// centipawns), score (centipawns) and wdl (0, 0.5, 1), both from the side
-// to move's view.
-func (l *Loss) eval(out float32, cpPer float64, score float64, wdl float64) (loss float64, dout float64) {
-	dz := l.Scale * cpPer
-	z := float64(out) * dz
+// Of returns the loss of one position and its derivative by the logit z
+// (Scale times the network's output in centipawns), for score
+// (centipawns) and wdl (0, 0.5, 1), both from the side to move's view:
+// the one formula of training (eval) and of the val_loss metric
+// (experiments/metrics), so that they cannot differ.
+func (l *Loss) Of(z, score, wdl float64) (loss, dz float64) {
 	if l.Kind == "result" {
-		loss = wdl*softplus(-z) + (1-wdl)*softplus(z)
-		return loss, (sigmoid(z) - wdl) * dz
+		return wdl*softplus(-z) + (1-wdl)*softplus(z), sigmoid(z) - wdl
 	}
 	p := sigmoid(z)
 	t := l.Lambda*sigmoid(l.Scale*score) + (1-l.Lambda)*wdl
@@ -103,5 +101,15 @@ func (l *Loss) eval(out float32, cpPer float64, score float64, wdl float64) (los
 			dp = -dp
 		}
 	}
-	return loss, dp * p * (1 - p) * dz
+	return loss, dp * p * (1 - p)
+}
+
+// eval returns the loss of one position and its derivative by the
+// network's output, for output out (internal units; cpPer converts to
+// centipawns), score (centipawns) and wdl (0, 0.5, 1), both from the side
+// to move's view.
+func (l *Loss) eval(out float32, cpPer float64, score float64, wdl float64) (loss float64, dout float64) {
+	dz := l.Scale * cpPer
+	loss, d := l.Of(float64(out)*dz, score, wdl)
+	return loss, d * dz
 }
