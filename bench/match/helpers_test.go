@@ -2,10 +2,10 @@ package match
 
 import (
 	"bytes"
+	"go/build"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -34,7 +34,7 @@ func fakeEngine(t *testing.T) string {
 	fakeOnce.Do(func() {
 		goTool, err := exec.LookPath("go")
 		if err != nil {
-			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+			goTool = filepath.Join(build.Default.GOROOT, "bin", "go")
 		}
 		fakeDir, fakeErr = os.MkdirTemp("", "fakeengine")
 		if fakeErr != nil {

@@ -237,9 +237,11 @@ func Run(ctx context.Context, cfg Config, out Output) (*Summary, error) {
 		}
 		g := r.rec
 		if pgn != nil {
-			if _, err := pgn.WriteString(g.pgn(cfg.Event, site)); err == nil {
-				err = pgn.Sync()
-			} else if fatal == nil {
+			_, err := pgn.WriteString(g.pgn(cfg.Event, site))
+			if err == nil {
+				err = pgn.Sync() // a game not on disk is not finished: a resumed match replays it
+			}
+			if err != nil && fatal == nil {
 				fatal = fmt.Errorf("pgnout: %w", err)
 				stopped = true
 				cancelGames()
@@ -356,12 +358,11 @@ func (w *worker) shutdown() {
 // terminal; elsewhere the status line is written as an ordinary line when
 // it changes.
 type console struct {
-	mu     sync.Mutex
-	w      io.Writer
-	tty    bool
-	last   string
-	shown  bool
-	closed bool
+	mu    sync.Mutex
+	w     io.Writer
+	tty   bool
+	last  string
+	shown bool
 }
 
 func newConsole(w io.Writer) *console {

@@ -143,7 +143,7 @@ func resumeGames(cfg *Config, names [2]string, ops []opening) (*resumed, error) 
 		if len(g.tail) > 0 {
 			rec.reason = g.tail[len(g.tail)-1]
 		}
-		bookErr, why := g.replay(root, book, rec)
+		why, bookErr := g.replay(root, book, rec)
 		if bookErr != nil {
 			return nil, fmt.Errorf("%s: game %d: %w, not this match's opening for it", where, n, bookErr)
 		}
@@ -212,26 +212,26 @@ func tagName(s string) bool {
 // its record holds together, filling in rec's result and fault. bookErr is
 // set when the moves do not start with the opening's book moves (another
 // match's game); why says what does not hold together ("" when all does).
-func (g *pgnGame) replay(root *board.Position, book []board.Move, rec *gameRecord) (bookErr error, why string) {
+func (g *pgnGame) replay(root *board.Position, book []board.Move, rec *gameRecord) (why string, bookErr error) {
 	pos := root
 	for i, san := range g.moves {
 		m, err := parseSAN(pos, san)
 		if err != nil {
 			if i < len(book) {
-				return fmt.Errorf("book move %d %q: %v", i+1, san, err), ""
+				return "", fmt.Errorf("book move %d %q: %v", i+1, san, err)
 			}
-			return nil, fmt.Sprintf("move %d %q is not legal in %s", i+1, san, pos.FEN())
+			return fmt.Sprintf("move %d %q is not legal in %s", i+1, san, pos.FEN()), nil
 		}
 		if i < len(book) && m != book[i] {
-			return fmt.Errorf("book move %d is %s, the opening's is %s", i+1, san, pos.SAN(book[i])), ""
+			return "", fmt.Errorf("book move %d is %s, the opening's is %s", i+1, san, pos.SAN(book[i]))
 		}
 		pos.MakeMove(m)
 	}
 	if len(g.moves) < len(book) {
-		return nil, fmt.Sprintf("%d moves, fewer than the opening's %d book moves", len(g.moves), len(book))
+		return fmt.Sprintf("%d moves, fewer than the opening's %d book moves", len(g.moves), len(book)), nil
 	}
 	if pc, ok := g.tags["PlyCount"]; ok && pc != strconv.Itoa(len(g.moves)) {
-		return nil, fmt.Sprintf("PlyCount %s, but %d moves", pc, len(g.moves))
+		return fmt.Sprintf("PlyCount %s, but %d moves", pc, len(g.moves)), nil
 	}
 	tag := g.tags["Result"]
 	switch tag {
@@ -242,31 +242,31 @@ func (g *pgnGame) replay(root *board.Position, book []board.Move, rec *gameRecor
 	case "1/2-1/2":
 		rec.result = draw
 	default:
-		return nil, fmt.Sprintf("no result (Result tag %q)", tag)
+		return fmt.Sprintf("no result (Result tag %q)", tag), nil
 	}
 	if g.ended != tag {
-		return nil, fmt.Sprintf("Result tag %s, but the move text ends %s", tag, g.ended)
+		return fmt.Sprintf("Result tag %s, but the move text ends %s", tag, g.ended), nil
 	}
 	ruled, _, over := judge(pos)
 	switch rec.termination {
 	case termNormal:
 		if !over {
-			return nil, fmt.Sprintf("Termination %q, but the final position %s is not over by the rules", rec.termination, pos.FEN())
+			return fmt.Sprintf("Termination %q, but the final position %s is not over by the rules", rec.termination, pos.FEN()), nil
 		}
 		if ruled != rec.result {
-			return nil, fmt.Sprintf("Result %s, but the rules give %s in the final position %s", tag, ruled, pos.FEN())
+			return fmt.Sprintf("Result %s, but the rules give %s in the final position %s", tag, ruled, pos.FEN()), nil
 		}
-		return nil, ""
+		return "", nil
 	case termAdjudication, termTimeForfeit, termRules, termAbandoned:
 	default:
-		return nil, fmt.Sprintf("Termination %q is none the runner writes", rec.termination)
+		return fmt.Sprintf("Termination %q is none the runner writes", rec.termination), nil
 	}
 	if over {
-		return nil, fmt.Sprintf("Termination %q, but the final position %s is already over by the rules (%s)", rec.termination, pos.FEN(), ruled)
+		return fmt.Sprintf("Termination %q, but the final position %s is already over by the rules (%s)", rec.termination, pos.FEN(), ruled), nil
 	}
 	f, err := faultOf(rec)
 	if err != nil {
-		return nil, err.Error()
+		return err.Error(), nil
 	}
 	rec.fault = f
 	if f != nil {
@@ -276,10 +276,10 @@ func (g *pgnGame) replay(root *board.Position, book []board.Move, rec *gameRecor
 		}
 		bare := rec.termination == termTimeForfeit && rec.result == draw && strings.Contains(rec.reason, "cannot mate")
 		if rec.result != winner(atFault.Other()) && !bare {
-			return nil, fmt.Sprintf("Result %s, but %q charges %s with the loss", tag, rec.reason, colorName(atFault))
+			return fmt.Sprintf("Result %s, but %q charges %s with the loss", tag, rec.reason, colorName(atFault)), nil
 		}
 	}
-	return nil, ""
+	return "", nil
 }
 
 // faultOf recovers the fault a finished game charged to an engine from its
@@ -306,5 +306,5 @@ func faultOf(g *gameRecord) (*fault, error) {
 	case strings.HasPrefix(g.reason, "Black "):
 		return &fault{engine: g.black, kind: kind}, nil
 	}
-	return nil, fmt.Errorf("Termination %q, but the end reason %q does not say which side is at fault", g.termination, g.reason)
+	return nil, fmt.Errorf("the Termination tag is %q, but the end reason %q does not say which side is at fault", g.termination, g.reason)
 }

@@ -133,7 +133,10 @@ func (x *xorshift64star) next() uint64 {
 	return uint64(*x) * 2685821657736338717
 }
 
-func (x *xorshift64star) sparse() uint64 { return x.next() & x.next() & x.next() }
+func (x *xorshift64star) sparse() uint64 {
+	a, b, c := x.next(), x.next(), x.next()
+	return a & b & c
+}
 
 // subsets enumerates every subset of mask (Carry-Rippler) with its attack set.
 func subsets(s Square, mask Bitboard, dirs [4][2]int, occs, refs []Bitboard) int {

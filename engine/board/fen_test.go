@@ -1,31 +1,12 @@
 package board
 
 import (
-	"bufio"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/nnuelab/nnuelab/engine/board/boardtest"
 )
-
-func readLines(t testing.TB, path string) []string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	return lines
-}
 
 // TestFENRoundTrip parses and prints every reference position and every
 // perft position (standard and Chess960) and expects the input back.

@@ -131,7 +131,7 @@ func readLinearInt16(spec *archs.Spec, r *reader) (*Network, error) {
 		}
 	} else {
 		if len(h.bias) != 1 {
-			return nil, fmt.Errorf("Koivisto nets have one output bucket, arch has %d", len(h.bias))
+			return nil, fmt.Errorf("a Koivisto net has one output bucket, arch has %d", len(h.bias))
 		}
 		if err := r.int32s(h.bias, "output bias"); err != nil {
 			return nil, err

@@ -478,6 +478,3 @@ func (n *Network) threatPSQTRow(f int) []int32 {
 
 // addRow8 adds an int8 row to an int16 accumulator (wrapping).
 func addRow8(dst []int16, w []int8) { simd.AddInt8(dst, w[:len(dst)]) }
-
-// subRow8 subtracts an int8 row from an int16 accumulator (wrapping).
-func subRow8(dst []int16, w []int8) { simd.SubInt8(dst, w[:len(dst)]) }

@@ -16,11 +16,6 @@ func isNoisy(p *board.Position, m board.Move) bool {
 	return p.PieceOn(m.To()) != board.NoPiece
 }
 
-// isCapture reports whether m captures (en passant included).
-func isCapture(p *board.Position, m board.Move) bool {
-	return m.Kind() == board.EnPassant || m.Kind() != board.Castling && p.PieceOn(m.To()) != board.NoPiece
-}
-
 // validMove reports whether m, taken from the transposition table or a
 // killer slot and so possibly from another position, is legal in p. It is
 // much cheaper than generating the moves except for castling and en

@@ -73,7 +73,7 @@ func Cached151() (string, error) {
 		_ = os.Remove(path) // damaged: export again
 	}
 	if export151 == nil {
-		return "", fmt.Errorf("Stockfish 15.1's net %s is not in the net cache %s (and this program cannot export it)", SF151NetName, dir)
+		return "", fmt.Errorf("the net cache %s lacks Stockfish 15.1's net %s (and this program cannot export it)", dir, SF151NetName)
 	}
 	if err := export151(path); err != nil {
 		return "", err

@@ -332,8 +332,6 @@ func (h *rengarHead) backwardBatch(sc any, _ []float32, n int, dout []float32, g
 	}
 }
 
-func row32p(g []float32, i int) []float32 { return g[i*32:][:32] }
-
 func (h *rengarHead) flops() float64 {
 	// forward: 7 dots of 32 per output (4 outputs) + elementwise; backward
 	// about three times that.

@@ -127,15 +127,14 @@ type Evaluator struct {
 	notify   func(string)
 	desc     *pluginpb.Description
 
-	box      *sessionBox // the open session stream, if any
-	failed   bool        // on the fallback until the next Reset
-	fault    error       // why, while failed
-	root     [sdk.PackedSize]byte
-	path     []board.Delta // moves since the root
-	pending  []pending     // ops not sent yet
-	resync   bool          // the next request starts with the root and path
-	packBuf  []byte
-	scoreBuf []float32
+	box     *sessionBox // the open session stream, if any
+	failed  bool        // on the fallback until the next Reset
+	fault   error       // why, while failed
+	root    [sdk.PackedSize]byte
+	path    []board.Delta // moves since the root
+	pending []pending     // ops not sent yet
+	resync  bool          // the next request starts with the root and path
+	packBuf []byte
 }
 
 // pending is one buffered op: a push (with its delta) or a pop.

@@ -44,6 +44,9 @@ func closeVecs(t *testing.T, what string, a, b []float32, scale float32) {
 	}
 }
 
+// negZero is -0.0 (a literal -0.0 is +0 in Go).
+var negZero = float32(math.Copysign(0, -1))
+
 var lengths = []int{0, 1, 7, 8, 9, 31, 32, 33, 64, 100, 256, 257, 640, 1280}
 
 func TestKernelsAgree(t *testing.T) {
@@ -55,7 +58,7 @@ func TestKernelsAgree(t *testing.T) {
 		x, y, w := randVec(rng, n, 2), randVec(rng, n, 2), randVec(rng, n, 3)
 		// Activation inputs hit the clip bounds exactly now and then.
 		for i := 0; i < n; i += 5 {
-			x[i] = []float32{0, 1, -0.0, 1.5, -1}[i%5]
+			x[i] = []float32{0, 1, negZero, 1.5, -1}[i%5]
 		}
 		a, g := both(func() []float32 { d := append([]float32(nil), y...); Add(d, x); return d })
 		closeVecs(t, "Add", a, g, 4)
