@@ -151,6 +151,9 @@ func merge(p *plan.Plan, partial bool) ([]Record, []string, error) {
 				r.Detail = map[string]any{"epochs": len(tr.History), "history": hist, "unit": "[positions, train loss, val loss] per epoch"}
 				out = append(out, r)
 			}
+			if r, ok := selfplayRecord(p, v, results, rec(0, "", 0, "", 0, "")); ok {
+				out = append(out, r)
+			}
 		}
 		for _, d := range m.Listed() {
 			if d.TaskKind() == metrics.TaskElo {

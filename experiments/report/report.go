@@ -348,6 +348,8 @@ func writeReport(p *plan.Plan, recs []records.Record, dir string, missing []stri
 			strings.Join(pending, ", "), p.Command)
 	}
 
+	b.WriteString(selfplaySection(sums, eloOpponent(m)))
+
 	if has("history_shares.d1") {
 		b.WriteString("\n## Where accumulator updates came from\n\n")
 		b.WriteString("Share of accumulator updates (per perspective) during fixed-node searches, by how many plies back the nearest computed accumulator was, and refreshes.\n\n")
