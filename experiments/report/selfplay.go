@@ -48,6 +48,5 @@ func selfplaySection(sums []*summary, eloVs string) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %.0f | %.2fM | %.2f | %s | %s |\n", s.label, thousands(int64(a.n/max(a.seeds, 1))), nodesPerPos, perCPU/1e6, a.value(), elo, perHour)
 	}
-	b.WriteString("\n")
 	return b.String()
 }
