@@ -713,11 +713,34 @@ func reportPlots(sums []*summary, recs []records.Record, eloVs string) (map[stri
 // nominal sets up a bar chart's x axis: names under the bars, rotated,
 // with half a bar of room at both ends (and extra room on the right).
 func nominal(p *plot.Plot, names []string) {
-	p.NominalX(names...)
+	wrapped := make([]string, len(names))
+	for i, n := range names {
+		wrapped[i] = wrapLabel(n, 26)
+	}
+	p.NominalX(wrapped...)
 	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
 	p.X.Tick.Label.Rotation = math.Pi / 6
 	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 	p.Y.Tick.Marker = plotaxis.Ticks
+}
+
+// wrapLabel breaks a long variant label into lines of about width
+// characters at spaces, so that rotated names stay inside the plot.
+func wrapLabel(s string, width int) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = w
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return strings.Join(append(lines, line), "\n")
 }
 
 // scatter plots y against x, one labelled point per variant; nil when
@@ -873,6 +896,10 @@ func barPlot(sums []*summary, metric, label string) ([]byte, error) {
 		p.Add(eb)
 	}
 	nominal(p, names)
+	// Room above and below, so that an interval's caps are not drawn on
+	// the frame.
+	pad := 0.05 * (p.Y.Max - p.Y.Min)
+	p.Y.Min, p.Y.Max = p.Y.Min-pad, p.Y.Max+pad
 	w := vg.Length(math.Max(12, 1.8*float64(len(vals))+5)) * vg.Centimeter
 	return svgplot.Render(p, nil, w, 11*vg.Centimeter)
 }

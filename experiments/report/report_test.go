@@ -134,3 +134,22 @@ overrides = ["history=1"]
 		t.Errorf("a column without records:\n%s", md)
 	}
 }
+
+// TestWrapLabel: long variant labels break at spaces into lines of about
+// the width, so rotated names under bars stay inside the plot; a word
+// longer than the width stays whole.
+func TestWrapLabel(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want string
+	}{
+		{"short", "short"},
+		{"", ""},
+		{"1M positions at 5000 nodes a move (generation 1's first shard)", "1M positions at 5000 nodes\na move (generation 1's\nfirst shard)"},
+		{"averyveryverylongwordwithoutspaces here", "averyveryverylongwordwithoutspaces\nhere"},
+	} {
+		if got := wrapLabel(tc.in, 26); got != tc.want {
+			t.Errorf("wrapLabel(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
