@@ -12,7 +12,6 @@ package archs
 import (
 	"bytes"
 	"embed"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -213,25 +212,9 @@ func Parse(file string, data []byte) (*Spec, error) {
 		}
 	}
 	var s Spec
-	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&s)
+	md, err := configerr.DecodeTOML(file, data, &s, nil)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, &Error{File: file, Reason: fmt.Sprintf("line %d: %s", pe.Position.Line, pe.Message)}
-		}
-		if m := decodeErrRE.FindStringSubmatch(err.Error()); m != nil {
-			return nil, &Error{File: file, Key: m[2], Reason: fmt.Sprintf("line %s: %s", m[1], m[3])}
-		}
-		return nil, &Error{File: file, Reason: err.Error()}
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		return nil, &Error{File: file, Key: und[0].String(), Reason: "unknown key"}
-	}
-	// The decoder matches keys without regard to case; the format does not.
-	for _, k := range md.Keys() {
-		if s := k.String(); s != strings.ToLower(s) {
-			return nil, &Error{File: file, Key: s, Reason: fmt.Sprintf("keys are lower case (%q)", strings.ToLower(s))}
-		}
+		return nil, err
 	}
 	s.Source = file
 	if err := s.applyDefaults(md); err != nil {
@@ -379,10 +362,6 @@ type specError struct{ key, reason string }
 
 // netNameRE is a Stockfish net name.
 var netNameRE = regexp.MustCompile(`^nn-[0-9a-f]{12}\.nnue$`)
-
-// decodeErrRE picks the line, key and message out of the TOML decoder's
-// type errors ("toml: line 25 (last key "quant.scale"): incompatible types: ...").
-var decodeErrRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
 
 // multipliers are the keys whose value scales or divides an evaluation: a
 // zero would make every evaluation 0 (or divide by zero), so unlike other

@@ -18,12 +18,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/eval"
 	"github.com/nnuelab/nnuelab/engine/nnue"
+	"github.com/nnuelab/nnuelab/internal/configerr"
 	"github.com/nnuelab/nnuelab/nets/sfnet"
 )
 
@@ -59,12 +58,8 @@ func Manifest() ([]Entry, error) {
 	var m struct {
 		Net []Entry `toml:"net"`
 	}
-	md, err := toml.Decode(string(data), &m)
-	if err != nil {
-		return nil, fmt.Errorf("nets/manifest.toml: %w", err)
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		return nil, fmt.Errorf("nets/manifest.toml: unknown key %q", und[0].String())
+	if _, err := configerr.DecodeTOML("nets/manifest.toml", data, &m, nil); err != nil {
+		return nil, err
 	}
 	return m.Net, nil
 }

@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/internal/configerr"
 )
@@ -137,12 +136,9 @@ func Parse(path, text string) (*Config, error) {
 		return &configerr.Error{File: path, Key: key, Reason: fmt.Sprintf(format, a...)}
 	}
 	var c Config
-	md, err := toml.Decode(text, &c)
+	md, err := configerr.DecodeTOML(path, []byte(text), &c, nil)
 	if err != nil {
-		return nil, &configerr.Error{File: path, Reason: err.Error()}
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		return nil, bad(und[0].String(), "unknown key")
+		return nil, err
 	}
 	c.dir = filepath.Dir(path)
 	if c.Stockfish == "" {

@@ -3,6 +3,7 @@ package match
 import (
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/bench/stats"
 	"github.com/nnuelab/nnuelab/engine/uciclient"
+	"github.com/nnuelab/nnuelab/internal/configerr"
 )
 
 // CommandOptions are the command-line settings that shape the command's
@@ -580,13 +582,15 @@ type fileEngine struct {
 // values are errors that name the file and the key. The result still needs
 // the merging and checks ParseArgs does after it.
 func loadFile(path string) (Config, error) {
-	var fc fileConfig
-	md, err := toml.DecodeFile(path, &fc)
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, fmt.Errorf("%s: %w", path, err)
+		return Config{}, err
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		return Config{}, fmt.Errorf("%s: unknown key %q", path, und[0].String())
+	var fc fileConfig
+	// An engine's options are UCI option names, spelt as the engine does.
+	options := func(k toml.Key) bool { return len(k) > 2 && k[len(k)-2] == "options" }
+	if _, err := configerr.DecodeTOML(path, data, &fc, options); err != nil {
+		return Config{}, err
 	}
 	cfg := Config{
 		Seed: fc.Seed, MaxMoves: fc.MaxMoves, PGNOut: fc.PGNOut, Resume: fc.Resume, Event: fc.Event,

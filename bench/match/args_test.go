@@ -213,9 +213,9 @@ twosided = false
 	}
 
 	bad := []struct{ text, want string }{
-		{"games = 2\nconcurency = 2\n", `unknown key "concurency"`},
-		{"[[engine]]\ncmd = \"a\"\nhash = 16\n", `unknown key "engine.hash"`},
-		{"[sprt]\nelo0 = 0\nelo1 = 5\nmodle = \"x\"\n", `unknown key "sprt.modle"`},
+		{"games = 2\nconcurency = 2\n", `key "concurency": unknown key`},
+		{"[[engine]]\ncmd = \"a\"\nhash = 16\n", `key "engine.hash": unknown key`},
+		{"[sprt]\nelo0 = 0\nelo1 = 5\nmodle = \"x\"\n", `key "sprt.modle": unknown key`},
 		{"[draw]\nmovenumber = \"forty\"\n", "movenumber"},
 		{"games = \n", "bad.toml"},
 		{"[[engine]]\ncmd = \"a\"\ntc = \"soon\"\n", "engine[1]: bad time control"},

@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -14,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
 	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/bench/match"
 	"github.com/nnuelab/nnuelab/datasets"
@@ -360,29 +360,11 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._=+-]*$`)
 // is the folder relative paths resolve against.
 func Parse(file, dir string, data []byte) (*Manifest, error) {
 	var m Manifest
-	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&m)
+	// The grid's keys are arch keys, checked when it is expanded.
+	grid := func(k toml.Key) bool { return len(k) > 0 && k[0] == "grid" }
+	md, err := configerr.DecodeTOML(file, data, &m, grid)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, &Error{File: file, Reason: fmt.Sprintf("line %d: %s", pe.Position.Line, pe.Message)}
-		}
-		return nil, &Error{File: file, Reason: err.Error()}
-	}
-	// The decoder matches keys to fields without regard to case; a
-	// manifest's keys are lower case, so "Metrics" is a typo, not a key.
-	for _, k := range md.Keys() {
-		for _, part := range k {
-			if part != strings.ToLower(part) && (len(k) == 0 || k[0] != "grid") {
-				return nil, &Error{File: file, Key: k.String(), Reason: "unknown key (keys are lower case)"}
-			}
-		}
-	}
-	for _, k := range md.Undecoded() {
-		// The grid's keys are arch keys, checked when it is expanded.
-		if len(k) > 0 && k[0] == "grid" {
-			continue
-		}
-		return nil, &Error{File: file, Key: k.String(), Reason: "unknown key"}
+		return nil, err
 	}
 	m.File, m.Dir = file, dir
 	if err := m.defaults(md); err != nil {

@@ -24,7 +24,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown key in base", exptest.Minimal + "colour = 1\n", "base.colour", "unknown key"},
 		{"unknown base key", "metrics = [\"agreement\"]\n[base]\narch = \"koivisto-7.4\"\nnett = \"x\"\n", "base.nett", "unknown key"},
 		{"unknown variant key", exptest.Minimal + "[[variant]]\noverride = [\"history=1\"]\n", "variant.override", "unknown key"},
-		{"wrong type", "metrics = \"agreement\"\n[base]\narch = \"koivisto-7.4\"\n", "", "metrics"},
+		{"wrong type", "metrics = \"agreement\"\n[base]\narch = \"koivisto-7.4\"\n", "metrics", "line 1: incompatible types"},
 		{"no metrics", "[base]\narch = \"koivisto-7.4\"\n", "metrics", "nothing to measure"},
 		{"unknown metric", "metrics = [\"speed\"]\n[base]\narch = \"koivisto-7.4\"\n", "metrics", `unknown metric "speed"`},
 		{"metric twice", "metrics = [\"agreement\", \"agreement\"]\n[base]\narch = \"koivisto-7.4\"\n", "metrics", "twice"},

@@ -15,9 +15,11 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
 	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/experiments/plan"
 	"github.com/nnuelab/nnuelab/experiments/records"
+	"github.com/nnuelab/nnuelab/internal/configerr"
 )
 
 // The claims table (docs/claims.md) compares each published claim with what
@@ -90,13 +92,13 @@ const (
 
 // LoadClaims reads a claims file, strictly (an unknown key is an error).
 func LoadClaims(path string) (*ClaimsFile, error) {
-	var cf ClaimsFile
-	md, err := toml.DecodeFile(path, &cf)
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		return nil, fmt.Errorf("%s: unknown key %q", path, und[0].String())
+	var cf ClaimsFile
+	if _, err := configerr.DecodeTOML(path, data, &cf, nil); err != nil {
+		return nil, err
 	}
 	for i, r := range cf.Rows {
 		if r.Experiment == "" {

@@ -1,7 +1,9 @@
-// Package configerr holds the error every strict reader of nnuelab's
-// configuration files returns (archs/*.toml today; experiment manifests
-// next): the file, the key and the reason, so that a message says where to
-// look and what is wrong.
+// Package configerr is how nnuelab reads its configuration files: strictly
+// (DecodeTOML: an unknown or upper-case key, a syntax error or a value of
+// the wrong type is an error), and with every problem an Error naming the
+// file, the key and the reason, so that a message says where to look and
+// what is wrong. Architectures, experiment manifests, the claims table, the
+// ladder, match configurations and the shipped nets' manifest read through it.
 package configerr
 
 import "fmt"
