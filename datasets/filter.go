@@ -10,7 +10,7 @@ import (
 )
 
 // Filter selects the positions a trainer learns from. Self-play kept whole
-// (GenConfig.Keep "all", binpack) holds every position of a game; like
+// (datagen.Config.Keep "all", binpack) holds every position of a game; like
 // Stockfish's trainer, the reader side then drops the ones whose score says
 // little about the position's static value: the opening plies, positions in
 // check, positions whose move played captures or promotes (the score is the

@@ -28,7 +28,7 @@ import (
 	"github.com/nnuelab/nnuelab/internal/version"
 )
 
-// Config says how Label rescores a dataset. All fields but Processes,
+// Config says how Run rescores a dataset. All fields but Processes,
 // Timeout and Progress decide the output.
 type Config struct {
 	// Engine is the UCI engine's path, Args its arguments, Options the
@@ -36,7 +36,7 @@ type Config struct {
 	Engine  string      `toml:"engine"`
 	Args    []string    `toml:"engine_args"`
 	Options [][2]string `toml:"options"`
-	// EngineName is the engine's "id name", filled in by Label.
+	// EngineName is the engine's "id name", filled in by Run.
 	EngineName string `toml:"engine_name"`
 	// Nodes or Depth (or both) limit each search.
 	Nodes uint64 `toml:"nodes"`
@@ -55,12 +55,12 @@ type Config struct {
 	Shards int `toml:"shards,omitempty"`
 	// SkipBad skips malformed input entries.
 	SkipBad bool `toml:"skip_bad"`
-	// Inputs are the datasets to label, in order (filled in by Label).
+	// Inputs are the datasets to label, in order (filled in by Run).
 	Inputs []string `toml:"inputs"`
 	// Syzygy, if set, names directories of Syzygy tables (':'-separated):
 	// a record whose position they hold gets their result (under the
 	// fifty-move rule from its clock) instead of its game's. The path is
-	// not part of the run's identity; SyzygyTables, filled in by Label, is
+	// not part of the run's identity; SyzygyTables, filled in by Run, is
 	// (NAME:CHECKSUM of every table file, as datagen records them).
 	Syzygy       string   `toml:"-"`
 	SyzygyTables []string `toml:"syzygy_tables,omitempty"`
@@ -77,7 +77,7 @@ type Config struct {
 	Progress func(done int64, rate float64) `toml:"-"`
 }
 
-// Summary counts what Label did.
+// Summary counts what Run did.
 type Summary struct {
 	Read     int64 `toml:"read"`      // valid input records considered
 	Labelled int64 `toml:"labelled"`  // records written
@@ -108,11 +108,11 @@ type Manifest struct {
 // Positions the engine scores as mate, or where it has no move, are dropped
 // and counted.
 //
-// Like Generate it is resumable: finished chunks are kept (atomically) in
+// Like datagen.Generate it is resumable: finished chunks are kept (atomically) in
 // datasets.PartsDir(out), a rerun of the same command skips them, and the final
 // output is the same whatever the interruptions and the process count.
 func Run(ctx context.Context, inputs []string, out string, cfg Config) (*Manifest, error) {
-	version.Revision() // looked up at the start, as in Generate
+	version.Revision() // looked up at the start, as in datagen.Generate
 	if cfg.Engine == "" {
 		return nil, errors.New("no engine given")
 	}
