@@ -44,4 +44,31 @@ func TestGenExtrapolation(t *testing.T) {
 	}
 }
 
+// TestGenExtrapolationEquiv: when a generation searched other nodes a move
+// than generation 1, the fit runs on the self-play in generation 1's
+// positions (cumulative_equiv), and the sentence says so.
+func TestGenExtrapolationEquiv(t *testing.T) {
+	row := func(k int, cum, equiv, elo float64) *genRow {
+		lo, hi := elo-50, elo+50
+		return &genRow{k: k, name: "gen", recs: map[string]records.Record{
+			genMetricSelfplay: {Detail: map[string]any{"cumulative": cum, genCumulativeEquiv: equiv, "equiv_nodes": 5000.0}},
+			genMetricVsRef:    {Value: elo, Lower: &lo, Upper: &hi},
+		}}
+	}
+	g := &manifest.GenerationsSpec{Reference: "leorik-3.1"}
+	// Generation 2 made 16M positions at a quarter of the nodes: 4M in
+	// generation 1's positions, so the fit is the one of 4M and 8M.
+	rows := []*genRow{{k: 0, recs: map[string]records.Record{}}, row(1, 4e6, 4e6, -600), row(2, 20e6, 8e6, -550)}
+	want := "Self-play counted in positions at generation 1's 5000 nodes a move (a position searched with other nodes counts by its nodes). Against leorik-3.1 the generations gain +50 ± 71 Elo per doubling of the self-play positions (log-linear fit over 2 generations, weighted by their intervals); at that rate the own net comes within 200 Elo of it at about 1.02B positions, 128× the 8.00M made so far."
+	if s := genExtrapolation(rows, g); s != want {
+		t.Errorf("got  %q\nwant %q", s, want)
+	}
+	if n := equivNodes(rows); n != 5000 {
+		t.Errorf("equivNodes %d, want 5000", n)
+	}
+	if n := equivNodes(rows[:1]); n != 0 {
+		t.Errorf("equivNodes without self-play %d, want 0", n)
+	}
+}
+
 func ptr[T any](v T) *T { return &v }

@@ -47,10 +47,13 @@ import (
 const (
 	genMetricGeneration = "generation"
 	genMetricSelfplay   = "selfplay.positions"
-	genMetricTrained    = "train.positions"
-	genMetricGate       = "elo.gate"
-	genMetricVsGen0     = "elo.vs_gen0"
-	genMetricVsRef      = "elo.vs_reference"
+	// genCumulativeEquiv is the self-play so far in generation 1's
+	// positions, recorded when generations search different nodes a move.
+	genCumulativeEquiv = "cumulative_equiv"
+	genMetricTrained   = "train.positions"
+	genMetricGate      = "elo.gate"
+	genMetricVsGen0    = "elo.vs_gen0"
+	genMetricVsRef     = "elo.vs_reference"
 )
 
 // records merges the finished parts of the planned generations into the
@@ -114,6 +117,20 @@ func (r *genRunner) records() ([]records.Record, error) {
 
 	var cumMade, cumTrained int64
 	madeKnown, trainedKnown := true, true
+	// Self-play at other nodes a move than generation 1's also counts in
+	// generation 1's positions (a position by its nodes), so that the
+	// curve and its extrapolation compare like with like when a later
+	// generation changes the recipe; only then is it recorded.
+	var cumEquiv float64
+	mixed, equivKnown := false, true
+	for _, g := range r.gens {
+		if g.Datagen.Nodes != r.gens[0].Datagen.Nodes {
+			mixed = true
+		}
+		if g.Datagen.Nodes == 0 {
+			equivKnown = false // depth-limited self-play: no node count
+		}
+	}
 	for _, g := range r.gens {
 		label := fmt.Sprintf("gen %d", g.K)
 		gr := base
@@ -186,6 +203,11 @@ func (r *genRunner) records() ([]records.Record, error) {
 				"seed": g.Datagen.RawSeed, "keep": keepName(g.Datagen.Keep)}
 			if madeKnown {
 				sr.Detail["cumulative"] = cumMade
+				cumEquiv += float64(made) * float64(g.Datagen.Nodes) / float64(max(r.gens[0].Datagen.Nodes, 1))
+				if mixed && equivKnown {
+					sr.Detail[genCumulativeEquiv] = cumEquiv
+					sr.Detail["equiv_nodes"] = float64(r.gens[0].Datagen.Nodes)
+				}
 			}
 			if lshards > 0 && ldone == lshards {
 				sr.Detail["labelled"] = labelled
@@ -590,9 +612,10 @@ func genFindings(rows []*genRow, m *manifest.Manifest) string {
 func genExtrapolation(rows []*genRow, g *manifest.GenerationsSpec) string {
 	var pts []report.ScalePoint
 	made := 0.0
+	equiv := equivNodes(rows)
 	for _, row := range rows {
 		sr, ok := row.get(genMetricSelfplay)
-		c, ok2 := sr.Detail["cumulative"].(float64)
+		c, ok2 := selfplaySoFar(sr, equiv > 0)
 		r, ok3 := row.get(genMetricVsRef)
 		if row.k == 0 || !ok || !ok2 || !ok3 || r.Lower == nil || r.Upper == nil {
 			continue
@@ -606,6 +629,9 @@ func genExtrapolation(rows []*genRow, g *manifest.GenerationsSpec) string {
 	}
 	s := fmt.Sprintf("Against %s the generations gain %+.0f ± %.0f Elo per doubling of the self-play positions (log-linear fit over %d generations, weighted by their intervals)",
 		g.Reference, f.B, 1.96*f.SEB, f.Points)
+	if equiv > 0 {
+		s = fmt.Sprintf("Self-play counted in positions at generation 1's %d nodes a move (a position searched with other nodes counts by its nodes). ", equiv) + s
+	}
 	n, ok := f.PositionsFor(-200)
 	if !ok {
 		return s + "; at that rate it does not close the gap."
@@ -681,8 +707,12 @@ func eloByPositions(rows []*genRow, reference string) ([]byte, error) {
 			}
 		}
 	}
+	equiv := equivNodes(rows)
 	p := plot.New()
 	p.X.Label.Text = "self-play positions so far (" + unit + ")"
+	if equiv > 0 {
+		p.X.Label.Text = fmt.Sprintf("self-play so far (%s of positions at %d nodes a move)", unit, equiv)
+	}
 	p.Y.Label.Text = "Elo (95% interval)"
 	p.Add(plotter.NewGrid())
 	var legend svgplot.Legend
@@ -694,7 +724,7 @@ func eloByPositions(rows []*genRow, reference string) ([]byte, error) {
 			x := 0.0
 			if row.k > 0 {
 				sr, ok := row.get(genMetricSelfplay)
-				c, ok2 := sr.Detail["cumulative"].(float64)
+				c, ok2 := selfplaySoFar(sr, equiv > 0)
 				if !ok || !ok2 {
 					continue
 				}
@@ -749,4 +779,29 @@ func eloByPositions(rows []*genRow, reference string) ([]byte, error) {
 	}
 	p.X.Tick.Marker, p.Y.Tick.Marker = plotaxis.Ticks, plotaxis.Ticks
 	return svgplot.Render(p, &legend, 17*vg.Centimeter, 11*vg.Centimeter)
+}
+
+// equivNodes returns generation 1's nodes a move when the generations'
+// self-play is recorded in its positions (their nodes a move differ), else 0.
+func equivNodes(rows []*genRow) int {
+	for _, row := range rows {
+		if sr, ok := row.get(genMetricSelfplay); ok {
+			if _, ok := sr.Detail[genCumulativeEquiv]; ok {
+				n, _ := sr.Detail["equiv_nodes"].(float64)
+				return int(n)
+			}
+		}
+	}
+	return 0
+}
+
+// selfplaySoFar is a generation's cumulative self-play: in generation 1's
+// positions when equiv, else in positions.
+func selfplaySoFar(sr records.Record, equiv bool) (float64, bool) {
+	key := "cumulative"
+	if equiv {
+		key = genCumulativeEquiv
+	}
+	c, ok := sr.Detail[key].(float64)
+	return c, ok
 }
