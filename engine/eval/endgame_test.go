@@ -174,3 +174,136 @@ func BenchmarkEndgameKBNvK(b *testing.B) {
 		Endgame(p)
 	}
 }
+
+// TestQueenRookProgress: each term of the queen-against-rook progress
+// points the way the tables' distances do, the other distances held equal
+// (the test checks that each pair differs only in the one it is about):
+// the defending king on the edge rather than in the centre, in a corner
+// rather than the middle of an edge, the attacking king close rather than
+// far, and the rook cut off from its king rather than next to it.
+func TestQueenRookProgress(t *testing.T) {
+	type placement struct{ strongKing, weakKing, queen, rook string }
+	for _, tc := range []struct {
+		name          string
+		worse, better placement
+		same          [3]bool // the pair's kings', rook's and queen's distances must be equal
+	}{
+		{"defending king on the edge, not in the centre",
+			placement{"d6", "d4", "h8", "d1"}, placement{"d3", "d1", "h5", "a1"}, [3]bool{true, true, true}},
+		{"defending king in the corner, not the middle of the edge",
+			placement{"d3", "d1", "h5", "a1"}, placement{"c3", "a1", "e5", "d1"}, [3]bool{true, true, true}},
+		{"kings close, not far",
+			placement{"f6", "a1", "e5", "d1"}, placement{"c2", "a1", "e5", "d1"}, [3]bool{false, true, true}},
+		{"rook cut off from its king, not next to it",
+			placement{"c3", "a1", "e5", "b2"}, placement{"c3", "a1", "e5", "h2"}, [3]bool{true, false, true}},
+		{"rook cut off from its king, not two squares away",
+			placement{"c3", "a1", "e5", "c1"}, placement{"c3", "a1", "e5", "e1"}, [3]bool{true, false, true}},
+	} {
+		sq := func(name string) board.Square {
+			s, ok := board.ParseSquare(name)
+			if !ok {
+				t.Fatalf("%s: %q is not a square", tc.name, name)
+			}
+			return s
+		}
+		dist := func(p placement) [3]int {
+			w := sq(p.weakKing)
+			return [3]int{chebyshev(sq(p.strongKing), w), chebyshev(sq(p.rook), w), chebyshev(sq(p.queen), w)}
+		}
+		dw, db := dist(tc.worse), dist(tc.better)
+		for i, same := range tc.same {
+			if same && dw[i] != db[i] {
+				t.Fatalf("%s: the pair differs in distance %d (%d, %d), not only in what it tests", tc.name, i, dw[i], db[i])
+			}
+		}
+		score := func(p placement) int {
+			return queenRookProgress(sq(p.strongKing), sq(p.weakKing), sq(p.queen), sq(p.rook))
+		}
+		if w, b := score(tc.worse), score(tc.better); b <= w {
+			t.Errorf("%s: %d for %+v, not more than %d for %+v", tc.name, b, tc.better, w, tc.worse)
+		}
+	}
+}
+
+// TestQueenRookRange: every placement of queen against rook scores
+// between LikelyWin and KnownWin for the stronger side, so that winning
+// the rook (a known win) always beats any progress and the score stays a
+// likely win.
+func TestQueenRookRange(t *testing.T) {
+	lo, hi := 1<<30, -(1 << 30)
+	for k := board.Square(0); k < 64; k++ {
+		for w := board.Square(0); w < 64; w++ {
+			for _, q := range []board.Square{0, 9, 27, 63} {
+				for _, r := range []board.Square{7, 18, 36, 56} {
+					v := queenRookProgress(k, w, q, r)
+					lo, hi = min(lo, v), max(hi, v)
+				}
+			}
+		}
+	}
+	const base = LikelyWin + 900 - 500
+	if base+lo <= LikelyWin || base+hi >= KnownWin {
+		t.Errorf("queen against rook scores %d..%d, want within (%d, %d)", base+lo, base+hi, LikelyWin, KnownWin)
+	}
+}
+
+// TestRookBishopEdge: what rook and bishop against rook adds to the
+// mop-up term, by placement of the kings (the bishop's colour given).
+func TestRookBishopEdge(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		strongKing, weakKing  string
+		darkBishop            bool
+		edge, opposition, own bool // the terms that apply
+	}{
+		{"defending king a square from the edge", "e5", "e7", true, false, false, false},
+		{"in the centre", "e3", "e5", true, false, false, false},
+		{"on the edge, light square, dark bishop", "a1", "e8", true, true, false, false},
+		{"on the edge, light square, light bishop", "a1", "e8", false, true, false, true},
+		{"opposition from below", "e6", "e8", false, true, true, true},
+		{"opposition in from the h-file", "f4", "h4", false, true, true, false},
+		{"opposition in from a corner", "a3", "a1", true, true, true, true},
+		{"two squares along the edge is not opposition", "g8", "e8", false, true, false, true},
+		{"a knight's move is not opposition", "d6", "e8", false, true, false, true},
+	} {
+		sq := func(name string) board.Square {
+			s, ok := board.ParseSquare(name)
+			if !ok {
+				t.Fatalf("%s: %q is not a square", tc.name, name)
+			}
+			return s
+		}
+		want := 0
+		if tc.edge {
+			want += rbEdge
+		}
+		if tc.opposition {
+			want += rbOpposition
+		}
+		if tc.own {
+			want += rbColour
+		}
+		if got := rookBishopEdge(sq(tc.strongKing), sq(tc.weakKing), tc.darkBishop); got != want {
+			t.Errorf("%s (kings %s, %s): %d, want %d", tc.name, tc.strongKing, tc.weakKing, got, want)
+		}
+	}
+	// Through Endgame: the same material, the attacking king moved from a
+	// knight's move away into opposition, scores more for the stronger
+	// side whichever side is to move.
+	for _, fens := range [][2]string{
+		{"4k3/8/3K4/8/8/8/1r6/R5B1 w - - 0 1", "4k3/8/4K3/8/8/8/1r6/R5B1 w - - 0 1"},
+		{"4k3/8/3K4/8/8/8/1r6/R5B1 b - - 0 1", "4k3/8/4K3/8/8/8/1r6/R5B1 b - - 0 1"},
+	} {
+		worse, kw := endgameOf(t, fens[0])
+		better, kb := endgameOf(t, fens[1])
+		if kw != Guided || kb != Guided {
+			t.Fatalf("%s, %s: kinds %d, %d, want Guided", fens[0], fens[1], kw, kb)
+		}
+		if p, _ := board.ParseFEN(fens[0]); p.SideToMove() == board.Black {
+			worse, better = -worse, -better
+		}
+		if better <= worse+rbOpposition/2 {
+			t.Errorf("opposition %s: %d, not well above %d for %s", fens[1], better, worse, fens[0])
+		}
+	}
+}

@@ -156,3 +156,67 @@ func TestEndgameEvalUntouched(t *testing.T) {
 		t.Errorf("known %d, guided %d, unknown %d: the positions do not cover every kind", known, guided, unknown)
 	}
 }
+
+// TestFewPieces: which positions the search plays as basic endgames, and
+// whose nodes there are the defender's.
+func TestFewPieces(t *testing.T) {
+	for _, tc := range []struct {
+		name, fen      string
+		few, defending bool
+	}{
+		{"start position", board.StartFEN, false, false},
+		{"KQvKR, queen to move", "r7/8/8/4k3/8/8/8/1Q5K w - - 0 1", true, false},
+		{"KQvKR, rook to move", "r7/8/8/4k3/8/8/8/1Q5K b - - 0 1", true, true},
+		{"KRBvKR, rook to move", "1r6/8/8/4k3/8/8/8/KRB5 b - - 0 1", true, true},
+		{"KRBvKR, rook and bishop to move", "1r6/8/8/4k3/8/8/8/KRB5 w - - 0 1", true, false},
+		{"KRvKR: no defender", "1r6/8/8/4k3/8/8/8/K1R5 b - - 0 1", true, false},
+		{"KvKQ, bare king to move", "8/8/4k3/8/8/3K4/8/2q5 w - - 0 1", true, true},
+		{"KRPvKR: a pawn (not counted: defending is asked only without pawns)", "r7/8/8/4k3/8/8/P7/KR6 b - - 0 1", false, false},
+		{"KRBvKRN: six pieces", "1rn5/8/8/4k3/8/8/8/KRB5 b - - 0 1", false, false},
+	} {
+		p := mustFEN(t, tc.fen)
+		if got := fewPieces(p); got != tc.few {
+			t.Errorf("%s (%s): fewPieces %v, want %v", tc.name, tc.fen, got, tc.few)
+		}
+		if got := defending(p); got != tc.defending {
+			t.Errorf("%s (%s): defending %v, want %v", tc.name, tc.fen, got, tc.defending)
+		}
+	}
+}
+
+// TestFewPiecesDesperado: in a basic endgame the quiescence search sees
+// the defender's desperado. Rook and bishop against rook, the bishop on
+// e4 guarded by the king on f5, which also guards the rook on g6 that the
+// defending king attacks: Black's Rxe4 loses the exchange by SEE, but
+// Kxe4 Kxg6 leaves two bare kings and anything else a rook each, a draw
+// either way. With an evaluator that scores 0 the stand-pat is the
+// mop-up term, about -200 for Black; the quiescence search must find the
+// draw (0), which it did not when it pruned captures by SEE here (a
+// game against Stockfish lost its bishop this way: bench/endgames,
+// KRBvKR w 4).
+func TestFewPiecesDesperado(t *testing.T) {
+	tt, err := NewTT(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(zeroEval{}, tt)
+	for _, tc := range []struct {
+		name, fen string
+		least     int // the side to move's least quiescence score
+	}{
+		{"desperado Rxe4, Black to move", "8/7k/6R1/5K2/r3B3/8/8/8 b - - 0 1", 0},
+	} {
+		p := mustFEN(t, tc.fen)
+		s.pos = p
+		s.ev.Reset(p)
+		s.resetStack()
+		s.stopped = false
+		stand := s.evaluate()
+		if stand >= tc.least {
+			t.Fatalf("%s: the stand-pat %d already reaches %d: the position does not test the desperado", tc.name, stand, tc.least)
+		}
+		if v := s.qsearch(-Infinity, Infinity, 0); v < tc.least {
+			t.Errorf("%s (%s): quiescence score %d, want at least %d (stand-pat %d)", tc.name, tc.fen, v, tc.least, stand)
+		}
+	}
+}

@@ -582,6 +582,10 @@ func (s *Searcher) negamax(alpha, beta, depth, ply int, cutNode bool) int {
 	ss := &s.stack[ply+stackOffset]
 	inCheck := p.InCheck()
 	ss.inCheck = inCheck
+	// In a pawnless endgame of a few pieces the defender's moves are not
+	// pruned, nor losing captures reduced (see fewPieces).
+	few := fewPieces(p)
+	guarded := few && defending(p)
 
 	if !root {
 		if s.isDraw(inCheck) {
@@ -661,7 +665,7 @@ func (s *Searcher) negamax(alpha, beta, depth, ply int, cutNode bool) int {
 	}
 	s.stack[ply+stackOffset+2].killers = [2]board.Move{}
 
-	if !pvNode && !inCheck && excluded == board.NullMove {
+	if !pvNode && !inCheck && excluded == board.NullMove && !guarded {
 		// Reverse futility pruning: far enough above beta, assume a cut.
 		if depth <= 8 && ev < MateBound && ev-80*(depth-boolInt(improving)) >= beta {
 			return (ev + beta) / 2
@@ -723,7 +727,7 @@ func (s *Searcher) negamax(alpha, beta, depth, ply int, cutNode bool) int {
 			hist = s.quietScore(ply, pc, m)
 		}
 
-		if !root && bestScore > -MateBound && hasNonPawn(p, us) {
+		if !root && bestScore > -MateBound && hasNonPawn(p, us) && !guarded {
 			lmrDepth := max(depth-1-lmr(depth, moveCount), 0)
 			if !noisy {
 				// Late move pruning.
@@ -788,7 +792,7 @@ func (s *Searcher) negamax(alpha, beta, depth, ply int, cutNode bool) int {
 		searched++
 
 		v := 0
-		if depth >= 3 && searched > 1+boolInt(pvNode) && (!noisy || mp.stage == stageBadNoisy) {
+		if depth >= 3 && searched > 1+boolInt(pvNode) && (!noisy || mp.stage == stageBadNoisy && !few) {
 			r := lmr(depth, moveCount)
 			r += boolInt(cutNode) + boolInt(!improving) - boolInt(ttPV) - boolInt(givesCheck)
 			if !noisy {
@@ -923,6 +927,7 @@ func (s *Searcher) qsearch(alpha, beta, ply int) int {
 	ss.staticEval = staticEval
 	futilityBase := staticEval + 200
 
+	few := fewPieces(p) // every capture and evasion searched (see fewPieces)
 	mp := &s.pickers[ply][0]
 	mp.init(s, ply, ttMove, !inCheck)
 	bestMove := board.NullMove
@@ -930,7 +935,7 @@ func (s *Searcher) qsearch(alpha, beta, ply int) int {
 	for m := mp.next(); m != board.NullMove; m = mp.next() {
 		moveCount++
 		s.tt.prefetch(p.KeyAfter(m))
-		if !inCheck {
+		if !inCheck && !few {
 			// Futility: even winning the captured piece leaves us below alpha.
 			if m.Kind() != board.Promotion {
 				victim := board.Pawn
@@ -945,7 +950,7 @@ func (s *Searcher) qsearch(alpha, beta, ply int) int {
 			if !seeGE(p, m, 0) {
 				continue
 			}
-		} else if bestScore > -MateBound && !isNoisy(p, m) && moveCount > 2 {
+		} else if inCheck && !few && bestScore > -MateBound && !isNoisy(p, m) && moveCount > 2 {
 			// In check, after two evasions, quiet ones rarely matter.
 			continue
 		}

@@ -1,0 +1,46 @@
+package search
+
+import "github.com/nnuelab/nnuelab/engine/board"
+
+// fewPiecesMax is the most pieces, kings included, of a position the
+// search plays as a basic endgame (fewPieces).
+const fewPiecesMax = 5
+
+// fewPieces reports whether p is a pawnless position of at most
+// fewPiecesMax pieces: queen against rook, rook and bishop against rook,
+// the mates of a bare king. There a win is a sequence of quiet moves and
+// zugzwangs a few plies deep, and a defence is often one desperado
+// (a piece given for the last one of the stronger side, a rook offered
+// for a trade) that pruning takes for a losing move. So that no such
+// resource is cut away on a guess:
+//
+//   - the quiescence search keeps every capture (no SEE or futility
+//     pruning) and every evasion from check;
+//   - losing captures are not reduced;
+//   - at the defender's nodes (defending: less material than the other
+//     side) nothing is pruned: no null move (the defender is the side in
+//     zugzwang, and a null move there makes a waiting move of the stronger
+//     side look useless), no reverse futility or razoring, and no
+//     late-move, futility, history or SEE pruning of its moves.
+//
+// The stronger side's nodes keep their pruning, which costs it at worst
+// a way to make progress, not a refutation. Against Stockfish 15.1 in
+// bench/endgames this, with eval.Endgame's queen-against-rook tables,
+// converts all eight queen-against-rook wins of basic.epd (seven
+// before); a game of rook and bishop against rook had lost its bishop to
+// the desperado TestFewPiecesDesperado shows (bench/endgames/README.md).
+func fewPieces(p *board.Position) bool {
+	return p.ByType(board.Pawn) == 0 && p.Occupied().Count() <= fewPiecesMax
+}
+
+// defending reports whether the side to move of p has less material than
+// the other (queen 9, rook 5, bishop and knight 3).
+func defending(p *board.Position) bool {
+	us := p.SideToMove()
+	return material(p, us) < material(p, us.Other())
+}
+
+func material(p *board.Position, c board.Color) int {
+	return 9*p.Pieces(c, board.Queen).Count() + 5*p.Pieces(c, board.Rook).Count() +
+		3*(p.Pieces(c, board.Bishop)|p.Pieces(c, board.Knight)).Count()
+}
