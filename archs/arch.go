@@ -229,15 +229,47 @@ func Parse(file string, data []byte) (*Spec, error) {
 // Override applies "key=value" assignments (TOML syntax for the value, keys
 // dotted as in the file, e.g. "features.mirror=\"none\"" or "history=4") on
 // top of the spec and revalidates: the way experiment variants are made.
-// Each assignment is a typed value set on the parsed spec's field (see
-// ParseOverride), so a knob goes straight to the field it names.
+// It is ParseOverrides then Apply.
 func (s *Spec) Override(assignments ...string) (*Spec, error) {
-	v := s.clone()
+	ovs, err := ParseOverrides(assignments...)
+	if err != nil {
+		e := *err.(*Error) // ParseOverrides' one error type
+		e.File = s.Source
+		return nil, &e
+	}
+	return s.Apply(ovs...)
+}
+
+// An Assignment is one override of an arch key, parsed: the dotted key as
+// in the file and its TOML value (string, int64, float64, bool or []any of
+// those). Apply converts the value to the type of the field the key names.
+type Assignment struct {
+	Key   string
+	Value any
+}
+
+// ParseOverrides parses "key=value" assignments, the value in TOML syntax;
+// it does not check that the keys exist (Apply does, on a spec). A bad
+// assignment is an *Error naming it (File empty: the caller's).
+func ParseOverrides(assignments ...string) ([]Assignment, error) {
+	out := make([]Assignment, 0, len(assignments))
 	for _, a := range assignments {
 		o, err := parseOverride(a)
 		if err != nil {
-			return nil, &Error{File: s.Source, Key: err.key, Reason: err.reason}
+			return nil, &Error{Key: err.key, Reason: err.reason}
 		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// Apply sets each assignment's value, converted once to its field's type,
+// on a copy of the spec's field its key names (by the fields' toml tags)
+// and validates the result: a key that names no field, a value of the
+// wrong type or a broken rule is an *Error naming the key.
+func (s *Spec) Apply(ovs ...Assignment) (*Spec, error) {
+	v := s.clone()
+	for _, o := range ovs {
 		if err := v.set(o); err != nil {
 			return nil, &Error{File: s.Source, Key: o.Key, Reason: err.reason}
 		}
@@ -249,26 +281,18 @@ func (s *Spec) Override(assignments ...string) (*Spec, error) {
 	return v, nil
 }
 
-// assignment is one parsed override: a dotted key as in the file and a
-// TOML value (string, int64, float64, bool or []any of those).
-type assignment struct {
-	Key   string
-	Value any
-}
-
-// parseOverride splits "key=value" and decodes the value as TOML; it
-// does not check that the key exists (set does, on a spec).
-func parseOverride(a string) (assignment, *specError) {
+// parseOverride splits "key=value" and decodes the value as TOML.
+func parseOverride(a string) (Assignment, *specError) {
 	key, val, ok := strings.Cut(a, "=")
 	key = strings.TrimSpace(key)
 	if !ok || key == "" {
-		return assignment{}, &specError{a, "override must be key=value"}
+		return Assignment{}, &specError{a, "override must be key=value"}
 	}
 	var doc map[string]any
 	if _, err := toml.Decode("v = "+strings.TrimSpace(val), &doc); err != nil {
-		return assignment{}, &specError{key, "bad value: " + err.Error()}
+		return Assignment{}, &specError{key, "bad value: " + err.Error()}
 	}
-	return assignment{Key: key, Value: doc["v"]}, nil
+	return Assignment{Key: key, Value: doc["v"]}, nil
 }
 
 // clone copies the spec deeply enough that setting a field of the copy
@@ -283,7 +307,7 @@ func (s *Spec) clone() *Spec {
 // set stores o's value in the field its key names (by the fields' toml
 // tags), converting the TOML value to the field's type; a key that names
 // no field, or a value of the wrong type, is an error naming the key.
-func (s *Spec) set(o assignment) *specError {
+func (s *Spec) set(o Assignment) *specError {
 	f := reflect.ValueOf(s).Elem()
 	for _, part := range strings.Split(o.Key, ".") {
 		if f.Kind() != reflect.Struct {
@@ -354,7 +378,7 @@ func fieldByTag(v reflect.Value, name string) (reflect.Value, bool) {
 	return reflect.Value{}, false
 }
 
-func typeError(o assignment, want string) *specError {
+func typeError(o Assignment, want string) *specError {
 	return &specError{o.Key, fmt.Sprintf("must be %s, got %T %v", want, o.Value, o.Value)}
 }
 
@@ -556,6 +580,9 @@ func (s *Spec) validate() *specError {
 	if q.WeightShift < 0 || q.WeightShift > 16 {
 		return &specError{"quant.weight_shift", fmt.Sprintf("must be 0..16, got %d", q.WeightShift)}
 	}
+	if e := s.validateHead(); e != nil {
+		return e
+	}
 	if e := oneOf("output.perspective", s.Output.Perspective, "stm", "white"); e != nil {
 		return e
 	}
@@ -564,6 +591,92 @@ func (s *Spec) validate() *specError {
 	}
 	if s.Output.CPDen <= 0 {
 		return &specError{"output.cp_den", fmt.Sprintf("must be positive (with cp_num), got %d", s.Output.CPDen)}
+	}
+	return nil
+}
+
+// Bounds of the Stockfish heads' sizes: engine/nnue keeps their per-call
+// buffers as arrays on the stack (no allocation, and a network stays
+// shareable), sized by these, so a spec asking for more is refused here.
+const (
+	// MaxSFTransformed bounds the bytes of the transformed feature vector
+	// of an sf12 head (twice the width) and of an sf15 head (the width).
+	MaxSFTransformed = 2048
+	// MaxSF17Transformed bounds it for sf17 and sf18 heads (17.1: 3072).
+	MaxSF17Transformed = 4096
+	// MaxSFDense bounds the outputs (and padded inputs) of a dense layer.
+	MaxSFDense = 128
+)
+
+// pad32 rounds n up to a multiple of 32: the stride of Stockfish's dense
+// weight rows.
+func pad32(n int) int { return (n + 31) &^ 31 }
+
+// validateHead checks what a head type and a net format fix: the formats'
+// head types, the Stockfish heads' sizes and quantization, Rengar's
+// shape. These are the architecture's rules, so that an override that
+// breaks them fails when the spec is made (a dry run), not in the net
+// reader, the quantizer or the trainer, which rely on them.
+func (s *Spec) validateHead() *specError {
+	h, q, w := &s.Head, &s.Quant, s.Accumulator.Width
+	heads := map[string][]string{"sf12": {"sf12"}, "sf15.1": {"sf15"}, "sf17.1": {"sf17", "sf18"}, "sf18": {"sf17", "sf18"}}
+	if want, ok := heads[s.Net.Format]; ok {
+		if e := oneOf("head.type", h.Type, want...); e != nil {
+			e.reason = fmt.Sprintf("net format %s needs head type %s, got %q", s.Net.Format, strings.Join(want, " or "), h.Type)
+			return e
+		}
+	}
+	if s.Net.Format == "sf18" && s.Features.Threats != "full" {
+		return &specError{"features.threats", "net format sf18 (Stockfish 18's big net) holds threat features: give threats = \"full\""}
+	}
+	switch h.Type {
+	case "sf12":
+		switch {
+		case 2*w > MaxSFTransformed:
+			return &specError{"accumulator.width", fmt.Sprintf("the sf12 head supports accumulator widths up to %d, got %d", MaxSFTransformed/2, w)}
+		case pad32(h.Layers[0]) > MaxSFDense || pad32(h.Layers[1]) > MaxSFDense:
+			return &specError{"head.layers", fmt.Sprintf("the sf12 head supports hidden layers up to %d, got %v", MaxSFDense, h.Layers)}
+		case h.OutputBuckets != 1 || h.PSQTBuckets != 0:
+			return &specError{"head.output_buckets", fmt.Sprintf("the sf12 head has no output buckets or PSQT, got %d and %d", h.OutputBuckets, h.PSQTBuckets)}
+		case q.QA > 255:
+			return &specError{"quant.qa", fmt.Sprintf("the sf12 head needs quant.qa <= 255 (its activations are uint8), got %d", q.QA)}
+		}
+	case "sf15", "sf17", "sf18":
+		maxWidth := MaxSF17Transformed
+		if h.Type == "sf15" {
+			maxWidth = MaxSFTransformed
+		}
+		l0, l1 := h.Layers[0], h.Layers[1]
+		switch {
+		case w > maxWidth || w%64 != 0:
+			return &specError{"accumulator.width", fmt.Sprintf("the %s head needs an accumulator width that is a multiple of 64 up to %d, got %d", h.Type, maxWidth, w)}
+		case pad32(l0) > MaxSFDense || pad32(2*(l0-1)) > MaxSFDense || pad32(l1) > MaxSFDense:
+			return &specError{"head.layers", fmt.Sprintf("the %s head supports layers up to %d wide (fc_1 input 2*(fc_0-1)), got %v", h.Type, MaxSFDense, h.Layers)}
+		case q.QA != 127:
+			return &specError{"quant.qa", fmt.Sprintf("the %s head needs quant.qa = 127 (the pairwise product's clip is fixed by the format), got %d", h.Type, q.QA)}
+		case q.WeightShift > 12:
+			return &specError{"quant.weight_shift", fmt.Sprintf("the %s head needs quant.weight_shift <= 12, got %d", h.Type, q.WeightShift)}
+		}
+	case "rengar":
+		switch {
+		case w != 32:
+			return &specError{"accumulator.width", fmt.Sprintf("the rengar head needs width 32 (per subspace), got %d", w)}
+		case s.Features.Size() != 768:
+			return &specError{"features.set", fmt.Sprintf("the rengar head folds 768 features (rengar736), got %q with %d", s.Features.Set, s.Features.Size())}
+		case q.QA&(q.QA-1) != 0:
+			return &specError{"quant.qa", fmt.Sprintf("the rengar head needs quant.qa to be a power of two (exact fixed-point sums), got %d", q.QA)}
+		}
+	}
+	return nil
+}
+
+// Validate checks a spec against every rule of an architecture file, as
+// Parse and Override do: for a spec changed after them (a test's edit), so
+// that a net reader refuses it by the same rules. The error names the
+// key.
+func (s *Spec) Validate() error {
+	if e := s.validate(); e != nil {
+		return &Error{File: s.Source, Key: e.key, Reason: e.reason}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package archs
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -420,4 +421,57 @@ func FuzzOverride(f *testing.F) {
 			t.Fatalf("%q: applied but invalid: %v", a, e)
 		}
 	})
+}
+
+// TestHeadRules checks the rules a head type and a net format fix (the
+// Stockfish heads' sizes and quantization, Rengar's shape, the formats'
+// head types): an override that breaks one is refused when the spec is
+// made, naming the key and the rule.
+func TestHeadRules(t *testing.T) {
+	for _, tc := range []struct {
+		arch, override, key, reason string
+	}{
+		{"sf15.1", "quant.qa=64", "quant.qa", "sf15 head needs quant.qa = 127"},
+		{"sf17.1", "quant.qa=255", "quant.qa", "sf17 head needs quant.qa = 127"},
+		{"sf18", "quant.qa=100", "quant.qa", "sf18 head needs quant.qa = 127"},
+		{"sf15.1", "accumulator.width=1056", "accumulator.width", "multiple of 64 up to 2048"},
+		{"sf17.1", "accumulator.width=3104", "accumulator.width", "multiple of 64 up to 4096"},
+		{"sf15.1", "head.layers=[66, 32, 1]", "head.layers", "fc_1 input 2*(fc_0-1)"},
+		{"sf15.1", "quant.weight_shift=13", "quant.weight_shift", "<= 12"},
+		{"sf15.1", `head.type="sf12"`, "head.type", "net format sf15.1 needs head type sf15"},
+		{"sf18", `features.threats=""`, "features.threats", "holds threat features"},
+		{"halfkp", "quant.qa=256", "quant.qa", "sf12 head needs quant.qa <= 255"},
+		{"halfkp", "accumulator.width=1056", "accumulator.width", "widths up to 1024"},
+		{"halfkp", "head.layers=[32, 129, 1]", "head.layers", "hidden layers up to 128"},
+		{"halfkp", "head.psqt_buckets=2", "head.output_buckets", "no output buckets or PSQT"},
+		{"rengar", "accumulator.width=64", "accumulator.width", "rengar head needs width 32"},
+		{"rengar", "quant.qa=500", "quant.qa", "power of two"},
+	} {
+		s, err := Load(tc.arch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Override(tc.override)
+		var ae *Error
+		if !errors.As(err, &ae) || ae.Key != tc.key || !strings.Contains(ae.Reason, tc.reason) {
+			t.Errorf("%s with %s: %v; want key %s, %q", tc.arch, tc.override, err, tc.key, tc.reason)
+		}
+		// The same rule for a spec changed after it was made.
+		if tc.key == "quant.qa" {
+			c := *s
+			fmt.Sscan(strings.TrimPrefix(tc.override, "quant.qa="), &c.Quant.QA)
+			if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.reason) {
+				t.Errorf("%s with qa %d: Validate gives %v", tc.arch, c.Quant.QA, err)
+			}
+		}
+	}
+	for _, name := range Builtin() {
+		s, err := Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 }

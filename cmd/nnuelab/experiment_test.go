@@ -23,6 +23,10 @@ func TestExperimentCommand(t *testing.T) {
 	badTrain := filepath.Join(dir, "badtrain.toml")
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x"), 0o644)
 	os.WriteFile(badTrain, []byte("metrics = [\"quant_error\"]\n[base]\narch = \"chess768\"\n[data]\ntrain = [\"a.txt\"]\n[train]\nbatch = 2000000\n"), 0o644)
+	// An override that breaks a head's rule fails the dry run, naming the
+	// variant, the key and the rule (archs).
+	badQA := filepath.Join(dir, "badqa.toml")
+	os.WriteFile(badQA, []byte("metrics = [\"agreement\"]\n[base]\narch = \"sf15.1\"\n[[variant]]\nname = \"qa64\"\noverrides = [\"quant.qa=64\"]\n"), 0o644)
 	out := filepath.Join(dir, "out")
 	// The repository's claims table, read from this package's folder (a
 	// later --doc wins over the one given here).
@@ -46,6 +50,7 @@ func TestExperimentCommand(t *testing.T) {
 		{"missing file", []string{"experiment", "run", filepath.Join(dir, "none.toml")}, 1, "", "none.toml"},
 		{"bad manifest", []string{"experiment", "run", bad, "--dry-run"}, 1, "", `bad.toml: key "base.history": unknown key`},
 		{"skip unknown", []string{"experiment", "run", good, "--skip", "elo", "--dry-run"}, 1, "", `cannot skip "elo"`},
+		{"head rule", []string{"experiment", "run", badQA, "--dry-run"}, 1, "", `badqa.toml: key "variant[0]": variant "qa64": builtin:sf15.1.toml (overridden): key "quant.qa": the sf15 head needs quant.qa = 127`},
 		{"bad training value", []string{"experiment", "run", badTrain, "--dry-run"}, 1, "", `badtrain.toml: key "train.batch": batch size 2000000 out of range 1..1048576`},
 		{"dry run, flags after the file", []string{"experiment", "run", good, "--dry-run", "--out", out}, 0, "measure-base-s1", ""},
 		{"report without results", []string{"experiment", "report", good, "--out", out}, 1, "", "no results to report"},

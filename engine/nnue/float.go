@@ -196,7 +196,7 @@ func quantize32f(w float32, scale float64, what string, i int) (int32, error) {
 // sf12FromFloat quantizes the float sf12 head (see FromFloat) into
 // Stockfish 12's integer layers with their padded row strides.
 func sf12FromFloat(spec *archs.Spec, get func(string, ...int) ([]float32, error)) (*sf12Head, error) {
-	if err := checkSF12Shape(spec); err != nil {
+	if err := checkSpec(spec); err != nil {
 		return nil, err
 	}
 	w, layers, q := spec.Accumulator.Width, spec.Head.Layers, spec.Quant

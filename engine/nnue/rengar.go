@@ -82,11 +82,11 @@ func RengarIndex(t int, s int) (idx int, sh float32, ok bool) {
 // NewRengar builds a Rengar network for spec (head type "rengar", width 32)
 // from float weights; the embeddings are rounded to the spec's fixed point.
 func NewRengar(spec *archs.Spec, w *RengarWeights) (*Network, error) {
-	if spec.Head.Type != "rengar" || spec.Accumulator.Width != 32 || spec.Features.Size() != 768 {
-		return nil, fmt.Errorf("arch %s is not a Rengar spec (head rengar, width 32, 768 features)", spec.Name)
+	if spec.Head.Type != "rengar" {
+		return nil, fmt.Errorf("arch %s is not a Rengar spec (head type %q)", spec.Name, spec.Head.Type)
 	}
-	if q := spec.Quant.QA; q&(q-1) != 0 {
-		return nil, fmt.Errorf("arch %s: rengar needs quant.qa to be a power of two, got %d", spec.Name, q)
+	if err := checkSpec(spec); err != nil {
+		return nil, err
 	}
 	n := newNetwork(spec)
 	// The accumulator is 4 subspaces x 32.

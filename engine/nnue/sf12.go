@@ -107,16 +107,10 @@ func readSF12(spec *archs.Spec, r *reader) (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSF12Shape(spec); err != nil {
+	if err := checkSpec(spec); err != nil {
 		return nil, err
 	}
 	w, layers, q := spec.Accumulator.Width, spec.Head.Layers, spec.Quant
-	switch {
-	case spec.Head.OutputBuckets != 1 || spec.Head.PSQTBuckets != 0:
-		return nil, fmt.Errorf("arch %s: the sf12 head has no output buckets or PSQT, got %d and %d", spec.Name, spec.Head.OutputBuckets, spec.Head.PSQTBuckets)
-	case q.WeightShift > 30:
-		return nil, fmt.Errorf("arch %s: quant.weight_shift %d too large", spec.Name, q.WeightShift)
-	}
 	ftHash := sfFTHash(fh, w)
 	denseHash := sfDenseHash(w, layers)
 	desc, err := readSFHeader(spec, r, sfVersion12, ftHash^denseHash, sf12Shape(spec))

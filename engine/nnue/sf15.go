@@ -190,7 +190,7 @@ func readSF15(spec *archs.Spec, r *reader) (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSFStackShape(spec, "sf15", maxSFTransformed); err != nil {
+	if err := checkSpec(spec); err != nil {
 		return nil, err
 	}
 	w, layers, q := spec.Accumulator.Width, spec.Head.Layers, spec.Quant

@@ -36,7 +36,7 @@ import (
 // the engine's bytes from u.
 
 // maxSF17Transformed bounds the transformed feature vector (17.1: 3072).
-const maxSF17Transformed = 4096
+const maxSF17Transformed = archs.MaxSF17Transformed
 
 // sf17Head is the head of a Stockfish 16+ net. Its Trace has PSQT =
 // psqt[stm][b] - psqt[opp][b] (before the /2 and /16), Positional = o2 +
@@ -446,7 +446,7 @@ func readSF17(spec *archs.Spec, r *reader) (*Network, error) {
 	if threats {
 		fh = fullThreatsHash
 	}
-	if err := checkSFStackShape(spec, "sf17", maxSF17Transformed); err != nil {
+	if err := checkSpec(spec); err != nil {
 		return nil, err
 	}
 	w, layers, q := spec.Accumulator.Width, spec.Head.Layers, spec.Quant

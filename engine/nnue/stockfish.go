@@ -67,44 +67,20 @@ func pad32(n int) int { return (n + 31) &^ 31 }
 
 // Scratch bounds of the Stockfish heads: their per-call buffers are arrays on
 // the stack (no allocation, and a Network stays shareable), so the sizes
-// that a spec may ask for are bounded. Loading rejects larger specs.
+// that a spec may ask for are bounded, by archs (its validation refuses a
+// larger spec: checkSpec).
 const (
-	maxSFTransformed = 2048 // bytes of the transformed feature vector
-	maxSFDense       = 128  // outputs (and padded inputs) of a dense layer
+	maxSFTransformed = archs.MaxSFTransformed // bytes of the transformed feature vector
+	maxSFDense       = archs.MaxSFDense       // outputs (and padded inputs) of a dense layer
 )
 
-// checkSF12Shape rejects an sf12 head whose sizes overflow those buffers or
-// whose activation ceiling does not fit its uint8 activations; the binary
-// reader and the float quantizer share it so both refuse the same specs.
-func checkSF12Shape(spec *archs.Spec) error {
-	w, layers, q := spec.Accumulator.Width, spec.Head.Layers, spec.Quant
-	switch {
-	case 2*w > maxSFTransformed:
-		return fmt.Errorf("arch %s: sf12 head supports accumulator widths up to %d, got %d", spec.Name, maxSFTransformed/2, w)
-	case pad32(layers[0]) > maxSFDense || pad32(layers[1]) > maxSFDense:
-		return fmt.Errorf("arch %s: sf12 head supports hidden layers up to %d, got %v", spec.Name, maxSFDense, layers)
-	case q.QA > 255:
-		return fmt.Errorf("arch %s: sf12 head needs quant.qa <= 255 (uint8 activations), got %d", spec.Name, q.QA)
-	}
-	return nil
-}
-
-// checkSFStackShape rejects a Stockfish 15.1-18 layer stack (head sf15 or
-// sf17) whose sizes overflow its buffers (accumulator width up to
-// maxWidth, a multiple of 64) or whose quantization the format fixes
-// otherwise: the pairwise product clips at 127.
-func checkSFStackShape(spec *archs.Spec, head string, maxWidth int) error {
-	w, layers, q := spec.Accumulator.Width, spec.Head.Layers, spec.Quant
-	l0, l1 := layers[0], layers[1]
-	switch {
-	case w > maxWidth || w%64 != 0:
-		return fmt.Errorf("arch %s: %s head needs an accumulator width that is a multiple of 64 up to %d, got %d", spec.Name, head, maxWidth, w)
-	case pad32(l0) > maxSFDense || pad32(2*(l0-1)) > maxSFDense || pad32(l1) > maxSFDense:
-		return fmt.Errorf("arch %s: %s head supports layers up to %d wide (fc_1 input 2*(fc_0-1)), got %v", spec.Name, head, maxSFDense, layers)
-	case q.QA != 127:
-		return fmt.Errorf("arch %s: %s head needs quant.qa = 127 (the pairwise product's clip is fixed by the format), got %d", spec.Name, head, q.QA)
-	case q.WeightShift > 12:
-		return fmt.Errorf("arch %s: quant.weight_shift %d too large for the %s head", spec.Name, q.WeightShift, head)
+// checkSpec refuses a spec that breaks an architecture's rules (the
+// heads' sizes and quantization among them: archs.Spec.Validate), as one
+// changed after it was parsed could: the readers and the quantizers size
+// their buffers by those rules.
+func checkSpec(spec *archs.Spec) error {
+	if err := spec.Validate(); err != nil {
+		return fmt.Errorf("arch %s: %w", spec.Name, err)
 	}
 	return nil
 }

@@ -69,10 +69,13 @@ func TestSF12Corrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	linear, err := kp.Override(`head.type="linear"`, `head.activation="relu"`)
-	if err != nil {
-		t.Fatal(err)
+	// The format's head type is an architecture rule (archs): an override
+	// cannot break it, a spec changed after parsing is refused on reading.
+	if _, err := kp.Override(`head.type="linear"`, `head.activation="relu"`); err == nil || !strings.Contains(err.Error(), "needs head type sf12") {
+		t.Fatalf("an sf12-format arch overridden to a linear head: error %v", err)
 	}
+	linear := *kp
+	linear.Head.Type, linear.Head.Activation = "linear", "relu"
 	hugeDesc := with(b, 8, 0xF0, 0xFF, 0xFF, 0xFF)
 	runCorrupt(t, []corruptCase{
 		{"empty", nil, kp, []string{"truncated", "version", "byte 0"}},
@@ -90,7 +93,7 @@ func TestSF12Corrupt(t *testing.T) {
 		{"description length 4 GB", hugeDesc, kp, []string{"truncated", "description (4294967280 bytes)", "byte 12"}},
 		{"sf12 net with arch sf15.1", b, sf15, []string{"version 0x7AF32F16", "Stockfish 12 HalfKP net (use arch halfkp)", "sf15.1"}},
 		{"sf12 net with a wider arch", b, wide, []string{"network hash", "HalfKP 41024 -> 512x2"}},
-		{"sf12 format with a linear head", b, linear, []string{"head type", "linear"}},
+		{"sf12 format with a linear head", b, &linear, []string{"head type", "linear"}},
 	})
 }
 
@@ -273,15 +276,16 @@ func TestStockfishHeadsOtherSizes(t *testing.T) {
 	}
 }
 
-// TestStockfishHeadLimits checks that a spec too large for a Stockfish
-// head's stack buffers, or with a quantization its format fixes otherwise,
-// is refused by name before any byte is read, and that the tiny specs the
-// other tests use pass the same checks.
+// TestStockfishHeadLimits checks that a spec changed after parsing to be
+// too large for a Stockfish head's stack buffers, or with a quantization
+// its format fixes otherwise, is refused by name (archs' rules, which the
+// readers apply again) before any byte is read, and that the tiny specs
+// the other tests use pass the same checks.
 func TestStockfishHeadLimits(t *testing.T) {
-	if err := checkSF12Shape(tinySpec(t, "sf12")); err != nil {
+	if err := checkSpec(tinySpec(t, "sf12")); err != nil {
 		t.Fatalf("tiny sf12 spec refused: %v", err)
 	}
-	if err := checkSFStackShape(tinySpec(t, "sf15.1"), "sf15", maxSFTransformed); err != nil {
+	if err := checkSpec(tinySpec(t, "sf15.1")); err != nil {
 		t.Fatalf("tiny sf15.1 spec refused: %v", err)
 	}
 	cases := []struct {
@@ -295,7 +299,7 @@ func TestStockfishHeadLimits(t *testing.T) {
 		{"sf15.1", "width", func(s *archs.Spec) { s.Accumulator.Width = 96 }, "multiple of 64 up to 2048, got 96"},
 		{"sf15.1", "fc_1 input", func(s *archs.Spec) { s.Head.Layers[0] = 66 }, "fc_1 input 2*(fc_0-1)"},
 		{"sf15.1", "qa", func(s *archs.Spec) { s.Quant.QA = 255 }, "sf15 head needs quant.qa = 127"},
-		{"sf15.1", "weight shift", func(s *archs.Spec) { s.Quant.WeightShift = 13 }, "weight_shift 13 too large for the sf15 head"},
+		{"sf15.1", "weight shift", func(s *archs.Spec) { s.Quant.WeightShift = 13 }, "sf15 head needs quant.weight_shift <= 12, got 13"},
 	}
 	for _, c := range cases {
 		spec := tinySpec(t, c.format)

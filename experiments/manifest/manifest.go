@@ -173,6 +173,10 @@ type VariantSpec struct {
 	// Train, if given, overrides keys of [train] for this variant (a
 	// schedule or regularisation ablation); the other keys stay [train]'s.
 	Train *TrainOverride `toml:"train" json:"train,omitempty"`
+	// spec is the variant's architecture, made once when the manifest is
+	// validated (checkVariant): the arch with the overrides parsed and
+	// applied as typed values (Manifest.Spec returns it).
+	spec *archs.Spec
 }
 
 // TrainOverride holds the [train] keys a variant may set for itself; nil
@@ -718,15 +722,23 @@ func (m *Manifest) checkVariant(key string, v *VariantSpec, base *VariantSpec) *
 			v.Net = base.Net
 		}
 	}
-	if _, err := m.Spec(v); err != nil {
-		return &Error{Key: key, Reason: err.Error()}
+	v.spec = nil
+	spec, err := m.Spec(v)
+	if err != nil {
+		// The variant by name, and the arch's key and rule (archs.Error).
+		return &Error{Key: key, Reason: fmt.Sprintf("variant %q: %v", v.Name, err)}
 	}
+	v.spec = spec
 	return nil
 }
 
 // Spec returns the architecture of a variant: its arch with the overrides
-// applied.
+// applied (archs.Spec.Apply), each parsed once into a typed value. A
+// variant of a validated manifest keeps the one it was checked with.
 func (m *Manifest) Spec(v *VariantSpec) (*archs.Spec, error) {
+	if v.spec != nil {
+		return v.spec, nil
+	}
 	spec, err := archs.Load(m.ArchRef(v.Arch))
 	if err != nil {
 		return nil, err
@@ -734,17 +746,17 @@ func (m *Manifest) Spec(v *VariantSpec) (*archs.Spec, error) {
 	if len(v.Overrides) == 0 {
 		return spec, nil
 	}
+	ovs, err := archs.ParseOverrides(v.Overrides...)
+	if err != nil {
+		return nil, err
+	}
 	setOnly := false
 	others := false
-	for _, o := range v.Overrides {
-		k, _, ok := strings.Cut(o, "=")
-		if !ok {
-			return nil, fmt.Errorf("override %q must be key=value", o)
-		}
-		switch k = strings.TrimSpace(k); {
-		case k == "features.set":
+	for _, o := range ovs {
+		switch {
+		case o.Key == "features.set":
 			setOnly = true
-		case strings.HasPrefix(k, "features."):
+		case strings.HasPrefix(o.Key, "features."):
 			others = true
 		}
 	}
@@ -754,7 +766,7 @@ func (m *Manifest) Spec(v *VariantSpec) (*archs.Spec, error) {
 		// the preset the name suggests.
 		return nil, fmt.Errorf("an override of features.set keeps the arch's other feature keys (mirror, king_buckets, plane_order, ...): give the variant its own arch (e.g. arch = \"koivisto-16\") or override those keys too")
 	}
-	return spec.Override(v.Overrides...)
+	return spec.Apply(ovs...)
 }
 
 // ArchRef resolves an arch given as a path against the manifest's folder.

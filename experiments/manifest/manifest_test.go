@@ -32,6 +32,8 @@ func TestParseErrors(t *testing.T) {
 		{"unknown arch", "metrics = [\"agreement\"]\n[base]\narch = \"koivisto-99\"\n", "base", "unknown architecture"},
 		{"bad override key", exptest.Minimal + "[[variant]]\noverrides = [\"histroy=1\"]\n", "variant[0]", "unknown key"},
 		{"bad override value", exptest.Minimal + "[[variant]]\noverrides = [\"history=-1\"]\n", "variant[0]", "history"},
+		// A head's rule (archs): the variant, the key and the rule named.
+		{"head rule", "metrics = [\"agreement\"]\n[base]\narch = \"sf15.1\"\n[[variant]]\nname = \"qa64\"\noverrides = [\"quant.qa=64\"]\n", "variant[0]", `variant "qa64": builtin:sf15.1.toml (overridden): key "quant.qa": the sf15 head needs quant.qa = 127`},
 		{"override without =", exptest.Minimal + "[[variant]]\nname = \"x\"\noverrides = [\"history\"]\n", "variant[0]", "key=value"},
 		{"feature set alone", exptest.Minimal + "[[variant]]\noverrides = [\"features.set=\\\"leorik\\\"\"]\n", "variant[0]", "own arch"},
 		{"bad name", "name = \"a b\"\n" + exptest.Minimal, "name", "letters"},
@@ -153,8 +155,23 @@ history = [2, 4]
 		{Name: "history=2_qa=64", Label: "history=2, qa=64", Arch: "koivisto-7.4", Overrides: []string{"refresh_cache=true", "history=2", "quant.qa=64"}, Net: "k.net"},
 		{Name: "history=4_qa=64", Label: "history=4, qa=64", Arch: "koivisto-7.4", Overrides: []string{"refresh_cache=true", "history=4", "quant.qa=64"}, Net: "k.net"},
 	}
-	if !reflect.DeepEqual(m.Variants, want) {
-		t.Errorf("variants\n got %+v\nwant %+v", m.Variants, want)
+	// Each variant keeps the architecture it was checked with: its
+	// overrides applied once.
+	got := append([]VariantSpec(nil), m.Variants...)
+	for i := range got {
+		if got[i].spec == nil {
+			t.Fatalf("variant %s has no spec", got[i].Name)
+		}
+		if s, err := m.Spec(&m.Variants[i]); err != nil || s != got[i].spec {
+			t.Errorf("Spec(%s) = %p, %v; want the variant's own %p", got[i].Name, s, err, got[i].spec)
+		}
+		got[i].spec = nil
+	}
+	if h := m.Variants[3].spec.History; h != 4 || !m.Variants[3].spec.RefreshCache || m.Variants[3].spec.Quant.QA != 64 {
+		t.Errorf("grid variant's spec: history %d, refresh cache %v, qa %d", h, m.Variants[3].spec.RefreshCache, m.Variants[3].spec.Quant.QA)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("variants\n got %+v\nwant %+v", got, want)
 	}
 	if got := m.Path("k.net"); got != filepath.Join(dir, "k.net") {
 		t.Errorf("Path = %q", got)

@@ -1,7 +1,6 @@
 package train
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/nnuelab/nnuelab/archs"
@@ -164,9 +163,6 @@ type sf12Head struct {
 func newSF12Head(spec *archs.Spec) (*sf12Head, error) {
 	l := spec.Head.Layers
 	w := spec.Accumulator.Width
-	if 2*w > 2048 || l[0] > 128 || l[1] > 128 {
-		return nil, fmt.Errorf("arch %s: the sf12 head supports widths up to 1024 and hidden layers up to 128", spec.Name)
-	}
 	hw, hb, ow, ob := nnue.SF12FloatScales(spec)
 	outUnit := float32(1 / (refLogit * cpPerUnit(spec)))
 	c := clipBound

@@ -248,12 +248,6 @@ func NewModel(spec *archs.Spec, seed uint64, opts ...Option) (*Model, error) {
 			m.ftBias.Data[i] = 0.25
 		}
 	case "rengar":
-		if spec.Accumulator.Width != 32 || m.rows != 768 {
-			return nil, fmt.Errorf("arch %s: rengar needs width 32 and 768 features", spec.Name)
-		}
-		if q.QA&(q.QA-1) != 0 {
-			return nil, fmt.Errorf("arch %s: rengar needs quant.qa to be a power of two, got %d", spec.Name, q.QA)
-		}
 		m.width, m.both = 128, false
 		m.tied = newRengarTied(m.fs, ftClip)
 		m.head = newRengarHead(spec)
