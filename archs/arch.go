@@ -11,7 +11,9 @@ package archs
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"os"
@@ -39,6 +41,10 @@ type Spec struct {
 	History int `toml:"history"`
 	// RefreshCache keeps one accumulator per king bucket and perspective
 	// so that a refresh only applies the pieces that differ.
+	//
+	// History and RefreshCache are runtime settings: how the engine keeps
+	// its accumulators, not what a net computes. An override of them
+	// leaves the net's identity (NetSHA256) as it was.
 	RefreshCache bool `toml:"refresh_cache"`
 
 	Net         NetSpec         `toml:"net"`
@@ -51,6 +57,45 @@ type Spec struct {
 	// Source is the file the spec was read from ("builtin:NAME.toml" for
 	// the embedded ones).
 	Source string `toml:"-"`
+
+	// file holds the runtime settings as the architecture file gave them
+	// (set by Parse; overrides leave it): what NetSHA256 hashes.
+	file *runtime
+}
+
+// runtime are a spec's runtime settings (History, RefreshCache).
+type runtime struct {
+	history      int
+	refreshCache bool
+}
+
+// SHA256 is the SHA-256 of the spec re-encoded as TOML (so that overrides
+// count and comments do not): the architecture as the engine runs it,
+// runtime settings included, which a variant's measurements depend on.
+func (s *Spec) SHA256() string {
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(s); err != nil {
+		panic(err) // a Spec always encodes
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	return hex.EncodeToString(sum[:])
+}
+
+// NetSHA256 identifies the net an architecture computes: its SHA256 with
+// the runtime settings (history, refresh_cache) as the architecture file
+// gives them, whatever an override set since. Trained nets are keyed by it
+// and record it (a net file's arch_sha256), and a warm start or a resumed
+// checkpoint must match it: a variant that changes only how the engine
+// keeps accumulators is the same net. Hashing the file's values rather
+// than none keeps the identity of every net trained before, whose
+// architecture file held them. A spec not made by Parse hashes its own.
+func (s *Spec) NetSHA256() string {
+	if s.file == nil {
+		return s.SHA256()
+	}
+	c := *s
+	c.History, c.RefreshCache = s.file.history, s.file.refreshCache
+	return c.SHA256()
 }
 
 // NetSpec says how network files of this architecture are stored.
@@ -223,6 +268,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 	if err := s.validate(); err != nil {
 		return nil, &Error{File: file, Key: err.key, Reason: err.reason}
 	}
+	s.file = &runtime{history: s.History, refreshCache: s.RefreshCache}
 	return &s, nil
 }
 

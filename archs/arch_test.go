@@ -355,7 +355,12 @@ func TestOverrideTyped(t *testing.T) {
 			}
 			tried++
 			want := overrideByText(t, s, c...)
-			if !reflect.DeepEqual(got, want) {
+			// The text route reads the overridden runtime settings as the
+			// file's; the typed route keeps the file's (NetSHA256): the
+			// rest is the same spec.
+			g, w := *got, *want
+			g.file, w.file = nil, nil
+			if !reflect.DeepEqual(&g, &w) || got.SHA256() != want.SHA256() {
 				t.Errorf("%s %v:\n typed %+v\n text  %+v", name, c, got, want)
 			}
 		}
@@ -473,5 +478,43 @@ func TestHeadRules(t *testing.T) {
 		if err := s.Validate(); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestNetSHA256: the runtime settings (history, refresh_cache) are out of
+// a net's identity when an override sets them, and in it as the file
+// gives them (the identity every net trained before was keyed by); any
+// other key is in both hashes.
+func TestNetSHA256(t *testing.T) {
+	for _, name := range Builtin() {
+		s, err := Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.NetSHA256() != s.SHA256() {
+			t.Errorf("%s: net identity %.12s differs from the file's hash %.12s", name, s.NetSHA256(), s.SHA256())
+		}
+		for _, o := range []string{"history=3", "refresh_cache=" + fmt.Sprint(!s.RefreshCache)} {
+			v, err := s.Override(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.NetSHA256() != s.NetSHA256() || v.SHA256() == s.SHA256() {
+				t.Errorf("%s with %s: net identity %.12s (was %.12s), hash %.12s (was %.12s)", name, o, v.NetSHA256(), s.NetSHA256(), v.SHA256(), s.SHA256())
+			}
+		}
+	}
+	s, _ := Load("chess768")
+	if v, _ := s.Override("quant.qb=32"); v.NetSHA256() == s.NetSHA256() {
+		t.Error("quant.qb=32 keeps chess768's net identity")
+	}
+	// A file that says history = 3 is another file: its identity is its own.
+	data, _ := builtin.ReadFile("chess768.toml")
+	f, err := Parse("h3.toml", bytes.Replace(data, []byte("history = 0"), []byte("history = 3"), 1))
+	if err != nil || f.History != 3 {
+		t.Fatalf("h3.toml: %v", err)
+	}
+	if f.NetSHA256() == s.NetSHA256() {
+		t.Error("an arch file with another history has chess768's net identity")
 	}
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/nnuelab/nnuelab/experiments/runner"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets"
-	"github.com/nnuelab/nnuelab/nets/train"
 )
 
 // genNet is a net of the loop: gen 0's or a trained generation's.
@@ -157,7 +156,7 @@ func newGenRunner(m *manifest.Manifest, opt runner.RunOptions) (*genRunner, erro
 	if r.spec, err = m.Spec(&manifest.VariantSpec{Arch: g.Arch, Overrides: g.Overrides}); err != nil {
 		return nil, merr("generations.arch", err)
 	}
-	r.archSHA = train.ArchSHA256(r.spec)
+	r.archSHA = r.spec.NetSHA256()
 	r.engine = r.spec
 	if r.spec.Net.Format != "float" {
 		if r.engine, err = r.spec.Override(`net.format="nnuelab"`); err != nil {
@@ -171,7 +170,7 @@ func newGenRunner(m *manifest.Manifest, opt runner.RunOptions) (*genRunner, erro
 	if slices.Contains(archs.Builtin(), g.Arch) && len(g.Overrides) == 0 {
 		r.playArch = g.Arch
 	} else {
-		r.playArchID = train.ArchSHA256(r.engine)
+		r.playArchID = r.engine.SHA256()
 		r.archFile = filepath.Join(r.cache, "archs", r.playArchID[:16]+".toml")
 		r.playArch = r.archFile
 	}

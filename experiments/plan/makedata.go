@@ -146,7 +146,7 @@ func (p *Plan) planMade() error {
 			Depth        int
 			Shards       int
 			ChunkRecords int
-		}{PlanVersion, KindLabel, hash, engineSum, opts, l.Nodes, l.Depth, l.Shards, LabelChunk})
+		}{KeyVersion, KindLabel, hash, engineSum, opts, l.Nodes, l.Depth, l.Shards, LabelChunk})
 		d := &MadeData{Ref: manifest.RefLabel + l.Name, Key: key}
 		dir := filepath.Join(p.Cache, "label-"+key[:16])
 		// Binpack inputs (self-play that kept every position with its
@@ -249,7 +249,7 @@ func (p *Plan) datagenConfig(g manifest.DatagenSpec) (string, datagen.Config, er
 		Version int
 		Kind    string
 		Gen     datagen.Config
-	}{PlanVersion, KindDatagen, keyed})
+	}{KeyVersion, KindDatagen, keyed})
 	return key, cfg, nil
 }
 

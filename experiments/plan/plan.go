@@ -24,9 +24,17 @@ import (
 	"github.com/nnuelab/nnuelab/nets/train"
 )
 
-// PlanVersion changes when the meaning of a task's result changes, so that
-// results of an older runner are recomputed rather than reused.
-const PlanVersion = 2
+// KeyVersion is hashed into every task's key: it changes when the meaning
+// of a task's result changes, so that results of an older runner are
+// recomputed rather than reused. (It was PlanVersion, 2, until the plan
+// file's version went its own way: the committed results' keys hold 2.)
+const KeyVersion = 2
+
+// PlanVersion is the version of OUT/plan.json, which the task processes
+// read: 3 since a variant's trained nets are keyed by its net identity
+// (NetSHA256: runtime settings out) beside its arch hash, so that a plan
+// an older runner wrote is refused rather than read without it.
+const PlanVersion = 3
 
 // Task kinds.
 const (
@@ -95,9 +103,16 @@ type Variant struct {
 	// Spec is the architecture as TOML, as engines load it (for trained
 	// nets with the float net format); SpecFile is where it is written,
 	// relative to the results folder.
-	Spec       string `json:"spec"`
-	SpecFile   string `json:"spec_file"`
+	Spec     string `json:"spec"`
+	SpecFile string `json:"spec_file"`
+	// ArchSHA256 is the architecture as the engine runs it (runtime
+	// settings included: archs.Spec.SHA256), which its measurements
+	// depend on; records and reports name it. NetSHA256 is the net's
+	// identity (archs.Spec.NetSHA256: history and refresh_cache as the
+	// arch file gives them), which keys its trained nets and which a warm
+	// start must match.
 	ArchSHA256 string `json:"arch_sha256"`
+	NetSHA256  string `json:"net_arch_sha256"`
 	Trained    bool   `json:"trained,omitempty"`
 	// Nets holds the variant's net for each seed, in Manifest.Seeds order.
 	Nets []NetRef `json:"nets"`
@@ -347,7 +362,8 @@ func (p *Plan) resolveVariant(vs *manifest.VariantSpec, key string, base bool, d
 	v := &Variant{
 		Name: vs.Name, Label: vs.Label, Base: base, Arch: vs.Arch, Overrides: vs.Overrides,
 		SpecFile:   filepath.Join("variants", vs.Name+".toml"),
-		ArchSHA256: train.ArchSHA256(spec),
+		ArchSHA256: spec.SHA256(),
+		NetSHA256:  spec.NetSHA256(),
 		Trained:    m.Train != nil && vs.Net == "",
 	}
 	engineSpec := spec
@@ -389,7 +405,7 @@ func (p *Plan) resolveVariant(vs *manifest.VariantSpec, key string, base bool, d
 				ArchSHA256 string
 				Data       string
 				Config     train.Config
-			}{PlanVersion, v.ArchSHA256, dataSHA, kc})
+			}{KeyVersion, v.NetSHA256, dataSHA, kc})
 			dir := filepath.Join(p.Cache, ckey[:16])
 			cfg.Out = filepath.Join(dir, "net.nnue.zst")
 			id := "train-" + ckey[:12]
@@ -448,7 +464,7 @@ func SpecTOML(s *archs.Spec) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("variant spec does not read back: %w", err)
 	}
-	if train.ArchSHA256(back) != train.ArchSHA256(s) {
+	if back.SHA256() != s.SHA256() {
 		return "", fmt.Errorf("variant spec of %s does not read back to the same architecture", s.Name)
 	}
 	return b.String(), nil
@@ -476,8 +492,8 @@ func (p *Plan) initIdentity(vs *manifest.VariantSpec, v *Variant) (string, error
 	if err != nil {
 		return "", fmt.Errorf("train.init: %w", err)
 	}
-	if archSHA != "" && archSHA != v.ArchSHA256 {
-		return "", fmt.Errorf("train.init: %s was trained for another architecture (arch SHA-256 %.12s) than %s (%.12s): a warm start needs the same one", t.Init, archSHA, v.Name, v.ArchSHA256)
+	if archSHA != "" && archSHA != v.NetSHA256 {
+		return "", fmt.Errorf("train.init: %s was trained for another architecture (arch SHA-256 %.12s) than %s (%.12s): a warm start needs the same one", t.Init, archSHA, v.Name, v.NetSHA256)
 	}
 	return sum, nil
 }
@@ -634,7 +650,7 @@ func (p *Plan) addTasks() {
 					ValLimit                   int
 					Loss                       metrics.LossJSON
 					SpeedPositions, SpeedNodes int
-				}{PlanVersion, t.Kind, p.identity(v, si), measured, p.PositionsSHA256, m.Positions.Limit,
+				}{KeyVersion, t.Kind, p.identity(v, si), measured, p.PositionsSHA256, m.Positions.Limit,
 					p.ValidationSHA256, p.ValLimit(), metrics.LossJSONOf(m.Loss), m.Speed.Positions, m.Speed.Nodes}
 				if extra != nil {
 					key = struct {
@@ -663,7 +679,7 @@ func (p *Plan) addTasks() {
 					Net       netIdentity
 					Positions string
 					Limit     int
-				}{PlanVersion, t.Kind, p.identity(v, si), p.PositionsSHA256, m.Positions.Limit})
+				}{KeyVersion, t.Kind, p.identity(v, si), p.PositionsSHA256, m.Positions.Limit})
 				p.Tasks = append(p.Tasks, t)
 			}
 		}
@@ -682,7 +698,7 @@ func (p *Plan) addTasks() {
 			Eval, NPS bool
 			Speed     manifest.SpeedSpec
 			Positions string
-		}{PlanVersion, t.Kind, ids, m.Has(manifest.MetricEvalSpeed), m.Has(manifest.MetricBenchNPS), m.Speed, p.PositionsSHA256})
+		}{KeyVersion, t.Kind, ids, m.Has(manifest.MetricEvalSpeed), m.Has(manifest.MetricBenchNPS), m.Speed, p.PositionsSHA256})
 		p.Tasks = append(p.Tasks, t)
 	}
 	if e := m.Elo; e != nil {
@@ -734,7 +750,7 @@ func (p *Plan) addTasks() {
 					Chunk, Games, Start int
 					Seed                uint64
 					Openings            string
-				}{PlanVersion, t.Kind, p.identity(v, 0), opponent, keyed, t.Chunk, t.Games, t.Start, t.Seed, p.OpeningsSHA256})
+				}{KeyVersion, t.Kind, p.identity(v, 0), opponent, keyed, t.Chunk, t.Games, t.Start, t.Seed, p.OpeningsSHA256})
 			}
 			perVariant = append(perVariant, chunks)
 		}

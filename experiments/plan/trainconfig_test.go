@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nnuelab/nnuelab/experiments/manifest"
@@ -97,5 +98,80 @@ func TestTrainConfigFromManifest(t *testing.T) {
 	}
 	if err := base.Validate(); err != nil {
 		t.Errorf("the planned config does not validate: %v", err)
+	}
+}
+
+// A variant that changes only a runtime setting (history, refresh_cache)
+// trains the base's net: the same key, one training task; its arch hash,
+// which its measurements depend on, stays its own. A variant that changes
+// the net has its own training.
+func TestRuntimeSettingsOutOfNetIdentity(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "r.toml")
+	if err := os.WriteFile(path, []byte(`
+metrics = ["quant_error"]
+[base]
+arch = "chess768"
+[[variant]]
+name = "h2"
+overrides = ["history=2", "refresh_cache=true"]
+[[variant]]
+name = "w128"
+overrides = ["accumulator.width=128"]
+[data]
+train = ["a.txt"]
+[train]
+epochs = 1
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(m, PlanOptions{Out: t.TempDir(), Cache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, h2, w128 := p.Variants[0], p.Variants[1], p.Variants[2]
+	if h2.Nets[0].SHA256 != base.Nets[0].SHA256 || h2.Nets[0].Train != base.Nets[0].Train || h2.NetSHA256 != base.NetSHA256 {
+		t.Errorf("history=2 trains %.12s (%s), the base %.12s (%s)", h2.Nets[0].SHA256, h2.Nets[0].Train, base.Nets[0].SHA256, base.Nets[0].Train)
+	}
+	if h2.ArchSHA256 == base.ArchSHA256 {
+		t.Error("history=2 has the base's arch hash: its measurements would be keyed alike")
+	}
+	if w128.Nets[0].SHA256 == base.Nets[0].SHA256 || w128.NetSHA256 == base.NetSHA256 {
+		t.Error("width 128 trains the base's net")
+	}
+	trains := 0
+	for _, tk := range p.Tasks {
+		if tk.Kind == KindTrain {
+			trains++
+		}
+	}
+	if trains != 2 {
+		t.Errorf("%d training tasks, want 2 (the base's, shared with history=2, and width 128's)", trains)
+	}
+	// A plan an older runner wrote (version 2: no net identity) is refused.
+	if err := p.Write(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadPlan(p.Out); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(p.Out, "plan.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(data), `"version": 3`, `"version": 2`, 1)
+	if err := os.WriteFile(file, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadPlan(p.Out); err == nil || !strings.Contains(err.Error(), "version 2, this nnuelab writes 3") {
+		t.Errorf("a version-2 plan: %v", err)
 	}
 }

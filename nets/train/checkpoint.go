@@ -3,9 +3,7 @@ package train
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"encoding/csv"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,10 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/nnuelab/nnuelab/archs"
 	"github.com/nnuelab/nnuelab/engine/nnue"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets"
@@ -111,17 +107,6 @@ func parseHistory(path string, data []byte) ([]EpochStats, error) {
 	return out, nil
 }
 
-// ArchSHA256 identifies an architecture: the SHA-256 of the validated spec
-// re-encoded as TOML, so that overrides count and comments do not.
-func ArchSHA256(spec *archs.Spec) string {
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(spec); err != nil {
-		panic(err) // a validated Spec always encodes
-	}
-	sum := sha256.Sum256(buf.Bytes())
-	return hex.EncodeToString(sum[:])
-}
-
 // state is what a checkpoint restores besides the weights.
 type state struct {
 	Epoch     int          // epochs completed
@@ -160,7 +145,7 @@ func saveCheckpoint(path string, m *Model, cfg *Config, dataSHA string, st *stat
 			nnue.Tensor{Name: "adam.m/" + p.Name, Shape: p.Shape, Data: p.M},
 			nnue.Tensor{Name: "adam.v/" + p.Name, Shape: p.Shape, Data: p.V})
 	}
-	h := nets.Header{Arch: m.Spec.Name, ArchSHA256: ArchSHA256(m.Spec), DatasetSHA256: dataSHA,
+	h := nets.Header{Arch: m.Spec.Name, ArchSHA256: m.Spec.NetSHA256(), DatasetSHA256: dataSHA,
 		Created: time.Now().UTC().Format(time.RFC3339),
 		Training: map[string]string{
 			"kind": checkpointKind, "config": string(cj), "history": string(historyCSV(st.History)),
@@ -197,7 +182,7 @@ func loadCheckpoint(path string, m *Model) (*Config, *state, *nets.Header, error
 	if h.Arch != m.Spec.Name {
 		return nil, nil, nil, bad("is for architecture %q, not %q", h.Arch, m.Spec.Name)
 	}
-	if got := ArchSHA256(m.Spec); h.ArchSHA256 != got {
+	if got := m.Spec.NetSHA256(); h.ArchSHA256 != got {
 		return nil, nil, nil, bad("architecture %s changed since the checkpoint (arch SHA-256 %s, now %s): overrides or the TOML differ", h.Arch, h.ArchSHA256, got)
 	}
 	var cfg Config

@@ -325,8 +325,8 @@ func warmStart(m *Model, path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("init %s: %w", path, err)
 	}
-	if h.ArchSHA256 != "" && h.ArchSHA256 != ArchSHA256(m.Spec) {
-		return "", fmt.Errorf("init %s: trained for architecture %s (arch SHA-256 %.12s), not %s (%.12s)", path, h.Arch, h.ArchSHA256, m.Spec.Name, ArchSHA256(m.Spec))
+	if h.ArchSHA256 != "" && h.ArchSHA256 != m.Spec.NetSHA256() {
+		return "", fmt.Errorf("init %s: trained for architecture %s (arch SHA-256 %.12s), not %s (%.12s)", path, h.Arch, h.ArchSHA256, m.Spec.Name, m.Spec.NetSHA256())
 	}
 	if err := m.WarmStart(ts); err != nil {
 		return "", fmt.Errorf("init %s: %w", path, err)
@@ -614,7 +614,7 @@ func writeNet(path string, m *Model, cfg *Config, data *Data, st *state) error {
 	for _, f := range data.Files {
 		files = append(files, filepath.Base(f.Path)+" "+f.SHA256)
 	}
-	h := nets.Header{Arch: m.Spec.Name, ArchSHA256: ArchSHA256(m.Spec), DatasetSHA256: data.SHA256,
+	h := nets.Header{Arch: m.Spec.Name, ArchSHA256: m.Spec.NetSHA256(), DatasetSHA256: data.SHA256,
 		Created: time.Now().UTC().Format(time.RFC3339),
 		Training: map[string]string{
 			"trainer":    "nnuelab train",

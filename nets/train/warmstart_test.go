@@ -1,6 +1,7 @@
 package train
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -49,7 +50,7 @@ func TestWarmStart(t *testing.T) {
 	spec, _ := archs.Load("chess768")
 	m, _ := NewModel(spec, 3)
 	path := filepath.Join(t.TempDir(), "init.nnue.zst")
-	if err := nets.WriteFloat(path, nets.Header{Arch: spec.Name, ArchSHA256: ArchSHA256(spec)}, m.Tensors()); err != nil {
+	if err := nets.WriteFloat(path, nets.Header{Arch: spec.Name, ArchSHA256: spec.NetSHA256()}, m.Tensors()); err != nil {
 		t.Fatal(err)
 	}
 	m2, _ := NewModel(spec, 4)
@@ -63,5 +64,61 @@ func TestWarmStart(t *testing.T) {
 	m3, _ := NewModel(other, 1)
 	if _, err := warmStart(m3, path); err == nil {
 		t.Fatal("a chess768 net started a leorik-3.2 model")
+	}
+}
+
+// TestNetIdentity: a net's identity (archs.Spec.NetSHA256, recorded in
+// its header and checked by a warm start) leaves out the runtime settings
+// an override sets (history, refresh_cache), so a net trained for an arch
+// warm-starts a variant of it that changes only those; and it is the
+// identity the committed nets were trained under (their headers, written
+// when the hash held every key), so that their keys and warm starts hold.
+func TestNetIdentity(t *testing.T) {
+	spec, err := archs.Load("chess768")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"chess768-gen1.nnue.zst", "chess768-gen2.nnue.zst", "chess768-gen3.nnue.zst"} {
+		fh, err := os.Open(filepath.Join("..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _, err := nets.ReadFloat(fh)
+		fh.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.ArchSHA256 != spec.NetSHA256() {
+			t.Errorf("%s was trained for arch %.12s; chess768's identity is now %.12s", f, h.ArchSHA256, spec.NetSHA256())
+		}
+	}
+	m, _ := NewModel(spec, 3)
+	path := filepath.Join(t.TempDir(), "init.nnue.zst")
+	if err := nets.WriteFloat(path, nets.Header{Arch: spec.Name, ArchSHA256: spec.NetSHA256()}, m.Tensors()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		override string
+		same     bool
+	}{
+		{"history=2", true},
+		{"refresh_cache=true", true},
+		{"accumulator.width=128", false},
+		{`head.activation="crelu"`, false},
+	} {
+		v, err := spec.Override(tc.override)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (v.NetSHA256() == spec.NetSHA256()) != tc.same || v.SHA256() == spec.SHA256() {
+			t.Errorf("%s: net identity %.12s (chess768 %.12s), spec hash %.12s (chess768 %.12s)", tc.override, v.NetSHA256(), spec.NetSHA256(), v.SHA256(), spec.SHA256())
+		}
+		if !tc.same {
+			continue
+		}
+		m2, _ := NewModel(v, 4)
+		if _, err := warmStart(m2, path); err != nil {
+			t.Errorf("%s: a chess768 net does not warm-start it: %v", tc.override, err)
+		}
 	}
 }
