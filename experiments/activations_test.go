@@ -135,7 +135,7 @@ func TestActivationMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.NewPlan(m, plan.PlanOptions{Out: filepath.Join(dir, "out"), Cache: filepath.Join(dir, "cache"), Binary: "/bin/nnuelab", Command: "nnuelab experiment run act.toml"})
+	p, err := plan.New(m, plan.Options{Out: filepath.Join(dir, "out"), Cache: filepath.Join(dir, "cache"), Binary: "/bin/nnuelab", Command: "nnuelab experiment run act.toml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestActivationMetrics(t *testing.T) {
 		t.Errorf("groups of %v values, want 2", r.Detail["group_values"])
 	}
 
-	md, err := report.WriteReport(p, recs, filepath.Join(dir, "reports"))
+	md, err := report.Write(p, recs, filepath.Join(dir, "reports"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func committedPlans(t *testing.T) map[string]*plan.Plan {
 		if m.IsGenerations() {
 			continue
 		}
-		p, err := plan.NewPlan(m, plan.PlanOptions{Out: filepath.Join("..", plan.ResultsRoot, m.Name), Cache: t.TempDir()})
+		p, err := plan.New(m, plan.Options{Out: filepath.Join("..", plan.ResultsRoot, m.Name), Cache: t.TempDir()})
 		if err != nil {
 			t.Logf("%s: cannot plan here (%v)", f, err)
 			continue

@@ -21,11 +21,11 @@
 //
 // The flow of `nnuelab experiment run FILE`:
 //
-//	manifest ──manifest.Load──▶ Manifest ──plan.NewPlan──▶ Plan (variants, tasks, keys)
+//	manifest ──manifest.Load──▶ Manifest ──plan.New──▶ Plan (variants, tasks, keys)
 //	                                         │ plan.json, variants/*.toml
 //	runner: an executor (local | slurm) runs waves of ready tasks, each one process:
 //	    nnuelab experiment task --out DIR ID   ──▶ DIR/tasks/ID.json (atomic)
-//	records.Merge ──▶ DIR/results.jsonl ──report.WriteReport──▶ docs/reports/NAME.md + SVGs
+//	records.Merge ──▶ DIR/results.jsonl ──report.Write──▶ docs/reports/NAME.md + SVGs
 //
 // DIR is results/NAME at the repository's top level (plan.DefaultOut),
 // outside the Go package folders; an Elo chunk's games are kept there as

@@ -59,7 +59,7 @@ threads = 1
 	}
 	exptest.Run(t, dir, nil, "experiment", "run", "made.toml", "--out", "out", "--cache", "cache", "--report-dir", "reports")
 
-	p, err := plan.ReadPlan(filepath.Join(dir, "out"))
+	p, err := plan.Read(filepath.Join(dir, "out"))
 	if err != nil {
 		t.Fatal(err)
 	}

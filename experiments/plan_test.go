@@ -52,7 +52,7 @@ nodes = 300
 			t.Errorf("an Elo record for %s, which is not listed", rec.Variant)
 		}
 	}
-	mdPath, err := report.WriteReport(p, recs, t.TempDir())
+	mdPath, err := report.Write(p, recs, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ decay_scope = "all"
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.NewPlan(m, plan.PlanOptions{Out: t.TempDir(), Cache: t.TempDir(), Binary: "/bin/nnuelab"})
+	p, err := plan.New(m, plan.Options{Out: t.TempDir(), Cache: t.TempDir(), Binary: "/bin/nnuelab"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -149,7 +149,7 @@ func TestRunRefusesDirtyBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(repo, "results", "dirty")
-	opt := runner.RunOptions{PlanOptions: plan.PlanOptions{Out: out, Cache: filepath.Join(repo, "cache"), Binary: exptest.Nnuelab(t), Command: "nnuelab experiment run dirty.toml"},
+	opt := runner.RunOptions{Options: plan.Options{Out: out, Cache: filepath.Join(repo, "cache"), Binary: exptest.Nnuelab(t), Command: "nnuelab experiment run dirty.toml"},
 		NoReport: true, Executor: &runner.Local{Jobs: 1}}
 	fakeBuild(t, "abc123", true, "", diff, nil)
 

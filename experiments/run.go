@@ -14,7 +14,7 @@ import (
 // no result yet (a killed run resumes: finished tasks are not run again),
 // merges the results into OUT/results.jsonl and writes the report
 // (runner.RunPlan). A generations manifest (file is the manifest's path)
-// runs as generations.RunGenerations does (the plan returned is then nil).
+// runs as generations.Run does (the plan returned is then nil).
 func Run(ctx context.Context, file string, opt runner.RunOptions) (*plan.Plan, error) {
 	if opt.Log == nil {
 		opt.Log = io.Discard
@@ -41,9 +41,9 @@ func Run(ctx context.Context, file string, opt runner.RunOptions) (*plan.Plan, e
 		}
 	}
 	if m.Generations != nil {
-		return nil, generations.RunGenerations(ctx, m, opt)
+		return nil, generations.Run(ctx, m, opt)
 	}
-	p, err := plan.NewPlan(m, opt.PlanOptions)
+	p, err := plan.New(m, opt.Options)
 	if err != nil {
 		return nil, err
 	}

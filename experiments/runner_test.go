@@ -455,7 +455,7 @@ func checkPartialReport(t *testing.T, done string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.NewPlan(m, plan.PlanOptions{Out: filepath.Join(dir, "out"), Cache: filepath.Join(dir, "cache")})
+	p, err := plan.New(m, plan.Options{Out: filepath.Join(dir, "out"), Cache: filepath.Join(dir, "cache")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,7 +157,7 @@ func experimentRun(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signalContext()
 	defer stop()
 	_, err = experiments.Run(ctx, pos[0], runner.RunOptions{
-		PlanOptions: plan.PlanOptions{Out: *out, Cache: *cache, Binary: bin,
+		Options: plan.Options{Out: *out, Cache: *cache, Binary: bin,
 			Command: "nnuelab experiment run " + filepath.ToSlash(pos[0]), Skip: splitList(*skip)},
 		Executor: ex, DryRun: *dry, Fresh: *fresh, AllowDirty: *allowDirty, Shared: *shared, ReportDir: *reportDir, NoReport: *noReport,
 		Stdout: stdout, Log: stderr, Terminal: isTerminal(stderr), Jobs: *jobs,
@@ -195,14 +195,14 @@ func experimentReport(args []string, stdout, stderr io.Writer) error {
 	if m.IsGenerations() {
 		// Its results file holds every finished part of every generation:
 		// the report is always the current state (--partial changes nothing).
-		path, err := generations.ReportGenerations(m, *out, *reportDir, "nnuelab experiment run "+filepath.ToSlash(pos[0]))
+		path, err := generations.Report(m, *out, *reportDir, "nnuelab experiment run "+filepath.ToSlash(pos[0]))
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout, path)
 		return nil
 	}
-	p, err := plan.NewPlan(m, plan.PlanOptions{Out: *out, Command: "nnuelab experiment run " + filepath.ToSlash(pos[0])})
+	p, err := plan.New(m, plan.Options{Out: *out, Command: "nnuelab experiment run " + filepath.ToSlash(pos[0])})
 	if err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ func experimentReport(args []string, stdout, stderr io.Writer) error {
 		if len(missing) == 0 {
 			fmt.Fprintln(stderr, "every task has finished: this is the full report (the run writes results.jsonl when it ends)")
 		}
-		path, err = report.WritePartialReport(p, recs, missing, *reportDir)
+		path, err = report.WritePartial(p, recs, missing, *reportDir)
 		if err != nil {
 			return err
 		}
@@ -229,7 +229,7 @@ func experimentReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("no results to report (run `nnuelab experiment run %s` first, or report what is done with --partial): %w", pos[0], err)
 	}
-	path, err = report.WriteReport(p, recs, *reportDir)
+	path, err = report.Write(p, recs, *reportDir)
 	if err != nil {
 		return err
 	}

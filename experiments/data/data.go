@@ -38,8 +38,8 @@ const (
 	BuiltinOpenings   = "builtin:openings-unbalanced-8ply.epd"
 )
 
-// OpenData opens a data file: a path, or a builtin: name.
-func OpenData(name string) (io.ReadCloser, error) {
+// Open opens a data file: a path, or a builtin: name.
+func Open(name string) (io.ReadCloser, error) {
 	if b, ok := strings.CutPrefix(name, "builtin:"); ok {
 		f, err := builtinData.Open(b)
 		if err != nil {
@@ -50,9 +50,9 @@ func OpenData(name string) (io.ReadCloser, error) {
 	return os.Open(name)
 }
 
-// CopyData writes a data file (path or builtin:) to dst atomically.
-func CopyData(name, dst string) error {
-	f, err := OpenData(name)
+// Copy writes a data file (path or builtin:) to dst atomically.
+func Copy(name, dst string) error {
+	f, err := Open(name)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func FileSHA256(name string) (string, error) {
 		sum, _, err := fsutil.FileSHA256(name)
 		return sum, err
 	}
-	f, err := OpenData(name)
+	f, err := Open(name)
 	if err != nil {
 		return "", err
 	}
@@ -94,7 +94,7 @@ type Position struct {
 // and # lines; limit > 0 keeps the first limit positions. A bad line is an
 // error naming the file and line.
 func ReadPositions(name string, limit int) ([]Position, error) {
-	f, err := OpenData(name)
+	f, err := Open(name)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,6 @@
 // else on disk: the reference positions and Stockfish 15.1's evaluations
 // of them, the validation positions and the opening book, named
 // "builtin:NAME" in manifests. It reads them and position files on disk
-// alike (OpenData, ReadPositions) and hashes them (FileSHA256), so that a
+// alike (Open, ReadPositions) and hashes them (FileSHA256), so that a
 // plan keys a built-in file and a file on disk the same way.
 package data

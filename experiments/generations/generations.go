@@ -307,7 +307,7 @@ func (r *genRunner) finish(sm *manifest.Manifest, k int, part string) (*plan.Pla
 	if err := sm.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: generation %d, %s: %s: %s", r.m.File, k, part, err.Key, err.Reason)
 	}
-	p, err := plan.NewPlan(sm, plan.PlanOptions{Out: filepath.Join(r.out, fmt.Sprintf("gen-%d", k), part), Cache: r.cache,
+	p, err := plan.New(sm, plan.Options{Out: filepath.Join(r.out, fmt.Sprintf("gen-%d", k), part), Cache: r.cache,
 		Binary: r.opt.Binary, Command: r.opt.Command})
 	if err != nil {
 		return nil, fmt.Errorf("generation %d, %s: %w", k, part, err)
@@ -481,12 +481,12 @@ func (r *genRunner) decision(g *generation) (decided, promoted bool, verdict str
 	return false, false, ""
 }
 
-// RunGenerations runs a generations manifest: generation after generation
+// Run runs a generations manifest: generation after generation
 // up to [generations] count, each one's sub-experiments through the
 // runner (finished ones are read back, not run), then the results and the
 // report. With DryRun it prints every generation that can be planned so
 // far, with the cost estimate.
-func RunGenerations(ctx context.Context, m *manifest.Manifest, opt runner.RunOptions) error {
+func Run(ctx context.Context, m *manifest.Manifest, opt runner.RunOptions) error {
 	if m.Generations == nil {
 		return fmt.Errorf("%s has no [generations] section", m.File)
 	}

@@ -281,7 +281,7 @@ func (r *genRunner) writeSummary() error {
 	if recs, err = records.ReadResults(records.ResultsPath(r.out)); err != nil {
 		return err
 	}
-	path, err := WriteGenerationsReport(r.m, recs, r.out, r.opt.ReportDir, r.opt.Command)
+	path, err := WriteReport(r.m, recs, r.out, r.opt.ReportDir, r.opt.Command)
 	if err != nil {
 		return err
 	}
@@ -289,10 +289,10 @@ func (r *genRunner) writeSummary() error {
 	return nil
 }
 
-// ReportGenerations rewrites a generations manifest's report from its
+// Report rewrites a generations manifest's report from its
 // results file alone (OUT/results.jsonl; out "" is plan.DefaultOut,
 // results/NAME), as `nnuelab experiment report` does.
-func ReportGenerations(m *manifest.Manifest, out, reportDir, command string) (string, error) {
+func Report(m *manifest.Manifest, out, reportDir, command string) (string, error) {
 	if out == "" {
 		var err error
 		if out, err = plan.DefaultOut(m.Name); err != nil {
@@ -303,7 +303,7 @@ func ReportGenerations(m *manifest.Manifest, out, reportDir, command string) (st
 	if err != nil {
 		return "", fmt.Errorf("no results to report (run `%s` first): %w", command, err)
 	}
-	return WriteGenerationsReport(m, recs, out, reportDir, command)
+	return WriteReport(m, recs, out, reportDir, command)
 }
 
 // genRow is one generation's results in a report.
@@ -343,13 +343,13 @@ func genRows(recs []records.Record) []*genRow {
 	return rows
 }
 
-// WriteGenerationsReport writes a generations manifest's report from its
+// WriteReport writes a generations manifest's report from its
 // results (records as results.jsonl holds them): DIR/NAME.md and its
 // plots in DIR/NAME/, atomically. out is the results folder (named in the
 // page), command the run command.
-func WriteGenerationsReport(m *manifest.Manifest, recs []records.Record, out, dir, command string) (string, error) {
+func WriteReport(m *manifest.Manifest, recs []records.Record, out, dir, command string) (string, error) {
 	g := m.Generations
-	mdPath, plotDir := report.ReportPaths(dir, m.Name)
+	mdPath, plotDir := report.Paths(dir, m.Name)
 	rows := genRows(recs)
 	if len(rows) == 0 {
 		return "", fmt.Errorf("no generations in the results to report")

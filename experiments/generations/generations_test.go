@@ -85,7 +85,7 @@ func writeManifest(t *testing.T, dir, name, text string) *manifest.Manifest {
 // a runner with its results and cache in temporary folders.
 func genRunnerOf(t *testing.T, m *manifest.Manifest, out, cache string) *genRunner {
 	t.Helper()
-	r, err := newGenRunner(m, runner.RunOptions{PlanOptions: plan.PlanOptions{Out: out, Cache: cache, Binary: "/bin/nnuelab",
+	r, err := newGenRunner(m, runner.RunOptions{Options: plan.Options{Out: out, Cache: cache, Binary: "/bin/nnuelab",
 		Command: "nnuelab experiment run gens.toml"}, Executor: &runner.Local{Jobs: 2}})
 	if err != nil {
 		t.Fatal(err)
@@ -166,11 +166,11 @@ func TestGenerationsManifest(t *testing.T) {
 
 	// A bad gen0 net is found when the loop is planned, naming the key.
 	m = writeManifest(t, dir, "bad0.toml", genHead(filepath.Join(dir, "none.nnue.zst"))+genTail)
-	if _, err := newGenRunner(m, runner.RunOptions{PlanOptions: plan.PlanOptions{Out: t.TempDir(), Cache: t.TempDir()}}); err == nil || !strings.Contains(err.Error(), `"generations.gen0_net"`) {
+	if _, err := newGenRunner(m, runner.RunOptions{Options: plan.Options{Out: t.TempDir(), Cache: t.TempDir()}}); err == nil || !strings.Contains(err.Error(), `"generations.gen0_net"`) {
 		t.Errorf("missing gen0 net: %v", err)
 	}
-	if _, err := plan.NewPlan(writeManifest(t, dir, "g2.toml", genHead(shippedChess768(t))+genTail), plan.PlanOptions{}); err == nil {
-		t.Error("NewPlan planned a generations manifest as an ordinary one")
+	if _, err := plan.New(writeManifest(t, dir, "g2.toml", genHead(shippedChess768(t))+genTail), plan.Options{}); err == nil {
+		t.Error("New planned a generations manifest as an ordinary one")
 	}
 }
 
@@ -415,7 +415,7 @@ func TestGenerationsKeys(t *testing.T) {
 		if err != nil {
 			return "", err
 		}
-		p, err := plan.NewPlan(m, plan.PlanOptions{Out: t.TempDir(), Cache: t.TempDir()})
+		p, err := plan.New(m, plan.Options{Out: t.TempDir(), Cache: t.TempDir()})
 		if err != nil {
 			return "", err
 		}
@@ -646,7 +646,7 @@ chunk = 2
 	if len(shards) != 2 {
 		t.Fatalf("self-play shards in the cache: %v", shards)
 	}
-	p1, err := plan.ReadPlan(filepath.Join(dir, "out", "gen-1", "train"))
+	p1, err := plan.Read(filepath.Join(dir, "out", "gen-1", "train"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -670,7 +670,7 @@ chunk = 2
 	if !bytes.Equal(info1, exptest.ReadFile(t, filepath.Join(dir, "out", "gen-1", "train", "run.json"))) {
 		t.Error("generation 1's train part ran again")
 	}
-	p2, err := plan.ReadPlan(filepath.Join(dir, "out", "gen-2", "train"))
+	p2, err := plan.Read(filepath.Join(dir, "out", "gen-2", "train"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -801,7 +801,7 @@ func TestRecipeSharesGenerationOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.NewPlan(rm, plan.PlanOptions{Out: t.TempDir(), Cache: cache})
+	p, err := plan.New(rm, plan.Options{Out: t.TempDir(), Cache: cache})
 	if err != nil {
 		t.Fatal(err)
 	}

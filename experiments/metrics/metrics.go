@@ -340,7 +340,7 @@ func lossOf(l train.Loss, cp float64, rec *datasets.Record) float64 {
 func valLossOf(l train.Loss, net *nnue.Network, files []string, limit int) (*ValLoss, error) {
 	v := &ValLoss{}
 	for _, name := range files {
-		f, err := data.OpenData(name)
+		f, err := data.Open(name)
 		if err != nil {
 			return nil, err
 		}

@@ -4,8 +4,8 @@
 // what its result depends on (architecture, data, training configuration,
 // seed, the plan's version) so that a finished task is found again in the
 // results folder or the net cache and a killed run resumes where it
-// stopped. NewPlan makes a plan; its Write puts it in OUT/plan.json, which
-// every task process reads (ReadPlan).
+// stopped. New makes a plan; its Write puts it in OUT/plan.json, which
+// every task process reads (Read).
 //
 // It also holds what decides from task results without running anything:
 // the task result files (ResultPath, ReadResult), the SPRT stopping rule

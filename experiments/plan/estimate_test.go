@@ -23,7 +23,7 @@ func planText(t *testing.T, text string) *Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(m, PlanOptions{Out: filepath.Join(dir, "out"), Cache: filepath.Join(dir, "cache"), Binary: "/bin/nnuelab"})
+	p, err := New(m, Options{Out: filepath.Join(dir, "out"), Cache: filepath.Join(dir, "cache"), Binary: "/bin/nnuelab"})
 	if err != nil {
 		t.Fatal(err)
 	}

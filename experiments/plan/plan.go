@@ -30,11 +30,11 @@ import (
 // file's version went its own way: the committed results' keys hold 2.)
 const KeyVersion = 2
 
-// PlanVersion is the version of OUT/plan.json, which the task processes
+// FileVersion is the version of OUT/plan.json, which the task processes
 // read: 3 since a variant's trained nets are keyed by its net identity
 // (NetSHA256: runtime settings out) beside its arch hash, so that a plan
 // an older runner wrote is refused rather than read without it.
-const PlanVersion = 3
+const FileVersion = 3
 
 // Task kinds.
 const (
@@ -182,8 +182,8 @@ type TrainJob struct {
 	Dir string `json:"dir"`
 }
 
-// PlanOptions are the places a plan uses.
-type PlanOptions struct {
+// Options are the places a plan uses.
+type Options struct {
 	// Out is the results folder (default DefaultOut: results/NAME).
 	Out string
 	// Cache is the trained-net cache (default experiments/cache).
@@ -198,14 +198,14 @@ type PlanOptions struct {
 	Skip []string
 }
 
-// NewPlan expands a manifest into variants and tasks. It checks that every
+// New expands a manifest into variants and tasks. It checks that every
 // net exists and fits its architecture, so that a bad manifest fails before
 // any work starts.
-func NewPlan(m *manifest.Manifest, opt PlanOptions) (*Plan, error) {
+func New(m *manifest.Manifest, opt Options) (*Plan, error) {
 	if m.Generations != nil {
 		return nil, fmt.Errorf("%s is a generations manifest: `nnuelab experiment run` plans it generation by generation", m.File)
 	}
-	p := &Plan{Version: PlanVersion, Manifest: m, Command: opt.Command, Binary: opt.Binary}
+	p := &Plan{Version: FileVersion, Manifest: m, Command: opt.Command, Binary: opt.Binary}
 	var err error
 	if opt.Out == "" {
 		if opt.Out, err = DefaultOut(m.Name); err != nil {
@@ -798,7 +798,7 @@ func (p *Plan) Write() error {
 		}
 	}
 	if p.Manifest.Elo != nil && p.Manifest.Elo.Openings == "" {
-		if err := data.CopyData(data.BuiltinOpenings, p.Openings); err != nil {
+		if err := data.Copy(data.BuiltinOpenings, p.Openings); err != nil {
 			return err
 		}
 	}
@@ -806,7 +806,7 @@ func (p *Plan) Write() error {
 	if lo.ContainsBy(p.Tasks, func(t *Task) bool { return t.Train != nil }) {
 		builtin := lo.Filter(p.Validation, func(f string, _ int) bool { return strings.HasPrefix(f, "builtin:") })
 		for _, f := range lo.Uniq(builtin) {
-			if err := data.CopyData(f, p.localPath(f)); err != nil {
+			if err := data.Copy(f, p.localPath(f)); err != nil {
 				return err
 			}
 		}
@@ -818,8 +818,8 @@ func (p *Plan) Write() error {
 	return fsutil.WriteFileAll(filepath.Join(p.Out, "plan.json"), append(data, '\n'), 0o644)
 }
 
-// ReadPlan reads OUT/plan.json.
-func ReadPlan(out string) (*Plan, error) {
+// Read reads OUT/plan.json.
+func Read(out string) (*Plan, error) {
 	data, err := os.ReadFile(filepath.Join(out, "plan.json"))
 	if err != nil {
 		return nil, fmt.Errorf("no plan in %s (run `nnuelab experiment run` first): %w", out, err)
@@ -828,8 +828,8 @@ func ReadPlan(out string) (*Plan, error) {
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("%s/plan.json: %w", out, err)
 	}
-	if p.Version != PlanVersion {
-		return nil, fmt.Errorf("%s/plan.json: version %d, this nnuelab writes %d (rerun `nnuelab experiment run`)", out, p.Version, PlanVersion)
+	if p.Version != FileVersion {
+		return nil, fmt.Errorf("%s/plan.json: version %d, this nnuelab writes %d (rerun `nnuelab experiment run`)", out, p.Version, FileVersion)
 	}
 	return &p, nil
 }

@@ -1,12 +1,10 @@
 package plan
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/nnuelab/nnuelab/experiments/data"
-	"github.com/nnuelab/nnuelab/experiments/manifest"
 )
 
 // A manifest that trains and measures val_loss on the built-in set gives
@@ -14,12 +12,7 @@ import (
 // of training): the set is cut from the Stockfish data experiments train
 // on, and would otherwise leak.
 func TestBuiltinValidationIsTrainerValidation(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "b.toml")
-	if err := os.WriteFile(path, []byte(`
+	m := manifestWithData(t, `
 name = "b"
 metrics = ["val_loss"]
 [base]
@@ -28,14 +21,8 @@ arch = "chess768"
 train = ["a.txt"]
 [train]
 epochs = 1
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := manifest.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPlan(m, PlanOptions{Out: filepath.Join(t.TempDir(), "out"), Cache: t.TempDir(), Binary: "/bin/nnuelab"})
+`)
+	p, err := New(m, Options{Out: filepath.Join(t.TempDir(), "out"), Cache: t.TempDir(), Binary: "/bin/nnuelab"})
 	if err != nil {
 		t.Fatal(err)
 	}

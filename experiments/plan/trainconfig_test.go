@@ -10,16 +10,29 @@ import (
 	"github.com/nnuelab/nnuelab/experiments/manifest"
 )
 
-// trainManifest writes a training manifest with one variant and its data
-// file into a temporary folder and loads it.
-func trainManifest(t *testing.T) *manifest.Manifest {
+// manifestWithData writes a manifest given as text and the data file it
+// trains on, a.txt, into a temporary folder and loads it.
+func manifestWithData(t *testing.T, text string) *manifest.Manifest {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "t.toml")
-	if err := os.WriteFile(path, []byte(`
+	path := filepath.Join(dir, "m.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// trainManifest is a training manifest with one variant of its own
+// weight decay.
+func trainManifest(t *testing.T) *manifest.Manifest {
+	return manifestWithData(t, `
 metrics = ["quant_error"]
 [base]
 arch = "chess768"
@@ -31,14 +44,7 @@ weight_decay = 0.1
 train = ["a.txt"]
 [train]
 epochs = 1
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := manifest.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+`)
 }
 
 // The plan checks every training config with the trainer's own Validate,
@@ -60,12 +66,12 @@ func TestPlanValidatesTraining(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := trainManifest(t)
-			if _, err := NewPlan(m, PlanOptions{Out: t.TempDir(), Cache: t.TempDir()}); err != nil {
+			if _, err := New(m, Options{Out: t.TempDir(), Cache: t.TempDir()}); err != nil {
 				t.Fatalf("the manifest as written: %v", err)
 			}
 			m = trainManifest(t)
 			tc.edit(m)
-			_, err := NewPlan(m, PlanOptions{Out: t.TempDir(), Cache: t.TempDir()})
+			_, err := New(m, Options{Out: t.TempDir(), Cache: t.TempDir()})
 			var me *manifest.Error
 			if !errors.As(err, &me) {
 				t.Fatalf("error %v, want a manifest error", err)
@@ -81,7 +87,7 @@ func TestPlanValidatesTraining(t *testing.T) {
 // overrides, [loss] and [data] where the trainer keeps them.
 func TestTrainConfigFromManifest(t *testing.T) {
 	m := trainManifest(t)
-	p, err := NewPlan(m, PlanOptions{Out: t.TempDir(), Cache: t.TempDir()})
+	p, err := New(m, Options{Out: t.TempDir(), Cache: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,12 +112,7 @@ func TestTrainConfigFromManifest(t *testing.T) {
 // which its measurements depend on, stays its own. A variant that changes
 // the net has its own training.
 func TestRuntimeSettingsOutOfNetIdentity(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "r.toml")
-	if err := os.WriteFile(path, []byte(`
+	m := manifestWithData(t, `
 metrics = ["quant_error"]
 [base]
 arch = "chess768"
@@ -125,14 +126,8 @@ overrides = ["accumulator.width=128"]
 train = ["a.txt"]
 [train]
 epochs = 1
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := manifest.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPlan(m, PlanOptions{Out: t.TempDir(), Cache: t.TempDir()})
+`)
+	p, err := New(m, Options{Out: t.TempDir(), Cache: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +154,7 @@ epochs = 1
 	if err := p.Write(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadPlan(p.Out); err != nil {
+	if _, err := Read(p.Out); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(p.Out, "plan.json")
@@ -171,7 +166,7 @@ epochs = 1
 	if err := os.WriteFile(file, []byte(old), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadPlan(p.Out); err == nil || !strings.Contains(err.Error(), "version 2, this nnuelab writes 3") {
+	if _, err := Read(p.Out); err == nil || !strings.Contains(err.Error(), "version 2, this nnuelab writes 3") {
 		t.Errorf("a version-2 plan: %v", err)
 	}
 }

@@ -189,26 +189,26 @@ func eloCell(s *summary) string {
 	return out
 }
 
-// ReportPaths returns where WriteReport puts a report: the markdown file
+// Paths returns where Write puts a report: the markdown file
 // and the folder of its plots.
-func ReportPaths(dir, name string) (md, plots string) {
+func Paths(dir, name string) (md, plots string) {
 	if dir == "" {
 		dir = filepath.Join("docs", "reports")
 	}
 	return filepath.Join(dir, name+".md"), filepath.Join(dir, name)
 }
 
-// WriteReport writes the report of a run: DIR/NAME.md (tables, a short
+// Write writes the report of a run: DIR/NAME.md (tables, a short
 // text, the setup) and its SVG plots in DIR/NAME/, all atomically.
-func WriteReport(p *plan.Plan, recs []records.Record, dir string) (string, error) {
+func Write(p *plan.Plan, recs []records.Record, dir string) (string, error) {
 	return writeReport(p, recs, dir, nil)
 }
 
-// WritePartialReport writes the report of a run that has not finished,
+// WritePartial writes the report of a run that has not finished,
 // from MergePartial's records: the same page, headed by what is missing
 // (missing: the unfinished task IDs) and generated from the task results,
 // since results.jsonl is only written by a finished run.
-func WritePartialReport(p *plan.Plan, recs []records.Record, missing []string, dir string) (string, error) {
+func WritePartial(p *plan.Plan, recs []records.Record, missing []string, dir string) (string, error) {
 	return writeReport(p, recs, dir, missing)
 }
 
@@ -218,7 +218,7 @@ func writeReport(p *plan.Plan, recs []records.Record, dir string, missing []stri
 		return "", err
 	}
 	m := p.Manifest
-	mdPath, plotDir := ReportPaths(dir, m.Name)
+	mdPath, plotDir := Paths(dir, m.Name)
 	sums := summarize(recs)
 	if len(sums) == 0 {
 		return "", fmt.Errorf("no results to report")

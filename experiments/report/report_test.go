@@ -98,10 +98,10 @@ overrides = ["history=1"]
 			Overrides: p.Variant(variant).Overrides}
 	}
 	dir := t.TempDir()
-	if _, err := WriteReport(p, nil, dir); err == nil {
+	if _, err := Write(p, nil, dir); err == nil {
 		t.Error("a report without records")
 	}
-	path, err := WriteReport(p, []records.Record{rec("base", "val_loss", 0.123456), rec("H1", "val_loss", 0.2), rec("base", "nodes_to_depth", 1234), rec("H1", "nodes_to_depth", 1000)}, dir)
+	path, err := Write(p, []records.Record{rec("base", "val_loss", 0.123456), rec("H1", "val_loss", 0.2), rec("base", "nodes_to_depth", 1234), rec("H1", "nodes_to_depth", 1000)}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ overrides = ["history=1"]
 		t.Error("the base is not the first row")
 	}
 	// Without the registered metric's records, no column for it.
-	path, err = WriteReport(p, []records.Record{rec("base", "val_loss", 0.1), rec("H1", "val_loss", 0.2)}, dir)
+	path, err = Write(p, []records.Record{rec("base", "val_loss", 0.1), rec("H1", "val_loss", 0.2)}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 
 // RunOptions configure Run.
 type RunOptions struct {
-	plan.PlanOptions
+	plan.Options
 	// Executor runs the tasks (default: Local on every core).
 	Executor Executor
 	// DryRun prints the plan and its cost estimate to Stdout and runs
@@ -239,7 +239,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, opt RunOptions) (*plan.Plan, err
 	}
 	fmt.Fprintf(opt.Log, "experiment %s: %d records in %s (%s)\n", m.Name, len(recs), records.ResultsPath(p.Out), time.Since(start).Round(time.Second))
 	if !opt.NoReport {
-		path, err := report.WriteReport(p, recs, opt.ReportDir)
+		path, err := report.Write(p, recs, opt.ReportDir)
 		if err != nil {
 			return p, err
 		}

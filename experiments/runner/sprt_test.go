@@ -110,7 +110,7 @@ model = "logistic"
 	// as the report reads it (stored: as results.jsonl holds it).
 	undecided := elo(recs)
 	want := fmt.Sprintf("SPRT continue (LLR %+.2f of [-2.94, +2.94])", undecided.Detail["llr"].(float64))
-	page, err := report.WritePartialReport(p, recs, missing, t.TempDir())
+	page, err := report.WritePartial(p, recs, missing, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ import (
 // Slurm array element. A task whose result is already there under the same
 // key returns at once.
 func RunTask(ctx context.Context, out, id string, log io.Writer) error {
-	p, err := plan.ReadPlan(out)
+	p, err := plan.Read(out)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func PlanOf(t *testing.T, source string) *plan.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.NewPlan(m, plan.PlanOptions{Out: t.TempDir(), Cache: t.TempDir(), Binary: "/bin/nnuelab"})
+	p, err := plan.New(m, plan.Options{Out: t.TempDir(), Cache: t.TempDir(), Binary: "/bin/nnuelab"})
 	if err != nil {
 		t.Fatal(err)
 	}
