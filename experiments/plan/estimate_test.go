@@ -14,15 +14,8 @@ import (
 // planText plans a manifest given as text in temporary folders.
 func planText(t *testing.T, text string) *Plan {
 	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "m.toml")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := manifest.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := manifestWithData(t, text)
+	dir := m.Dir
 	p, err := New(m, Options{Out: filepath.Join(dir, "out"), Cache: filepath.Join(dir, "cache"), Binary: "/bin/nnuelab"})
 	if err != nil {
 		t.Fatal(err)
