@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nnuelab/nnuelab/datasets/datagen"
 	"github.com/nnuelab/nnuelab/experiments/internal/exptest"
 	"github.com/nnuelab/nnuelab/experiments/manifest"
 	"github.com/nnuelab/nnuelab/experiments/plan"
@@ -147,5 +148,33 @@ func TestMadeDataErrors(t *testing.T) {
 				t.Fatalf("error %v, want key %q and %q", err, c.key, c.want)
 			}
 		})
+	}
+}
+
+// TestDatagenRandomPlies: random_plies = 0 in [[datagen]] is a value (no
+// random plies), not "the default"; leaving it out is the default.
+func TestDatagenRandomPlies(t *testing.T) {
+	head := "metrics = [\"val_loss\"]\n[base]\narch = \"chess768\"\n[train]\nepochs = 1\n"
+	for _, c := range []struct {
+		line string
+		want int
+	}{{"random_plies = 0\n", 0}, {"random_plies = 3\n", 3}, {"", datagen.DefaultConfig().RandomPlies}} {
+		dir := t.TempDir()
+		text := []byte(head + "[[datagen]]\nname = \"g\"\npositions = 10\n" + c.line + "[data]\ntrain = [\"datagen:g\"]\n")
+		file := filepath.Join(dir, "m.toml")
+		if err := os.WriteFile(file, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := manifest.Parse(file, dir, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := plan.New(m, plan.Options{Out: t.TempDir(), Cache: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Task("datagen-g-0001").Data.Gen.RandomPlies; got != c.want {
+			t.Errorf("%q: the shard plays %d random plies, want %d", c.line, got, c.want)
+		}
 	}
 }

@@ -332,11 +332,12 @@ func (r *genRunner) plan(k int) (*generation, error) {
 	}
 
 	// This generation's self-play, played by the best net so far.
-	positions, games, shards, nodes := g.SelfplayOf(k)
+	sp := g.SelfplayOf(k)
+	shards := sp.Shards
 	gen.Datagen = manifest.DatagenSpec{
-		Name: genName(k), Positions: positions, Games: games, Shards: shards, RawSeed: int64(g.Seed) + int64(k) - 1,
-		Arch: r.playArch, ArchID: r.playArchID, Nodes: nodes, Depth: g.Depth, RandomPlies: g.RandomPlies, Keep: g.Keep,
-		MaxOpeningScore: g.OpeningBoundOf(k),
+		Name: genName(k), Positions: sp.Positions, Games: sp.Games, Shards: shards, RawSeed: int64(g.Seed) + int64(k) - 1,
+		Arch: r.playArch, ArchID: r.playArchID, Nodes: sp.Nodes, SoftNodes: sp.SoftNodes, Start: sp.Start, Depth: g.Depth,
+		RandomPlies: &sp.RandomPlies, Keep: g.Keep, MaxOpeningScore: g.OpeningBoundOf(k),
 	}
 	if !player.Shipped {
 		gen.Datagen.Net, gen.Datagen.NetID = player.Path, player.ID
@@ -805,8 +806,14 @@ func (r *genRunner) selfplayText() string {
 		keep = "every searched position (.binpack shards)"
 	}
 	limit := fmt.Sprintf("%d nodes", g.Nodes)
+	if g.SoftNodes > 0 {
+		limit = fmt.Sprintf("soft limit %d nodes (hard %d)", g.SoftNodes, g.Nodes)
+	}
 	if g.Depth > 0 {
 		limit += fmt.Sprintf(", depth %d", g.Depth)
+	}
+	if g.Start != "" && g.Start != datagen.StartStandard {
+		limit += ", " + g.Start + " starts"
 	}
 	s := fmt.Sprintf("%s per generation in %d shards, %s per move, %d random plies, %s, seed %d + k - 1",
 		sizeText(g.Positions, g.Games), g.Shards, limit, g.RandomPlies, keep, g.Seed)
@@ -821,6 +828,15 @@ func (r *genRunner) selfplayText() string {
 		if o.Nodes > 0 {
 			parts = append(parts, fmt.Sprintf("%d nodes", o.Nodes))
 		}
+		if o.SoftNodes > 0 {
+			parts = append(parts, fmt.Sprintf("soft limit %d nodes", o.SoftNodes))
+		}
+		if o.Start != "" {
+			parts = append(parts, o.Start+" starts")
+		}
+		if o.RandomPlies != nil {
+			parts = append(parts, fmt.Sprintf("%d random plies", *o.RandomPlies))
+		}
 		if o.MaxOpeningScore > 0 && o.MaxOpeningScore != g.MaxOpeningScore {
 			parts = append(parts, fmt.Sprintf("openings within ±%d cp from then on", o.MaxOpeningScore))
 		}
@@ -828,7 +844,7 @@ func (r *genRunner) selfplayText() string {
 			parts = append(parts, fmt.Sprintf("rescored by %s at %d nodes", filepath.Base(g.LabelEngine), o.LabelNodes))
 		}
 		if len(parts) > 0 {
-			s += fmt.Sprintf("; generation %d: %s", o.Gen, strings.Join(parts, ", "))
+			s += fmt.Sprintf("; from generation %d: %s", o.Gen, strings.Join(parts, ", "))
 		}
 	}
 	if g.LabelNodes > 0 {

@@ -155,6 +155,9 @@ func TestGenerationsManifest(t *testing.T) {
 		{"bad sprt", head + genTail + "[elo.sprt]\nelo0 = 5\nelo1 = 0\n", "elo.sprt.elo1", "above elo0"},
 		{"negative opening bound", head + "max_opening_score = -1\n" + genTail, "generations.max_opening_score", "centipawns"},
 		{"negative gen opening bound", head + "[[generations.gen]]\ngen = 2\nmax_opening_score = -5\n" + genTail, "generations.gen[1].max_opening_score", "centipawns"},
+		{"bad start", head + "start = \"960\"\n" + genTail, "generations.start", `"960" is not one of`},
+		{"bad gen start", head + "[[generations.gen]]\ngen = 2\nstart = \"frc\"\n" + genTail, "generations.gen[0].start", `"frc" is not one of`},
+		{"negative gen random plies", head + "[[generations.gen]]\ngen = 2\nrandom_plies = -1\n" + genTail, "generations.gen[0].random_plies", ">= 0"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := manifest.Parse("g.toml", dir, []byte(c.text))
@@ -341,6 +344,25 @@ func TestGenerationsPlan(t *testing.T) {
 	}
 	if g := m.Generations; g.OpeningBoundOf(1) != 0 || g.OpeningBoundOf(2) != 300 || g.OpeningBoundOf(5) != 300 {
 		t.Errorf("OpeningBoundOf: %d %d %d", g.OpeningBoundOf(1), g.OpeningBoundOf(2), g.OpeningBoundOf(5))
+	}
+	// A new recipe from generation 2 on (nodes, soft limit, starts, random
+	// plies, size): generation 1 keeps its data key, generations 2 and 3
+	// play the new recipe.
+	m = writeManifest(t, dir, "recipe.toml", genHead(shippedChess768(t))+"[[generations.gen]]\ngen = 2\nnodes = 400\nsoft_nodes = 100\nstart = \"dfrc\"\nrandom_plies = 0\npositions = 800\nshards = 1\n"+genTail)
+	r = genRunnerOf(t, m, filepath.Join(dir, "out6"), filepath.Join(dir, "cache"))
+	c1 := planGen(t, r, 1)
+	c1.Decided = true
+	c2 := planGen(t, r, 2)
+	c2.Decided = true
+	c3 := planGen(t, r, 3)
+	if c1.Data.Key != p1.Data.Key {
+		t.Errorf("generation 1 of a loop changing its recipe from generation 2: key %s, want %s", c1.Data.Key, p1.Data.Key)
+	}
+	for _, g := range []*generation{c2, c3} {
+		gc := g.Train.Task(fmt.Sprintf("datagen-gen%d-0001", g.K)).Data.Gen
+		if gc.Nodes != 400 || gc.SoftNodes != 100 || gc.Start != "dfrc" || gc.RandomPlies != 0 || gc.Positions != 800 || gc.Shards != 1 {
+			t.Errorf("generation %d's self-play: %+v, want the recipe of generation 2 on", g.K, gc)
+		}
 	}
 	if k2.Data.Ref != "label:gen2" || k2.Train.Task("label-gen2-0001") == nil {
 		t.Errorf("generation 2 rescored: trains on %s", k2.Data.Ref)

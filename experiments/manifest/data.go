@@ -35,7 +35,7 @@ type DatagenSpec struct {
 	Arch        string `toml:"arch" json:"arch"`
 	Nodes       uint64 `toml:"nodes" json:"nodes"`
 	Depth       int    `toml:"depth" json:"depth,omitempty"`
-	RandomPlies int    `toml:"random_plies" json:"random_plies"`
+	RandomPlies *int   `toml:"random_plies" json:"random_plies"` // nil: the default (0 is a value)
 	// Net is the network file the evaluator plays with (datagen's
 	// EvalFile; default: the arch's shipped net). The key holds its
 	// content hash, not its path, and a file equal to the arch's shipped
@@ -132,8 +132,9 @@ func (m *Manifest) DefaultsMade() *Error {
 		if g.Nodes == 0 && g.Depth == 0 && g.SoftNodes == 0 {
 			g.Nodes = 5000
 		}
-		if g.RandomPlies == 0 {
-			g.RandomPlies = datagen.DefaultConfig().RandomPlies
+		if g.RandomPlies == nil {
+			n := datagen.DefaultConfig().RandomPlies
+			g.RandomPlies = &n
 		}
 	}
 	for i := range m.Label {
@@ -175,7 +176,7 @@ func (m *Manifest) checkMade() *Error {
 			return &Error{Key: key + ".positions", Reason: "give positions or games (> 0)"}
 		case g.Shards < 1 || g.Shards > 10000:
 			return &Error{Key: key + ".shards", Reason: fmt.Sprintf("must be 1..10000, got %d", g.Shards)}
-		case g.Depth < 0 || g.RandomPlies < 0:
+		case g.Depth < 0 || g.RandomPlies != nil && *g.RandomPlies < 0:
 			return &Error{Key: key, Reason: "depth and random_plies must be >= 0"}
 		case g.MaxOpeningScore < 0:
 			return &Error{Key: key + ".max_opening_score", Reason: fmt.Sprintf("must be 0 (every opening) or a bound in centipawns > 0, got %d", g.MaxOpeningScore)}

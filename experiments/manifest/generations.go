@@ -69,6 +69,11 @@ type GenerationsSpec struct {
 	Nodes       uint64 `toml:"nodes" json:"nodes"`
 	Depth       int    `toml:"depth" json:"depth,omitempty"`
 	RandomPlies int    `toml:"random_plies" json:"random_plies"`
+	// SoftNodes and Start are [[datagen]]'s: no new iteration once a
+	// move's search has this many nodes (Nodes stays the hard limit), and
+	// the start position ("standard", "chess960" or "dfrc").
+	SoftNodes uint64 `toml:"soft_nodes" json:"soft_nodes,omitempty"`
+	Start     string `toml:"start" json:"start,omitempty"`
 	// Keep is datagen's choice of positions: "quiet" (the default) or
 	// "all" (every searched position with its move, in .binpack shards;
 	// training filters then).
@@ -104,14 +109,24 @@ type GenerationsSpec struct {
 	Rate                  string  `toml:"rate" json:"rate,omitempty"`
 }
 
-// GenSettings ([[generations.gen]]) overrides the self-play settings of
-// one generation; zero values keep [generations]'.
+// GenSettings ([[generations.gen]]) changes the self-play from one
+// generation on: its size (positions or games, shards) and recipe (nodes,
+// soft_nodes, start, random_plies) hold for that generation and the ones
+// after it, until a later [[generations.gen]] changes them again, so that
+// a loop can adopt a better recipe without changing the data, and so the
+// keys, of the generations before; zero values keep what held before.
+// warm_start and label_nodes are the one generation's alone.
 type GenSettings struct {
 	Gen       int    `toml:"gen" json:"gen"`
 	Positions int64  `toml:"positions" json:"positions,omitempty"`
 	Games     int64  `toml:"games" json:"games,omitempty"`
 	Shards    int    `toml:"shards" json:"shards,omitempty"`
 	Nodes     uint64 `toml:"nodes" json:"nodes,omitempty"`
+	SoftNodes uint64 `toml:"soft_nodes" json:"soft_nodes,omitempty"`
+	Start     string `toml:"start" json:"start,omitempty"`
+	// RandomPlies, when given, replaces [generations] random_plies (0 is
+	// a value: no random plies).
+	RandomPlies *int `toml:"random_plies" json:"random_plies,omitempty"`
 	// WarmStart, when given, overrides [generations] warm_start for this
 	// generation (e.g. a first generation trained from scratch, so that
 	// the lineage holds only the loop's own self-play).
@@ -315,6 +330,8 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 		return bad("generations.shards", "must be 1..10000, got %d", g.Shards)
 	case g.Depth < 0 || g.RandomPlies < 0:
 		return bad("generations.depth", "depth and random_plies must be >= 0")
+	case !validStart(g.Start):
+		return bad("generations.start", "%q is not one of %s, %s, %s", g.Start, datagen.StartStandard, datagen.StartChess960, datagen.StartDFRC)
 	case g.Keep != "" && g.Keep != datagen.KeepAll:
 		return bad("generations.keep", "%q is not one of %s, %s", g.Keep, datagen.KeepQuiet, datagen.KeepAll)
 	case g.Window < 0:
@@ -345,6 +362,10 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 			return bad(key+".positions", "positions and games must be >= 0")
 		case o.Shards < 0 || o.Shards > 10000:
 			return bad(key+".shards", "must be 0..10000")
+		case o.RandomPlies != nil && *o.RandomPlies < 0:
+			return bad(key+".random_plies", "must be >= 0, got %d", *o.RandomPlies)
+		case !validStart(o.Start):
+			return bad(key+".start", "%q is not one of %s, %s, %s", o.Start, datagen.StartStandard, datagen.StartChess960, datagen.StartDFRC)
 		}
 		gens[o.Gen] = true
 	}
@@ -396,22 +417,50 @@ func (m *Manifest) FixedElo() EloSpec {
 	return e
 }
 
-// SelfplayOf returns generation k's self-play size and search limit.
-func (g *GenerationsSpec) SelfplayOf(k int) (positions, games int64, shards int, nodes uint64) {
-	positions, games, shards, nodes = g.Positions, g.Games, g.Shards, g.Nodes
-	for _, o := range g.Gen {
-		if o.Gen != k {
-			continue
+// Selfplay is one generation's self-play size and recipe.
+type Selfplay struct {
+	Positions, Games int64
+	Shards           int
+	Nodes, SoftNodes uint64
+	Start            string
+	RandomPlies      int
+}
+
+// SelfplayOf returns generation k's self-play: [generations]' settings
+// with every [[generations.gen]] of generation k or earlier applied in
+// order of generation.
+func (g *GenerationsSpec) SelfplayOf(k int) Selfplay {
+	sp := Selfplay{Positions: g.Positions, Games: g.Games, Shards: g.Shards, Nodes: g.Nodes, SoftNodes: g.SoftNodes,
+		Start: g.Start, RandomPlies: g.RandomPlies}
+	over := slices.Clone(g.Gen)
+	slices.SortFunc(over, func(a, b GenSettings) int { return a.Gen - b.Gen })
+	for _, o := range over {
+		if o.Gen > k {
+			break
 		}
 		if o.Positions > 0 || o.Games > 0 {
-			positions, games = o.Positions, o.Games
+			sp.Positions, sp.Games = o.Positions, o.Games
 		}
 		if o.Shards > 0 {
-			shards = o.Shards
+			sp.Shards = o.Shards
 		}
 		if o.Nodes > 0 {
-			nodes = o.Nodes
+			sp.Nodes = o.Nodes
+		}
+		if o.SoftNodes > 0 {
+			sp.SoftNodes = o.SoftNodes
+		}
+		if o.Start != "" {
+			sp.Start = o.Start
+		}
+		if o.RandomPlies != nil {
+			sp.RandomPlies = *o.RandomPlies
 		}
 	}
-	return positions, games, shards, nodes
+	return sp
+}
+
+// validStart reports whether s names a self-play start ("" is the default).
+func validStart(s string) bool {
+	return s == "" || s == datagen.StartStandard || s == datagen.StartChess960 || s == datagen.StartDFRC
 }

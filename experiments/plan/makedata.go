@@ -184,7 +184,10 @@ func (p *Plan) datagenConfig(g manifest.DatagenSpec) (string, datagen.Config, er
 	m := p.Manifest
 	cfg := datagen.DefaultConfig()
 	cfg.Seed, cfg.Positions, cfg.Games = g.Seed, g.Positions, g.Games
-	cfg.Arch, cfg.Nodes, cfg.Depth, cfg.RandomPlies = g.Arch, g.Nodes, g.Depth, g.RandomPlies
+	cfg.Arch, cfg.Nodes, cfg.Depth = g.Arch, g.Nodes, g.Depth
+	if g.RandomPlies != nil { // (nil only before DefaultsMade: the default)
+		cfg.RandomPlies = *g.RandomPlies
+	}
 	cfg.Shards, cfg.MaxOpeningScore = g.Shards, g.MaxOpeningScore
 	cfg.SoftNodes = g.SoftNodes
 	if g.Start != datagen.StartStandard {
