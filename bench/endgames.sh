@@ -15,7 +15,7 @@
 # Environment: NODES (20000), EPD (bench/endgames/basic.epd),
 # SF (/usr/games/stockfish), CONCURRENCY (1), NAME (nnuelab), and OPTIONS,
 # extra keys for the tested engine (e.g. "option.Arch=classical").
-# Only the tally of an existing PGN: bench/endgames.sh --tally PGN [EPD]
+# Only the tally of an existing PGN (or .pgn.zst): bench/endgames.sh --tally PGN [EPD]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nodes=${NODES:-20000}
@@ -87,7 +87,13 @@ tally() {
 
 if [ "${1:-}" = --tally ]; then
 	[ $# -ge 2 ] || { echo "usage: bench/endgames.sh --tally PGN [EPD]" >&2; exit 2; }
-	tally "${3:-$epd}" "$2"
+	games=$2
+	case $games in *.zst) # the kept games are compressed
+		games=$(mktemp --suffix=.pgn)
+		trap 'rm -f "$games"' EXIT
+		zstd -q -dc "$2" > "$games" || { echo "bench/endgames.sh: cannot read $2" >&2; exit 1; } ;;
+	esac
+	tally "${3:-$epd}" "$games"
 	exit
 fi
 [ -x "$sf" ] || { echo "no Stockfish at $sf (apt-get install -y stockfish)" >&2; exit 1; }
