@@ -405,7 +405,10 @@ func (p *Plan) resolveVariant(vs *manifest.VariantSpec, key string, base bool, d
 				ArchSHA256 string
 				Data       string
 				Config     train.Config
-			}{KeyVersion, v.NetSHA256, dataSHA, kc})
+				// The stream's order, from its version 2 on (a streamed
+				// net depends on it; see train.StreamVersion).
+				Stream int `json:",omitempty"`
+			}{KeyVersion, v.NetSHA256, dataSHA, kc, train.StreamKeyVersion(kc.ShuffleBuffer, train.StreamVersion)})
 			dir := filepath.Join(p.Cache, ckey[:16])
 			cfg.Out = filepath.Join(dir, "net.nnue.zst")
 			id := "train-" + ckey[:12]

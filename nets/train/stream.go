@@ -48,6 +48,22 @@ import (
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 )
 
+// StreamVersion names the order in which the stream gives a seed's
+// positions. Change it with any change to that order (the block order, the
+// interleave, the buffer): a streamed net depends on it, so cached nets of
+// an older order must not be reused. Training keys hold it from version 2
+// on (StreamKeyVersion), so the nets streamed under version 1 keep theirs.
+const StreamVersion = 1
+
+// StreamKeyVersion is what a training key holds of the stream's version: 0
+// (nothing) for in-memory training or version 1, else the version.
+func StreamKeyVersion(shuffleBuffer, version int) int {
+	if shuffleBuffer <= 0 || version <= 1 {
+		return 0
+	}
+	return version
+}
+
 const (
 	// streamInterleave is how many blocks a pass reads at once.
 	streamInterleave = 16
