@@ -223,3 +223,84 @@ func TestValid(t *testing.T) {
 		t.Error("a legal en-passant square is refused")
 	}
 }
+
+// TestPrepare: the prober's copy of a board position has the board's
+// en-passant square, and prepare reports ErrCastling exactly when the
+// board has castling rights, although both are read from the board only
+// when the placement allows them. The positions are FENs with and
+// without rights and en-passant squares, and every position of random
+// games (null moves included) from them.
+func TestPrepare(t *testing.T) {
+	tables, err := Open(tablesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tables.Close()
+	fens := []string{
+		board.StartFEN,
+		"rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+		"rnbqkbnr/pppp1ppp/8/8/3Pp3/8/PPP1PPPP/RNBQKBNR b KQkq d3 0 2",
+		"bqnb1rkr/pppppppp/8/8/8/8/PPPPPPPP/BQNB1RKR w HFhf - 0 1",
+		"4k3/8/8/8/8/8/8/R3K3 w Q - 0 1",
+		"r3k3/8/8/8/8/8/8/4K3 b q - 0 1",
+		"4k2r/8/8/8/8/8/8/4K3 w k - 0 1",
+		"4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1",
+		"4k3/8/8/3Pp3/8/8/8/4K3 w - e6 0 1",
+		"4k3/8/8/4pP2/8/8/8/4K3 w - e6 0 1",
+		"4k3/8/8/8/2Pp4/8/8/4K3 b - c3 0 1",
+		"4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1",
+		"r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1",
+		"8/8/8/8/8/8/8/K1k5 w - - 0 1",
+	}
+	rng := rand.New(rand.NewPCG(47, 1))
+	n, withEP, withRights := 0, 0, 0
+	check := func(fen string, b *board.Position) {
+		t.Helper()
+		n++
+		var p position
+		err := tables.prepare(b, &p)
+		rights := b.CastlingRights() != 0
+		if rights {
+			withRights++
+		}
+		if rights != (err == ErrCastling) {
+			t.Fatalf("%s (from %s): castling rights %b, prepare says %v", b.FEN(), fen, b.CastlingRights(), err)
+		}
+		want := 0
+		if ep := b.EnPassant(); ep != board.NoSquare {
+			want = int(ep)
+			withEP++
+		}
+		if p.ep != want {
+			t.Fatalf("%s (from %s): en-passant square %d, the board's %d", b.FEN(), fen, p.ep, want)
+		}
+	}
+	for _, fen := range fens {
+		for game := 0; game < 20; game++ {
+			b, err := board.ParseFEN(fen)
+			if err != nil {
+				t.Fatalf("%s: %v", fen, err)
+			}
+			check(fen, b)
+			for ply := 0; ply < 150; ply++ {
+				var ml board.MoveList
+				b.GenerateLegal(&ml)
+				moves := ml.Slice()
+				if len(moves) == 0 {
+					break
+				}
+				if rng.IntN(20) == 0 && !b.InCheck() {
+					b.MakeNullMove()
+				} else {
+					b.MakeMove(moves[rng.IntN(len(moves))])
+				}
+				check(fen, b)
+			}
+		}
+	}
+	// The checks above must have met both.
+	if withEP < 50 || withRights < 50 {
+		t.Errorf("%d positions, only %d with an en-passant square and %d with castling rights", n, withEP, withRights)
+	}
+	t.Logf("%d positions, %d with an en-passant square, %d with castling rights", n, withEP, withRights)
+}

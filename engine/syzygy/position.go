@@ -48,16 +48,60 @@ type (
 )
 
 // setBoard copies a board position.
+//
+// The board keeps its en-passant square (and castling rights) in its
+// state stack, behind a pointer: reading it costs a second memory access
+// after the board's own, which on a position not in the caches (a probe
+// of a game's position rather than of the search's) is most of what
+// ProbeWDL adds to the probe itself. So the square is read only when the
+// placement allows one: the board sets it only when a pawn of the side to
+// move can take there (a pawn that just moved two squares stands next to
+// it on the same rank), as mayEP checks. TestPrepare checks this against
+// the board on positions from FENs and games.
 func (p *position) setBoard(b *board.Position) {
 	p.color = [2]uint64{uint64(b.ByColor(board.White)), uint64(b.ByColor(board.Black))}
 	p.typ = [6]uint64{uint64(b.ByType(board.Pawn)), uint64(b.ByType(board.Knight)), uint64(b.ByType(board.Bishop)),
 		uint64(b.ByType(board.Rook)), uint64(b.ByType(board.Queen)), uint64(b.ByType(board.King))}
 	p.stm = int(b.SideToMove())
 	p.ep = 0
-	if ep := b.EnPassant(); ep != board.NoSquare {
-		p.ep = int(ep)
+	if p.mayEP() {
+		if ep := b.EnPassant(); ep != board.NoSquare {
+			p.ep = int(ep)
+		}
 	}
 	p.mkey = p.countKey()
+}
+
+// Ranks and files as bitboards.
+const (
+	rank1 uint64 = 0xff
+	rank4 uint64 = 0xff << 24
+	rank5 uint64 = 0xff << 32
+	rank8 uint64 = 0xff << 56
+	fileA uint64 = 0x0101010101010101
+	fileH uint64 = fileA << 7
+)
+
+// mayEP reports whether the placement allows an en-passant square: a pawn
+// of the side to move on its fifth rank beside a pawn of the other side.
+func (p *position) mayEP() bool {
+	r := rank5
+	if p.stm == 1 {
+		r = rank4
+	}
+	ours := p.pieces(p.stm, board.Pawn) & r
+	return (ours&^fileH<<1|ours&^fileA>>1)&p.pieces(p.stm^1, board.Pawn) != 0
+}
+
+// mayCastle reports whether the placement allows a castling right: a
+// side's king and one of its rooks on its first rank (the board drops a
+// right when the king or that rook moves or the rook is taken, and a FEN's
+// right needs both there).
+func (p *position) mayCastle() bool {
+	w := p.color[0] & rank1
+	b := p.color[1] & rank8
+	k, r := p.typ[board.King], p.typ[board.Rook]
+	return w&k != 0 && w&r != 0 || b&k != 0 && b&r != 0
 }
 
 // attacked reports whether square s is attacked by side by.

@@ -72,12 +72,13 @@ func Rule50WDL(dtz, clock int) WDL {
 }
 
 // prepare checks that the tables can answer for a position and copies
-// it into p.
+// it into p. Castling rights are read from the board only when the
+// placement allows them (see setBoard for why).
 func (t *Tables) prepare(b *board.Position, p *position) error {
-	if b.CastlingRights() != 0 {
+	p.setBoard(b)
+	if p.mayCastle() && b.CastlingRights() != 0 {
 		return ErrCastling
 	}
-	p.setBoard(b)
 	n := bits.OnesCount64(p.occupied())
 	if n > 2 && n > t.maxPieces || n > maxPieces {
 		return ErrTooManyPieces
