@@ -59,9 +59,16 @@ type (
 // it on the same rank), as mayEP checks. TestPrepare checks this against
 // the board on positions from FENs and games.
 func (p *position) setBoard(b *board.Position) {
-	p.color = [2]uint64{uint64(b.ByColor(board.White)), uint64(b.ByColor(board.Black))}
-	p.typ = [6]uint64{uint64(b.ByType(board.Pawn)), uint64(b.ByType(board.Knight)), uint64(b.ByType(board.Bishop)),
-		uint64(b.ByType(board.Rook)), uint64(b.ByType(board.Queen)), uint64(b.ByType(board.King))}
+	// Word by word: array literals were built on the stack and copied in
+	// 16-byte moves, which stall on the 8-byte stores just made.
+	p.color[board.White] = uint64(b.ByColor(board.White))
+	p.color[board.Black] = uint64(b.ByColor(board.Black))
+	p.typ[board.Pawn] = uint64(b.ByType(board.Pawn))
+	p.typ[board.Knight] = uint64(b.ByType(board.Knight))
+	p.typ[board.Bishop] = uint64(b.ByType(board.Bishop))
+	p.typ[board.Rook] = uint64(b.ByType(board.Rook))
+	p.typ[board.Queen] = uint64(b.ByType(board.Queen))
+	p.typ[board.King] = uint64(b.ByType(board.King))
 	p.stm = int(b.SideToMove())
 	p.ep = 0
 	if p.mayEP() {
