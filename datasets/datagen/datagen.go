@@ -30,6 +30,7 @@ import (
 	"github.com/nnuelab/nnuelab/engine/eval"
 	"github.com/nnuelab/nnuelab/engine/search"
 	"github.com/nnuelab/nnuelab/engine/syzygy"
+	"github.com/nnuelab/nnuelab/internal/cputime"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/version"
 )
@@ -402,7 +403,7 @@ func (pl *player) opening(ctx context.Context, r *splitmix.RNG) (*board.Position
 func (pl *player) search(ctx context.Context, p *board.Position) (search.Result, error) {
 	pl.tt.Clear()
 	pl.s.Clear()
-	sctx, cancel := context.WithTimeout(ctx, searchTimeout)
+	sctx, cancel := searchWatch(ctx)
 	defer cancel()
 	sr := pl.s.Search(sctx, p, search.Limits{Nodes: pl.cfg.Nodes, Depth: pl.cfg.Depth, SoftNodes: pl.cfg.SoftNodes}, nil)
 	pl.nodes += sr.Nodes
@@ -410,7 +411,7 @@ func (pl *player) search(ctx context.Context, p *board.Position) (search.Result,
 		return sr, err
 	}
 	if sctx.Err() != nil {
-		return sr, fmt.Errorf("the search of %s did not end within %v (a search bug: the run stops rather than hang; the position reproduces it)", p.FEN(), searchTimeout)
+		return sr, fmt.Errorf("the search of %s did not end within %v of CPU time (a search bug: the run stops rather than hang; the position reproduces it)", p.FEN(), searchTimeout)
 	}
 	return sr, pl.fault(p)
 }
@@ -431,6 +432,36 @@ func (pl *player) fault(p *board.Position) error {
 // a bug (one did: engine/search TestPoisonedTableEval), and a run must stop
 // loudly, not hang with its other thread waiting on the chunk.
 var searchTimeout = 5 * time.Minute
+
+// searchWatch returns a context that ends once the process has spent
+// searchTimeout of CPU time since the call. A search that does not end
+// burns CPU; a process that is stopped (SIGSTOP, a suspended machine) or
+// starved by other work does not, and is not taken for a hung search, as
+// a wall-clock timeout took it. Without a process CPU clock it falls back
+// to wall time.
+func searchWatch(ctx context.Context) (context.Context, context.CancelFunc) {
+	cpu0 := cputime.Process()
+	if cpu0 == 0 {
+		return context.WithTimeout(ctx, searchTimeout)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	go func() {
+		tick := time.NewTicker(min(time.Second, searchTimeout))
+		defer tick.Stop()
+		for {
+			select {
+			case <-sctx.Done():
+				return
+			case <-tick.C:
+				if cputime.Process()-cpu0 >= searchTimeout {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return sctx, cancel
+}
 
 // play plays game g. Its moves depend only on the settings and g: the table
 // and the searcher's histories are cleared first.
@@ -465,7 +496,7 @@ func (pl *player) play(ctx context.Context, g uint64) (game *Game, err error) {
 			game.Termination, result = TermTablebase, res
 			break
 		}
-		sctx, cancel := context.WithTimeout(ctx, searchTimeout)
+		sctx, cancel := searchWatch(ctx)
 		sr := pl.s.Search(sctx, p, lim, nil)
 		pl.nodes += sr.Nodes
 		stuck := sctx.Err() != nil && ctx.Err() == nil
@@ -474,7 +505,7 @@ func (pl *player) play(ctx context.Context, g uint64) (game *Game, err error) {
 			return nil, err
 		}
 		if stuck {
-			return nil, fmt.Errorf("game %d: the search of %s did not end within %v (a search bug: the run stops rather than hang; the position reproduces it)", g, p.FEN(), searchTimeout)
+			return nil, fmt.Errorf("game %d: the search of %s did not end within %v of CPU time (a search bug: the run stops rather than hang; the position reproduces it)", g, p.FEN(), searchTimeout)
 		}
 		if err := pl.fault(p); err != nil {
 			return nil, fmt.Errorf("game %d: %w", g, err)

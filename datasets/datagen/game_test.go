@@ -8,6 +8,7 @@ import (
 
 	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/internal/cputime"
 )
 
 // TestKeepAllChainsAndFilters plays the same games keeping every position
@@ -113,5 +114,31 @@ func TestSearchTimeout(t *testing.T) {
 	_, err = pl.play(context.Background(), 0)
 	if err == nil || !strings.Contains(err.Error(), "did not end within") || !strings.Contains(err.Error(), "game 0") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestSearchWatchCPU: the watchdog counts CPU time, not wall time, so a
+// process that is stopped or starved (here: idle) is not taken for a hung
+// search, while one that burns its budget is stopped.
+func TestSearchWatchCPU(t *testing.T) {
+	if cputime.Process() == 0 {
+		t.Fatal("no process CPU clock on this system: the watchdog would fall back to wall time")
+	}
+	old := searchTimeout
+	searchTimeout = 100 * time.Millisecond
+	defer func() { searchTimeout = old }()
+	ctx, cancel := searchWatch(context.Background())
+	defer cancel()
+	time.Sleep(3 * searchTimeout) // idle: wall time passes, CPU time barely
+	if ctx.Err() != nil {
+		t.Fatal("the watchdog fired on wall time while the process was idle")
+	}
+	deadline := time.Now().Add(time.Minute)
+	x := 0
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		x++ // burn CPU
+	}
+	if ctx.Err() == nil {
+		t.Fatalf("the watchdog did not fire after a minute of CPU (%d)", x)
 	}
 }
