@@ -13,13 +13,13 @@ import (
 // recipes by this: each gets about the same CPU, so the Elo per CPU-hour
 // ranks them once the CPU actually spent differs a little.
 func selfplaySection(sums []*summary, eloVs string) string {
-	any := false
+	found := false
 	for _, s := range sums {
 		if _, ok := s.get(records.MetricSelfplayCPUHours); ok {
-			any = true
+			found = true
 		}
 	}
-	if !any {
+	if !found {
 		return ""
 	}
 	var b strings.Builder
