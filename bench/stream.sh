@@ -38,7 +38,7 @@ median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {printf "%.10g\n
 run() { # data buffer -> "positions/s rss_kb wall_s steps_s"
 	/usr/bin/time -f "%M %e" -o "$out/time" ./nnuelab train --arch chess768 --data "$1" \
 		--val-data datasets/fresh-val/fresh-sf500.bin --filter default --out "$out/net.nnue.zst" \
-		--measure-steps "$steps" --shuffle-buffer "$2" --threads 2 --quiet >"$out/log" 2>&1
+		--measure-steps "$steps" --shuffle-buffer "$2" --scan-cache off --threads 2 --quiet >"$out/log" 2>&1
 	read -r rss wall <"$out/time"
 	awk -v rss="$rss" -v wall="$wall" '/positions\/s/ {for (i = 1; i <= NF; i++) {if ($(i+1) == "positions/s,") pps = $i; if ($i == "in" && $(i+2) == "s") secs = $(i+1)}} END {print pps, rss, wall, secs}' "$out/log"
 }

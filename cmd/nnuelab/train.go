@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -75,6 +76,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	maxPos := fs.Int("max-positions", 0, "read at most this many positions (0 = all)")
 	skipBad := fs.Bool("skip-bad", false, "skip malformed data entries (counted) instead of stopping at the first")
 	shuffleBuf := fs.Int("shuffle-buffer", 0, "stream the training data from disk as it trains, shuffled through a buffer of this many positions (about 40 bytes each), instead of reading it all into memory (0); memory is then bounded by the buffer, not by the data (docs/training.md, \"Streaming\")")
+	scanCache := fs.String("scan-cache", defaultScanCache(), "with --shuffle-buffer and --val-data: a directory that keeps what the scan found in each training file, so that --resume and later runs on unchanged files skip reading them again (\"off\": none)")
 	ckptEvery := fs.Duration("checkpoint-every", 10*time.Minute, "write a checkpoint this often within an epoch too (a killed run resumes from it with --resume); 0 = at the end of each epoch only")
 	filter := fs.String("filter", "default", "positions to train on: default (from ply 16, not in check, quiet move, |score| <= 30000: what datagen keeps), none, or a list of default, min-ply=N, max-score=N, skip-check, skip-noisy, one-in=N (one training position in N, by board hash; validation stays whole)")
 	out := fs.String("out", "", "float net written after every epoch (NAME.nnue.zst); NAME.ckpt and NAME.csv go beside it")
@@ -173,6 +175,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	apply("max-positions", func() { cfg.MaxPositions = *maxPos })
 	apply("skip-bad", func() { cfg.SkipBad = *skipBad })
 	apply("shuffle-buffer", func() { cfg.ShuffleBuffer = *shuffleBuf })
+	cfg.ScanCache = *scanCache
+	if cfg.ScanCache == "off" {
+		cfg.ScanCache = ""
+	}
 	var filterErr error
 	apply("filter", func() { cfg.Filter, filterErr = datasets.ParseFilter(*filter) })
 	if filterErr != nil {
@@ -256,4 +262,14 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "exported %s\n", res.Exported)
 	}
 	return nil
+}
+
+// defaultScanCache is --scan-cache's default: nnuelab/scan in the user's
+// cache directory (as Go keeps its build cache), or none without one.
+func defaultScanCache() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "off"
+	}
+	return filepath.Join(dir, "nnuelab", "scan")
 }

@@ -134,6 +134,7 @@ type streamFile struct {
 	path    string
 	size    int64
 	modTime time.Time
+	lo, hi  int // its blocks: streamData.blocks[lo:hi]
 }
 
 // streamData is the training side of streamed data.
@@ -147,6 +148,16 @@ type streamData struct {
 	valShare int
 	// beforePass is Options.beforePass.
 	beforePass func(pass int64)
+	// cachedFiles counts the files whose scan came from Config.ScanCache;
+	// cacheErr is the first error writing an entry there (the run goes on
+	// without it).
+	cachedFiles int
+	cacheErr    error
+}
+
+// fileBlocks returns the range of sd.blocks that is file fi's.
+func (sd *streamData) fileBlocks(fi int) (lo, hi int) {
+	return sd.files[fi].lo, sd.files[fi].hi
 }
 
 // scanStream reads the training files once for streaming (see the package
@@ -174,10 +185,6 @@ func scanStream(cfg *Config, threads int) (*Data, *streamData, error) {
 	d := &Data{}
 	sd := &streamData{sel: sel, skip: cfg.SkipBad}
 	for _, f := range cfg.Data {
-		sum, _, err := fsutil.FileSHA256(f)
-		if err != nil {
-			return nil, nil, fmt.Errorf("data: %w", err)
-		}
 		st, err := os.Stat(f)
 		if err != nil {
 			return nil, nil, fmt.Errorf("data: %w", err)
@@ -189,12 +196,13 @@ func scanStream(cfg *Config, threads int) (*Data, *streamData, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("data: %w", err)
 		}
+		lo := len(sd.blocks)
 		for _, b := range bs {
 			sd.blocks = append(sd.blocks, streamBlock{Block: b, file: len(sd.files)})
 		}
-		sd.files = append(sd.files, streamFile{path: f, size: st.Size(), modTime: st.ModTime()})
-		d.Files = append(d.Files, FileHash{f, sum})
+		sd.files = append(sd.files, streamFile{path: f, size: st.Size(), modTime: st.ModTime(), lo: lo, hi: len(sd.blocks)})
 	}
+	var valFiles []FileHash
 	if len(cfg.ValData) > 0 {
 		for _, f := range cfg.ValData {
 			var sum string
@@ -202,7 +210,7 @@ func scanStream(cfg *Config, threads int) (*Data, *streamData, error) {
 			if d.Val, sum, err = readRecords(f, d.Val, 0, cfg.SkipBad, &d.Skipped, sel.filter, &d.Filtered); err != nil {
 				return nil, nil, err
 			}
-			d.Files = append(d.Files, FileHash{f, sum})
+			valFiles = append(valFiles, FileHash{f, sum})
 		}
 		sel.inVal = make(map[uint64]struct{}, len(d.Val))
 		for i := range d.Val {
@@ -211,8 +219,59 @@ func scanStream(cfg *Config, threads int) (*Data, *streamData, error) {
 	} else {
 		sel.hashed, sel.cut = true, uint64(cfg.ValFraction*(1<<32))
 	}
-	if err := sd.scan(d, threads); err != nil {
+	// Files the cache knows are not read; the others are hashed here and
+	// scanned below.
+	var key string
+	if cfg.ScanCache != "" {
+		var err error
+		if key, err = sd.selectionKey(valFiles); err != nil {
+			return nil, nil, err
+		}
+	}
+	res := make([]blockScan, len(sd.blocks))
+	known := make([]bool, len(sd.blocks))
+	cached := make([]bool, len(sd.files))
+	for fi := range sd.files {
+		f := &sd.files[fi]
+		lo, hi := sd.fileBlocks(fi)
+		if key != "" {
+			if e := loadScanEntry(cfg.ScanCache, key, f, sd.blocks[lo:hi]); e != nil {
+				for i, c := range e.Blocks {
+					res[lo+i] = blockScan{entries: c.Entries, train: c.Train, filtered: c.Filtered, excl: c.Excluded, skipped: c.Skipped, bad: c.Bad}
+					known[lo+i] = true
+				}
+				d.Files = append(d.Files, FileHash{f.path, e.SHA256})
+				cached[fi] = true
+				sd.cachedFiles++
+				continue
+			}
+		}
+		sum, _, err := fsutil.FileSHA256(f.path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("data: %w", err)
+		}
+		d.Files = append(d.Files, FileHash{f.path, sum})
+	}
+	d.Files = append(d.Files, valFiles...)
+	if err := sd.scan(d, threads, res, known); err != nil {
 		return nil, nil, err
+	}
+	if key != "" {
+		for fi := range sd.files {
+			if cached[fi] {
+				continue
+			}
+			lo, hi := sd.fileBlocks(fi)
+			e := &scanEntry{SHA256: d.Files[fi].SHA256}
+			for i := lo; i < hi; i++ {
+				r := &res[i]
+				e.Blocks = append(e.Blocks, scanCounts{Offset: sd.blocks[i].Offset, Size: sd.blocks[i].Size, Entries: r.entries,
+					Train: r.train, Filtered: r.filtered, Excluded: r.excl, Skipped: r.skipped, Bad: r.bad})
+			}
+			if err := saveScanEntry(cfg.ScanCache, key, &sd.files[fi], e); err != nil && sd.cacheErr == nil {
+				sd.cacheErr = err
+			}
+		}
 	}
 	d.SHA256 = dataSHA256(d.Files)
 	d.Streamed = sd.n
@@ -228,14 +287,13 @@ type blockScan struct {
 	err                 error
 }
 
-// scan reads every block once, on threads goroutines, and fills in the
-// blocks' counts and d's.
-func (sd *streamData) scan(d *Data, threads int) error {
+// scan reads every block not known (from the scan cache) once, on threads
+// goroutines, into res, and fills in the blocks' counts and d's.
+func (sd *streamData) scan(d *Data, threads int, res []blockScan, known []bool) error {
 	// Blocks go in parallel, each read as if it were its file's first; the
 	// positions before each are known once all are read, and a block that
 	// failed is read again knowing them, so that its error names the
 	// position by its number in the file.
-	res := make([]blockScan, len(sd.blocks))
 	sd.valShare = max(1, streamValCap/len(sd.blocks))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -249,7 +307,9 @@ func (sd *streamData) scan(d *Data, threads int) error {
 		}()
 	}
 	for i := range sd.blocks {
-		jobs <- i
+		if !known[i] {
+			jobs <- i
+		}
 	}
 	close(jobs)
 	wg.Wait()

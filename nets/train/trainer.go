@@ -52,6 +52,11 @@ type Config struct {
 	// (stream.go), instead of reading it all into memory: memory is
 	// bounded by the buffer, not by the data.
 	ShuffleBuffer int `json:"shuffle_buffer,omitempty" toml:"shuffle_buffer"`
+	// ScanCache, when set, is a directory where a streamed run keeps what
+	// its scan found in each training file (scancache.go), so that a
+	// resumed or repeated run skips reading the files again. It does not
+	// change the result, so it is no part of the run's identity.
+	ScanCache string `json:"-" toml:"-"`
 	// Init, if set, is a float net of the same architecture (nnuelab's
 	// format, e.g. the previous generation's) that training starts from
 	// instead of random weights: a warm start. InitSHA256 is its hash,
@@ -400,6 +405,12 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 		sd.beforePass = opt.beforePass
 		logf(opt.Log, "streaming %d training positions a pass from %d blocks of %d files through a shuffle buffer of %d\n",
 			sd.n, len(sd.blocks), len(sd.files), cfg.ShuffleBuffer)
+		if cfg.ScanCache != "" {
+			logf(opt.Log, "scan cache %s: %d of %d files' scans taken from it\n", cfg.ScanCache, sd.cachedFiles, len(sd.files))
+			if sd.cacheErr != nil {
+				logf(opt.Log, "note: scan cache %s not written: %v\n", cfg.ScanCache, sd.cacheErr)
+			}
+		}
 	case data == nil:
 		logf(opt.Log, "reading %s ...\n", strings.Join(cfg.Data, ", "))
 		if data, err = LoadData(cfg.Data, cfg.ValData, cfg.ValFraction, cfg.MaxPositions, cfg.SkipBad, cfg.Filter); err != nil {
