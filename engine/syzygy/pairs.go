@@ -34,23 +34,30 @@ type pairs struct {
 	// indexed under a mask, so that decoding needs no bounds checks.
 	offset [maxCodeLn]uint16
 	base   [maxCodeLn]uint64
-	// syms, by symbol: a pair s1 | s2 << 12 | (values it stands for - 1)
-	// << 24; a value v | 0xfff << 12 (standing for one value).
+	// syms, by symbol: a pair s1 | s2 << 12 | (values s1 stands for -
+	// 1) << 24, so that walking down the pairs reads one entry a level;
+	// a value v | 0xfff << 12.
 	syms []uint32
-	// fast skips codes by their first fastBits bits, where the first
-	// code is no longer: its length | values it stands for << 4, and the
-	// same (bits 16 and 20 up) for the first two codes when both fit in
-	// fastBits, else again the first's; 0 where the first code is longer
-	// (or none).
-	fast *[1 << fastBits]uint32
+	// symLen, by symbol: the values it stands for - 1.
+	symLen []uint8
+	// fast skips codes by their first fastBits bits: the bits | the
+	// values << 4 of all the codes that end within them (most codes are
+	// short, and a run of 1-bit codes goes in one lookup); 0 where the
+	// first code is longer (or none). 16-bit entries (at most 10 codes of
+	// 256 values) keep the table at 2 KB: it competes for the caches
+	// with the tables' data.
+	fast *[1 << fastBits]uint16
 }
 
 // Limits of the pairs data, and the decoder's lookup width.
 const (
 	maxSyms   = 4096 // symbols are 12-bit numbers
 	maxCodeLn = 32   // longest Huffman code the format's decoders accept
-	fastBits  = 8    // code bits decoded by table lookup
+	fastBits  = 10   // code bits decoded by table lookup
 )
+
+// A fast entry's 12 bits of values hold fastBits codes of 256 values.
+const _ = uint(4095 - fastBits*256)
 
 // readPairs parses the pairs header at r's offset for a table of size
 // positions. It leaves r after the header (2-byte aligned) and returns the
@@ -147,6 +154,7 @@ func (d *pairs) buildSymbols(pat []byte, wdl bool) error {
 	)
 	state := make([]uint8, d.numSyms)
 	d.syms = make([]uint32, d.numSyms)
+	d.symLen = make([]uint8, d.numSyms)
 	var visit func(s int) error
 	visit = func(s int) error {
 		switch state[s] {
@@ -174,11 +182,12 @@ func (d *pairs) buildSymbols(pat []byte, wdl bool) error {
 			if err := visit(s2); err != nil {
 				return err
 			}
-			n := int(d.syms[s1]>>24) + int(d.syms[s2]>>24) + 1
+			n := int(d.symLen[s1]) + int(d.symLen[s2]) + 1
 			if n > 255 {
 				return fmt.Errorf("symbol %d stands for %d values (at most 256)", s, n+1)
 			}
-			d.syms[s] = uint32(s1) | uint32(s2)<<12 | uint32(n)<<24
+			d.syms[s] = uint32(s1) | uint32(s2)<<12 | uint32(d.symLen[s1])<<24
+			d.symLen[s] = uint8(n)
 		}
 		state[s] = done
 		return nil
@@ -220,19 +229,24 @@ func (d *pairs) buildBase() error {
 
 // buildFast fills the lookup table of short codes.
 func (d *pairs) buildFast() {
-	d.fast = new([1 << fastBits]uint32)
+	d.fast = new([1 << fastBits]uint16)
 	for p := range d.fast {
 		code := uint64(p) << (64 - fastBits)
 		sym, n, k := d.shortCode(code)
 		if sym < 0 {
 			continue
 		}
+		// Every further code that ends within the fastBits bits: a code's
+		// length and symbol depend on its own bits only.
 		nt, kt := n, k
-		// The next code's length and symbol depend on its own bits only.
-		if sym2, n2, k2 := d.shortCode(code << uint(n)); sym2 >= 0 && n+n2 <= fastBits {
-			nt, kt = n+n2, k+k2
+		for nt < fastBits {
+			sym2, n2, k2 := d.shortCode(code << uint(nt))
+			if sym2 < 0 || nt+n2 > fastBits {
+				break
+			}
+			nt, kt = nt+n2, kt+k2
 		}
-		d.fast[p] = uint32(n) | uint32(k)<<4 | uint32(nt)<<16 | uint32(kt)<<20
+		d.fast[p] = uint16(nt) | uint16(kt)<<4
 	}
 }
 
@@ -251,7 +265,7 @@ func (d *pairs) shortCode(code uint64) (sym, n, k int) {
 	if sym >= d.numSyms {
 		return -1, 0, 0
 	}
-	return sym, n, int(d.syms[sym]>>24) + 1
+	return sym, n, int(d.symLen[sym]) + 1
 }
 
 // decode returns the value (12 bits) of position idx. Every read is
@@ -306,15 +320,15 @@ func (d *pairs) decode(f *tableFile, idx uint64) (int, error) {
 	syms := d.syms
 	for {
 		e := syms[sym]
-		if e>>24 == 0 {
+		s2 := int(e >> 12 & 0xfff)
+		if s2 == 0xfff {
 			return int(e & 0xfff), nil
 		}
-		s1 := e & 0xfff
-		if k := int(syms[s1]>>24) + 1; lit >= k {
+		if k := int(e>>24) + 1; lit >= k {
 			lit -= k
-			sym = int(e >> 12 & 0xfff)
+			sym = s2
 		} else {
-			sym = int(s1)
+			sym = int(e & 0xfff)
 		}
 	}
 }
@@ -347,17 +361,20 @@ func (d *pairs) symbolAt(data []byte, pos, end, lit int) (int, int) {
 			}
 			lit -= k
 			n = uint(ln)
-		} else if kt := int(e >> 20); lit >= kt {
-			// Past the one or two codes at the top.
+		} else if kt := int(e >> 4); lit >= kt {
+			// Past every code the lookup covers.
 			lit -= kt
-			n = uint(e >> 16 & 15)
-		} else if k := int(e >> 4 & 0x3ff); lit < k {
-			sym, _, _ := d.shortCode(code)
-			return sym, lit
-		} else {
-			// In the second code: the next round finds it.
-			lit -= k
 			n = uint(e & 15)
+		} else {
+			// In one of them: one code at a time.
+			for {
+				sym, n, k := d.shortCode(code)
+				if lit < k || sym < 0 {
+					return sym, lit
+				}
+				lit -= k
+				code <<= uint(n) & 63
+			}
 		}
 		code <<= n & 63
 		bits += n
@@ -382,10 +399,10 @@ func (d *pairs) longCode(code uint64) (sym, n, k int) {
 	}
 	n = d.minLen + l
 	sym = int(d.offset[l&mask]) + int((code-d.base[l&mask])>>(64-uint(n)))
-	if sym >= len(d.syms) {
+	if sym >= len(d.symLen) {
 		return -1, 0, 0
 	}
-	return sym, n, int(d.syms[sym]>>24) + 1
+	return sym, n, int(d.symLen[sym]) + 1
 }
 
 // be64 reads a big-endian 64-bit word at pos, as zeros past end (a

@@ -21,6 +21,11 @@
  *                       pass and prints "<wall ns per probe> <CPU ns per
  *                       probe> <probes> <sum of results>" (CPU: the
  *                       thread's CPU time, steadier on a busy machine).
+ *   driver -serve DIR   reads FENs up to a line "end", makes one untimed
+ *                       pass, then for each further line N makes N timed
+ *                       passes and prints a line as -bench does: so that
+ *                       a caller can alternate its own timed passes with
+ *                       Fathom's, both under the same machine load.
  *
  * Build: cc -O2 -I. -o driver driver.c -lpthread (run in this directory or
  * with -I pointing at it).
@@ -167,7 +172,41 @@ static double now_ns(clockid_t clock)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static int bench(int rounds)
+/* passes probes every position rounds times and prints the -bench line;
+ * it returns false if a probe fails. */
+static bool passes(const struct fenpos *ps, size_t n, int rounds)
+{
+    unsigned long long sum = 0;
+    double start = now_ns(CLOCK_MONOTONIC);
+    double cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    for (int r = 0; r < rounds; r++) {
+        for (size_t i = 0; i < n; i++) {
+            const struct fenpos *f = &ps[i];
+            unsigned v = tb_probe_wdl(f->white, f->black, f->kings,
+                                      f->queens, f->rooks, f->bishops,
+                                      f->knights, f->pawns, 0, 0, f->ep,
+                                      f->turn);
+            if (v == TB_RESULT_FAILED) {
+                fprintf(stderr, "probe failed: %zu\n", i);
+                return false;
+            }
+            sum += v;
+        }
+    }
+    double ns = now_ns(CLOCK_MONOTONIC) - start;
+    double cns = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
+    double probes = (double)n * rounds;
+    printf("%.2f %.2f %llu %llu\n", ns / probes, cns / probes,
+           (unsigned long long)n * rounds, sum);
+    fflush(stdout);
+    return true;
+}
+
+/* bench reads FENs (up to the end of the input, or a line "end" when
+ * serving), makes one untimed pass to load the tables, then times rounds
+ * passes; serving, it then times as many passes as each further line
+ * asks for. */
+static int bench(int rounds, bool serve)
 {
     size_t cap = 1024, n = 0;
     struct fenpos *ps = malloc(cap * sizeof *ps);
@@ -176,6 +215,8 @@ static int bench(int rounds)
         line[strcspn(line, "\r\n")] = 0;
         if (!line[0])
             continue;
+        if (serve && strcmp(line, "end") == 0)
+            break;
         if (n == cap) {
             cap *= 2;
             ps = realloc(ps, cap * sizeof *ps);
@@ -186,39 +227,39 @@ static int bench(int rounds)
         }
         n++;
     }
-    unsigned long long sum = 0;
-    double start = 0, cpu = 0;
-    for (int r = -1; r < rounds; r++) {
-        if (r == 0) { /* pass -1 loads the tables, untimed */
-            start = now_ns(CLOCK_MONOTONIC);
-            cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
-        }
-        for (size_t i = 0; i < n; i++) {
-            const struct fenpos *f = &ps[i];
-            unsigned v = tb_probe_wdl(f->white, f->black, f->kings,
-                                      f->queens, f->rooks, f->bishops,
-                                      f->knights, f->pawns, 0, 0, f->ep,
-                                      f->turn);
-            if (v == TB_RESULT_FAILED) {
-                fprintf(stderr, "probe failed: %zu\n", i);
-                return 1;
-            }
-            sum += v;
+    for (size_t i = 0; i < n; i++) { /* untimed: loads the tables */
+        const struct fenpos *f = &ps[i];
+        unsigned v = tb_probe_wdl(f->white, f->black, f->kings, f->queens,
+                                  f->rooks, f->bishops, f->knights,
+                                  f->pawns, 0, 0, f->ep, f->turn);
+        if (v == TB_RESULT_FAILED) {
+            fprintf(stderr, "probe failed: %zu\n", i);
+            return 1;
         }
     }
-    double ns = now_ns(CLOCK_MONOTONIC) - start;
-    double cns = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
-    double probes = (double)n * rounds;
-    printf("%.2f %.2f %llu %llu\n", ns / probes, cns / probes,
-           (unsigned long long)n * rounds, sum);
+    if (!serve)
+        return passes(ps, n, rounds) ? 0 : 1;
+    while (fgets(line, sizeof line, stdin)) {
+        int k = atoi(line);
+        if (k < 1) {
+            fprintf(stderr, "serve: want a number of passes, got %s", line);
+            return 2;
+        }
+        if (!passes(ps, n, k))
+            return 1;
+    }
     return 0;
 }
 
 int main(int argc, char **argv)
 {
     int rounds = 0;
+    bool serve = false;
     const char *dir;
-    if (argc == 4 && strcmp(argv[1], "-bench") == 0) {
+    if (argc == 3 && strcmp(argv[1], "-serve") == 0) {
+        serve = true;
+        dir = argv[2];
+    } else if (argc == 4 && strcmp(argv[1], "-bench") == 0) {
         rounds = atoi(argv[2]);
         dir = argv[3];
         if (rounds < 1) {
@@ -228,15 +269,15 @@ int main(int argc, char **argv)
     } else if (argc == 2) {
         dir = argv[1];
     } else {
-        fprintf(stderr, "usage: driver [-bench N] DIR < fens\n");
+        fprintf(stderr, "usage: driver [-bench N | -serve] DIR < fens\n");
         return 2;
     }
     if (!tb_init(dir) || TB_LARGEST == 0) {
         fprintf(stderr, "no tables in %s\n", dir);
         return 1;
     }
-    if (rounds > 0)
-        return bench(rounds);
+    if (rounds > 0 || serve)
+        return bench(rounds, serve);
     char line[512];
     while (fgets(line, sizeof line, stdin)) {
         line[strcspn(line, "\r\n")] = 0;
