@@ -120,12 +120,26 @@ func (p *position) attacked(s int, by int, occ uint64) bool {
 		uint64(board.PawnAttacks(board.Color(by^1), sq))&them&p.typ[board.Pawn] != 0 {
 		return true
 	}
-	rq := them & (p.typ[board.Rook] | p.typ[board.Queen])
+	// The sliders' attack tables only for a slider on a line through s:
+	// with a few pieces most are not, and the tables are large enough
+	// to miss the caches.
+	rq := them & (p.typ[board.Rook] | p.typ[board.Queen]) & rookRays[s&63]
 	if rq != 0 && uint64(board.RookAttacks(sq, board.Bitboard(occ)))&rq != 0 {
 		return true
 	}
-	bq := them & (p.typ[board.Bishop] | p.typ[board.Queen])
+	bq := them & (p.typ[board.Bishop] | p.typ[board.Queen]) & bishopRays[s&63]
 	return bq != 0 && uint64(board.BishopAttacks(sq, board.Bitboard(occ)))&bq != 0
+}
+
+// rookRays and bishopRays are a rook's and a bishop's attacks from each
+// square on an empty board.
+var rookRays, bishopRays [64]uint64
+
+func init() {
+	for s := range rookRays {
+		rookRays[s] = uint64(board.RookAttacks(board.Square(s), 0))
+		bishopRays[s] = uint64(board.BishopAttacks(board.Square(s), 0))
+	}
 }
 
 // inCheck reports whether the side to move is in check.
@@ -215,13 +229,19 @@ func (p *position) genPieces(l []move, target, occ uint64) []move {
 		s := bits.TrailingZeros64(b)
 		l = addMoves(l, s, uint64(board.KnightAttacks(board.Square(s)))&target, them)
 	}
+	// A slider's attack table only when a target is on its lines (for
+	// captures, most often none is).
 	for b := p.color[us] & (p.typ[board.Bishop] | p.typ[board.Queen]); b != 0; b &= b - 1 {
 		s := bits.TrailingZeros64(b)
-		l = addMoves(l, s, uint64(board.BishopAttacks(board.Square(s), board.Bitboard(occ)))&target, them)
+		if bishopRays[s&63]&target != 0 {
+			l = addMoves(l, s, uint64(board.BishopAttacks(board.Square(s), board.Bitboard(occ)))&target, them)
+		}
 	}
 	for b := p.color[us] & (p.typ[board.Rook] | p.typ[board.Queen]); b != 0; b &= b - 1 {
 		s := bits.TrailingZeros64(b)
-		l = addMoves(l, s, uint64(board.RookAttacks(board.Square(s), board.Bitboard(occ)))&target, them)
+		if rookRays[s&63]&target != 0 {
+			l = addMoves(l, s, uint64(board.RookAttacks(board.Square(s), board.Bitboard(occ)))&target, them)
+		}
 	}
 	return l
 }
