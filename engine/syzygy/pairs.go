@@ -42,10 +42,11 @@ type pairs struct {
 	symLen []uint8
 	// fast skips codes by their first fastBits bits: the bits | the
 	// values << 4 of all the codes that end within them (most codes are
-	// short, and a run of 1-bit codes goes in one lookup); 0 where the
-	// first code is longer (or none). 16-bit entries (at most 10 codes of
-	// 256 values) keep the table at 2 KB: it competes for the caches
-	// with the tables' data.
+	// short, and a run of 1-bit codes goes in one lookup). Where the
+	// first code is longer (or none), the bits are 0 and the values' place
+	// holds the length index (of base) its search starts from. 16-bit
+	// entries (at most 10 codes of 256 values) keep the table at 2 KB: it
+	// competes for the caches with the tables' data.
 	fast *[1 << fastBits]uint16
 }
 
@@ -234,6 +235,14 @@ func (d *pairs) buildFast() {
 		code := uint64(p) << (64 - fastBits)
 		sym, n, k := d.shortCode(code)
 		if sym < 0 {
+			// A longer code (or none): where its length's search can
+			// start, the length of the largest code with these bits.
+			top := code | (1<<(64-fastBits) - 1)
+			l := max(0, fastBits+1-d.minLen)
+			for l < d.numLens-1 && top < d.base[l] {
+				l++
+			}
+			d.fast[p] = uint16(l) << 4
 			continue
 		}
 		// Every further code that ends within the fastBits bits: a code's
@@ -350,9 +359,9 @@ func (d *pairs) symbolAt(data []byte, pos, end, lit int) (int, int) {
 	for {
 		e := fast[code>>(64-fastBits)]
 		var n uint
-		if e == 0 {
+		if e&15 == 0 {
 			// A code longer than fastBits (or none).
-			sym, ln, k := d.longCode(code)
+			sym, ln, k := d.longCode(code, int(e>>4))
 			if sym < 0 {
 				return -1, 0
 			}
@@ -389,11 +398,12 @@ func (d *pairs) symbolAt(data []byte, pos, end, lit int) (int, int) {
 }
 
 // longCode decodes a code longer than fastBits at the top of code: its
-// symbol (-1 if none), length and number of values.
-func (d *pairs) longCode(code uint64) (sym, n, k int) {
+// symbol (-1 if none), length and number of values. Its length index is
+// start or more (fast's entry tells).
+func (d *pairs) longCode(code uint64, start int) (sym, n, k int) {
 	const mask = maxCodeLn - 1
 	// base[numLens-1] is 0: the search ends there at the latest.
-	l := max(0, fastBits+1-d.minLen)
+	l := max(start, fastBits+1-d.minLen)
 	for code < d.base[l&mask] {
 		l++
 	}
