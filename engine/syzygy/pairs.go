@@ -325,20 +325,20 @@ func (d *pairs) decode(f *tableFile, idx uint64) (int, error) {
 	if sym < 0 {
 		return 0, f.corrupt(pos, "a code in block %d is no symbol", block)
 	}
-	// Walk down the pair tree to the value.
+	// Walk down the pair tree to the value, without branching on the
+	// way (which is as good as random): the left symbol s1 when lit is
+	// among its k values, else the right one s2.
 	syms := d.syms
 	for {
 		e := syms[sym]
-		s2 := int(e >> 12 & 0xfff)
+		s1, s2 := int(e&0xfff), int(e>>12&0xfff)
 		if s2 == 0xfff {
-			return int(e & 0xfff), nil
+			return s1, nil
 		}
-		if k := int(e>>24) + 1; lit >= k {
-			lit -= k
-			sym = s2
-		} else {
-			sym = int(e & 0xfff)
-		}
+		k := int(e>>24) + 1
+		right := (k - 1 - lit) >> 63 // -1 when lit >= k, else 0
+		sym = s1 ^ (s1^s2)&right
+		lit -= k & right
 	}
 }
 
