@@ -180,15 +180,12 @@ type encInfo struct {
 // legal position has (the kings touching), which only a damaged header
 // can lead to.
 func encodePiece(p *[maxPieces]int, n int, e *encInfo, kk bool) (uint64, bool) {
-	if p[0]&4 != 0 {
-		for i := 0; i < n; i++ {
-			p[i] ^= 7
-		}
-	}
-	if p[0]&0x20 != 0 {
-		for i := 0; i < n; i++ {
-			p[i] ^= 0x38
-		}
+	// Without branches where the way is as good as random: the files
+	// mirrored when the first piece is on e-h, the ranks when on 5-8.
+	n = min(n, maxPieces)
+	flip := (p[0]>>2&1)*7 | (p[0]>>5&1)*0x38
+	for i := 0; i < n; i++ {
+		p[i] ^= flip
 	}
 	lead := 3
 	if kk {
@@ -197,10 +194,12 @@ func encodePiece(p *[maxPieces]int, n int, e *encInfo, kk bool) (uint64, bool) {
 	// The first leading piece off the diagonal decides whether to mirror
 	// the board in it.
 	for i := 0; i < n; i++ {
-		if d := offDiag[p[i]]; d != 0 {
-			if d > 0 && i < lead {
+		if d := offDiag[p[i]&63]; d != 0 {
+			if i < lead {
+				m := -int((d + 1) >> 1) // -1 when d > 0: mirror
 				for j := 0; j < n; j++ {
-					p[j] = (p[j]&7)<<3 | p[j]>>3
+					t := (p[j]&7)<<3 | p[j]>>3
+					p[j] ^= (p[j] ^ t) & m
 				}
 			}
 			break
@@ -260,10 +259,12 @@ func leadingPawnFile(p *[maxPieces]int, leadPawns int) int {
 // squares in the table's order with the leading pawn first (see
 // leadingPawnFile). It changes p.
 func encodePawn(p *[maxPieces]int, n, leadPawns, otherPawns int, e *encInfo) uint64 {
-	if p[0]&4 != 0 {
-		for i := 0; i < n; i++ {
-			p[i] ^= 7
-		}
+	// The files mirrored when the leading pawn is on e-h, without a
+	// branch.
+	n = min(n, maxPieces)
+	flip := (p[0] >> 2 & 1) * 7
+	for i := 0; i < n; i++ {
+		p[i] ^= flip
 	}
 	// The other leading pawns, most central and advanced first.
 	for i := 1; i < leadPawns; i++ {
@@ -302,11 +303,11 @@ func encodeGroups(p *[maxPieces]int, k, n int, e *encInfo, base int) uint64 {
 // combination of the squares p[:k] left free (less base, the squares no
 // piece of the group can stand on: the first rank for pawns).
 func encodeGroup(p *[maxPieces]int, k, t, base int) uint64 {
+	// Sorted and counted without branches (min, max and a sign bit).
 	for i := k; i < t; i++ {
 		for j := i + 1; j < t; j++ {
-			if p[i] > p[j] {
-				p[i], p[j] = p[j], p[i]
-			}
+			a, b := p[i], p[j]
+			p[i], p[j] = min(a, b), max(a, b)
 		}
 	}
 	var s uint64
@@ -314,9 +315,7 @@ func encodeGroup(p *[maxPieces]int, k, t, base int) uint64 {
 		sq := p[i]
 		skips := 0
 		for j := 0; j < k; j++ {
-			if sq > p[j] {
-				skips++
-			}
+			skips += int(uint(p[j]-sq) >> 63) // 1 when p[j] < sq
 		}
 		s += binomial[i-k+1][sq-skips-base]
 	}
