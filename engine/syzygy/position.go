@@ -115,9 +115,12 @@ func (p *position) mayCastle() bool {
 func (p *position) attacked(s int, by int, occ uint64) bool {
 	sq := board.Square(s)
 	them := p.color[by]
-	if uint64(board.KnightAttacks(sq))&them&p.typ[board.Knight] != 0 ||
-		uint64(board.KingAttacks(sq))&them&p.typ[board.King] != 0 ||
-		uint64(board.PawnAttacks(board.Color(by^1), sq))&them&p.typ[board.Pawn] != 0 {
+	// One test for the pieces that attack from next door or a knight's
+	// move away (most often none does: one branch, not three).
+	near := uint64(board.KnightAttacks(sq))&p.typ[board.Knight] |
+		uint64(board.KingAttacks(sq))&p.typ[board.King] |
+		uint64(board.PawnAttacks(board.Color(by^1), sq))&p.typ[board.Pawn]
+	if near&them != 0 {
 		return true
 	}
 	// The sliders' attack tables only for a slider on a line through s:
