@@ -94,9 +94,10 @@ func (s *side) canMate() bool {
 // corner of the bishop's colour, the only one to mate in) and the kings
 // brought together; queen against rook has its own term, fitted to the
 // Syzygy tables' distances (queenRookProgress: above all, the rook cut
-// off from its king), and rook and bishop against rook adds to the
-// mop-up term the positions the tables show are won (rookBishopEdge: the
-// defending king on the edge, the attacking king in opposition). A bare
+// off from its king), and rook and bishop against rook is scored by a
+// small network fitted to the tables (rookBishopRook, krbvkr.go; the
+// hand-made term it replaced, mopUp + rookBishopEdge, is the fallback:
+// the defending king on the edge, the attacking king in opposition). A bare
 // king to move with no legal move and not in check is stalemated: 0.
 // Anything else, every position with a pawn included, is NotKnown; the
 // pawn test comes first, so that the cost in ordinary positions is one
@@ -138,11 +139,13 @@ func Endgame(p *board.Position) (int, EndgameKind) {
 		v = LikelyWin + strong.value - weak.value +
 			queenRookProgress(strong.king, weak.king, p.Pieces(strong.colour, board.Queen).LSB(), p.Pieces(weak.colour, board.Rook).LSB())
 	case weak.pieces() == 1 && weak.rooks == 1 && strong.pieces() == 2 && strong.rooks == 1 && strong.minors() == 1:
-		v := mopUp(strong.king, weak.king)
 		if strong.bishops == 1 {
-			v += rookBishopEdge(strong.king, weak.king, strong.dark)
+			if v, ok := rookBishopRook(p, strong.colour); ok {
+				return sign * v, Guided
+			}
+			return sign * (mopUp(strong.king, weak.king) + rookBishopEdge(strong.king, weak.king, strong.dark)), Guided
 		}
-		return sign * v, Guided
+		return sign * mopUp(strong.king, weak.king), Guided
 	default:
 		return 0, NotKnown
 	}

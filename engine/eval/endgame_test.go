@@ -114,7 +114,6 @@ func TestEndgameProgress(t *testing.T) {
 		{"KBNvK: the centre is worse than the wrong corner's edge", "8/8/8/3k4/8/8/8/2BNK3 w - - 0 1", "8/k7/8/8/8/8/8/2BNK3 w - - 0 1"},
 		{"KQvKR: weak king in the corner", "r7/8/8/4k3/8/8/8/KQ6 w - - 0 1", "r6k/8/8/8/8/8/8/KQ6 w - - 0 1"},
 		{"KQvKR -> KQvK: the rook won", "8/8/8/4k3/8/8/8/KQ5r w - - 0 1", "8/8/8/4k3/8/8/8/KQ6 w - - 0 1"},
-		{"KRBvKR: weak king on the edge", "1r6/8/8/4k3/8/8/8/KRB5 w - - 0 1", "1r2k3/8/8/8/8/8/8/KRB5 w - - 0 1"},
 		{"KRNvK: the knight kept, not lost", "8/8/8/4k3/8/8/8/KR6 w - - 0 1", "8/8/8/4k3/8/8/8/KRN5 w - - 0 1"},
 	} {
 		worse, _ := endgameOf(t, tc.worse)
@@ -287,23 +286,57 @@ func TestRookBishopEdge(t *testing.T) {
 			t.Errorf("%s (kings %s, %s): %d, want %d", tc.name, tc.strongKing, tc.weakKing, got, want)
 		}
 	}
-	// Through Endgame: the same material, the attacking king moved from a
-	// knight's move away into opposition, scores more for the stronger
-	// side whichever side is to move.
-	for _, fens := range [][2]string{
-		{"4k3/8/3K4/8/8/8/1r6/R5B1 w - - 0 1", "4k3/8/4K3/8/8/8/1r6/R5B1 w - - 0 1"},
-		{"4k3/8/3K4/8/8/8/1r6/R5B1 b - - 0 1", "4k3/8/4K3/8/8/8/1r6/R5B1 b - - 0 1"},
+	// The hand-made term (Endgame's fallback): the attacking king moved
+	// from a knight's move away into opposition scores more.
+	d6, e6, e8 := board.MakeSquare(3, 5), board.MakeSquare(4, 5), board.MakeSquare(4, 7)
+	worse := mopUp(d6, e8) + rookBishopEdge(d6, e8, true)
+	better := mopUp(e6, e8) + rookBishopEdge(e6, e8, true)
+	if better <= worse+rbOpposition/2 {
+		t.Errorf("opposition (kings e6, e8): %d, not well above %d (kings d6, e8)", better, worse)
+	}
+}
+
+// TestEndgameRookBishopRook: Endgame scores rook and bishop against rook
+// by the fitted network (rookBishopRook), added to the evaluator's score
+// (Guided), from the side to move's point of view and alike for both
+// colours; rook and knight against rook keeps the mop-up term.
+func TestEndgameRookBishopRook(t *testing.T) {
+	for _, tc := range []struct {
+		fen, swapped string // a position and its colour swap (mirrored ranks, other side to move)
+		strong       board.Color
+	}{
+		{"5B2/5R2/k7/3K4/r7/8/8/8 w - - 0 1", "8/8/8/R7/3k4/K7/5r2/5b2 b - - 0 1", board.White},
+		{"8/8/2r5/5K2/8/8/RB6/7k b - - 0 1", "7K/rb6/8/8/5k2/2R5/8/8 w - - 0 1", board.White},
+		{"8/6r1/8/8/8/5k2/7K/1b1R4 b - - 0 1", "1B1r4/7k/5K2/8/8/8/6R1/8 w - - 0 1", board.Black},
 	} {
-		worse, kw := endgameOf(t, fens[0])
-		better, kb := endgameOf(t, fens[1])
-		if kw != Guided || kb != Guided {
-			t.Fatalf("%s, %s: kinds %d, %d, want Guided", fens[0], fens[1], kw, kb)
+		p, err := board.ParseFEN(tc.fen)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if p, _ := board.ParseFEN(fens[0]); p.SideToMove() == board.Black {
-			worse, better = -worse, -better
+		v, kind := Endgame(p)
+		if kind != Guided {
+			t.Fatalf("%s: kind %d, want Guided", tc.fen, kind)
 		}
-		if better <= worse+rbOpposition/2 {
-			t.Errorf("opposition %s: %d, not well above %d for %s", fens[1], better, worse, fens[0])
+		net, ok := rookBishopRook(p, tc.strong)
+		if !ok {
+			t.Fatalf("the embedded network %s does not decode", krbWeightsFile)
 		}
+		if p.SideToMove() != tc.strong {
+			net = -net
+		}
+		if v != net {
+			t.Errorf("%s: Endgame %d, want the network's %d", tc.fen, v, net)
+		}
+		if w, _ := endgameOf(t, tc.swapped); w != v {
+			t.Errorf("%s: %d, but %d for its colour swap %s", tc.fen, v, w, tc.swapped)
+		}
+	}
+	// Rook and knight: the mop-up term alone.
+	p, err := board.ParseFEN("8/8/8/4k3/8/8/1r6/KRN5 w - - 0 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, kind := Endgame(p); kind != Guided || v != mopUp(p.King(board.White), p.King(board.Black)) {
+		t.Errorf("KRNvKR: %d (kind %d), want the mop-up term %d, Guided", v, kind, mopUp(p.King(board.White), p.King(board.Black)))
 	}
 }

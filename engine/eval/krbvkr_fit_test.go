@@ -18,11 +18,11 @@ import (
 //
 //	go test ./engine/eval -run TestFitKRBvKR -timeout 60m -krbvkr.fit
 //
-// and then rewrites testdata/krbvkr.bin from random positions labelled by the
+// and then rewrites krbvkr.bin from random positions labelled by the
 // Syzygy tables in engine/syzygy/testdata/tables; the same flags give the
 // same file byte for byte (one goroutine, seeded).
 var (
-	krbFit     = flag.Bool("krbvkr.fit", false, "fit the KRBvKR network to the tables and rewrite testdata/krbvkr.bin")
+	krbFit     = flag.Bool("krbvkr.fit", false, "fit the KRBvKR network to the tables and rewrite krbvkr.bin")
 	krbSamples = flag.Int("krbvkr.samples", 8_000_000, "random KRBvKR positions to fit on")
 	krbTest    = flag.Int("krbvkr.test", 100_000, "further positions to measure the fit on")
 	krbEpochs  = flag.Int("krbvkr.epochs", 8, "passes over the positions")
@@ -298,7 +298,7 @@ func spearman(a, b []float64) float64 {
 	return sab / math.Sqrt(saa*sbb)
 }
 
-// TestFitKRBvKR rewrites testdata/krbvkr.bin (only with -krbvkr.fit).
+// TestFitKRBvKR rewrites krbvkr.bin (only with -krbvkr.fit).
 func TestFitKRBvKR(t *testing.T) {
 	if !*krbFit {
 		t.Skip("fits the KRBvKR network only with -krbvkr.fit (see krbvkr_fit_test.go)")

@@ -24,7 +24,12 @@ const fewPiecesMax = 5
 //     late-move, futility, history or SEE pruning of its moves.
 //
 // The stronger side's nodes keep their pruning, which costs it at worst
-// a way to make progress, not a refutation. Against Stockfish 15.1 in
+// a way to make progress, not a refutation. Rook and bishop against rook
+// keeps the defender's pruning too (rookBishopRook): there a win is one
+// or two moves of some 25 that keep the defending king in the net, found
+// only by depth, and the unpruned defence cost the search two plies at
+// 20,000 nodes; with its pruning the search keeps the table's win with
+// more of its moves (docs/devlog/2026-11-29-syzygy.md, fourth session). Against Stockfish 15.1 in
 // bench/endgames this, with eval.Endgame's queen-against-rook tables,
 // converts all eight queen-against-rook wins of basic.epd (seven
 // before); a game of rook and bishop against rook had lost its bishop to
@@ -38,6 +43,13 @@ func fewPieces(p *board.Position) bool {
 func defending(p *board.Position) bool {
 	us := p.SideToMove()
 	return material(p, us) < material(p, us.Other())
+}
+
+// rookBishopRook reports whether p is rook and bishop against rook (a
+// rook each, a bishop, the kings and nothing else).
+func rookBishopRook(p *board.Position) bool {
+	return p.Occupied().Count() == 5 && p.ByType(board.Bishop).Count() == 1 &&
+		p.Pieces(board.White, board.Rook).Count() == 1 && p.Pieces(board.Black, board.Rook).Count() == 1
 }
 
 func material(p *board.Position, c board.Color) int {

@@ -157,22 +157,26 @@ func TestEndgameEvalUntouched(t *testing.T) {
 	}
 }
 
-// TestFewPieces: which positions the search plays as basic endgames, and
-// whose nodes there are the defender's.
+// TestFewPieces: which positions the search plays as basic endgames,
+// whose nodes there are the defender's, and which are rook and bishop
+// against rook (whose defender's moves are pruned as usual).
 func TestFewPieces(t *testing.T) {
 	for _, tc := range []struct {
-		name, fen      string
-		few, defending bool
+		name, fen           string
+		few, defending, krb bool
 	}{
-		{"start position", board.StartFEN, false, false},
-		{"KQvKR, queen to move", "r7/8/8/4k3/8/8/8/1Q5K w - - 0 1", true, false},
-		{"KQvKR, rook to move", "r7/8/8/4k3/8/8/8/1Q5K b - - 0 1", true, true},
-		{"KRBvKR, rook to move", "1r6/8/8/4k3/8/8/8/KRB5 b - - 0 1", true, true},
-		{"KRBvKR, rook and bishop to move", "1r6/8/8/4k3/8/8/8/KRB5 w - - 0 1", true, false},
-		{"KRvKR: no defender", "1r6/8/8/4k3/8/8/8/K1R5 b - - 0 1", true, false},
-		{"KvKQ, bare king to move", "8/8/4k3/8/8/3K4/8/2q5 w - - 0 1", true, true},
-		{"KRPvKR: a pawn (not counted: defending is asked only without pawns)", "r7/8/8/4k3/8/8/P7/KR6 b - - 0 1", false, false},
-		{"KRBvKRN: six pieces", "1rn5/8/8/4k3/8/8/8/KRB5 b - - 0 1", false, false},
+		{"start position", board.StartFEN, false, false, false},
+		{"KQvKR, queen to move", "r7/8/8/4k3/8/8/8/1Q5K w - - 0 1", true, false, false},
+		{"KQvKR, rook to move", "r7/8/8/4k3/8/8/8/1Q5K b - - 0 1", true, true, false},
+		{"KRBvKR, rook to move", "1r6/8/8/4k3/8/8/8/KRB5 b - - 0 1", true, true, true},
+		{"KRBvKR, rook and bishop to move", "1r6/8/8/4k3/8/8/8/KRB5 w - - 0 1", true, false, true},
+		{"KRvKRB, Black stronger", "1rb5/8/8/4k3/8/8/8/KR6 w - - 0 1", true, true, true},
+		{"KRNvKR: a knight, not a bishop", "1r6/8/8/4k3/8/8/8/KRN5 b - - 0 1", true, true, false},
+		{"KRRvKB: both rooks on one side", "1b6/8/8/4k3/8/8/8/KRR5 b - - 0 1", true, true, false},
+		{"KRvKR: no defender", "1r6/8/8/4k3/8/8/8/K1R5 b - - 0 1", true, false, false},
+		{"KvKQ, bare king to move", "8/8/4k3/8/8/3K4/8/2q5 w - - 0 1", true, true, false},
+		{"KRPvKR: a pawn (not counted: defending is asked only without pawns)", "r7/8/8/4k3/8/8/P7/KR6 b - - 0 1", false, false, false},
+		{"KRBvKRN: six pieces", "1rn5/8/8/4k3/8/8/8/KRB5 b - - 0 1", false, false, false},
 	} {
 		p := mustFEN(t, tc.fen)
 		if got := fewPieces(p); got != tc.few {
@@ -180,6 +184,9 @@ func TestFewPieces(t *testing.T) {
 		}
 		if got := defending(p); got != tc.defending {
 			t.Errorf("%s (%s): defending %v, want %v", tc.name, tc.fen, got, tc.defending)
+		}
+		if got := rookBishopRook(p); got != tc.krb {
+			t.Errorf("%s (%s): rookBishopRook %v, want %v", tc.name, tc.fen, got, tc.krb)
 		}
 	}
 }

@@ -583,9 +583,10 @@ func (s *Searcher) negamax(alpha, beta, depth, ply int, cutNode bool) int {
 	inCheck := p.InCheck()
 	ss.inCheck = inCheck
 	// In a pawnless endgame of a few pieces the defender's moves are not
-	// pruned, nor losing captures reduced (see fewPieces).
+	// pruned (except in rook and bishop against rook), nor losing captures
+	// reduced (see fewPieces).
 	few := fewPieces(p)
-	guarded := few && defending(p)
+	guarded := few && defending(p) && !rookBishopRook(p)
 
 	if !root {
 		if s.isDraw(inCheck) {
