@@ -158,7 +158,15 @@ type krbNet struct {
 
 // forward is the network's output for the inputs in.
 func (n *krbNet) forward(in *[krbActive]int) float32 {
-	h := n.b1
+	var h [krbHidden]float32
+	return n.forwardHidden(in, &h)
+}
+
+// forwardHidden is forward that also leaves the hidden layer's sums (before
+// the ReLU) in h: the fit's gradient needs them, and play and fit then
+// share one forward pass.
+func (n *krbNet) forwardHidden(in *[krbActive]int, h *[krbHidden]float32) float32 {
+	*h = n.b1
 	for _, x := range in {
 		row := n.w1[x*krbHidden : x*krbHidden+krbHidden]
 		for j := range h {

@@ -162,19 +162,7 @@ func fitKRB(rng *rand.Rand, train []krbSample, epochs int, logf func(string, ...
 		for _, k := range order {
 			s := &train[k]
 			in := s.c.inputs()
-			h = n.b1
-			for _, x := range in {
-				row := n.w1[x*krbHidden : x*krbHidden+krbHidden]
-				for j := range h {
-					h[j] += row[j]
-				}
-			}
-			out := n.b2
-			for j, v := range h {
-				if v > 0 {
-					out += float32(n.w2[j] * v)
-				}
-			}
+			out := n.forwardHidden(&in, &h)
 			g := out - krbTarget(int(s.dtz))
 			sse += float64(g) * float64(g)
 			g *= lr
