@@ -27,7 +27,7 @@ const twoGames = `[Event "endgames"]
 func TestReadGames(t *testing.T) {
 	for _, tc := range []struct {
 		name, text string
-		moves      []int  // moves of each game
+		moves      []int // moves of each game
 		fens       []string
 		err        string // part of the error, "" for none
 	}{
