@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nnuelab/nnuelab/engine/board"
@@ -16,20 +17,37 @@ import (
 // The fit of the rook-and-bishop-against-rook network (krbvkr.go). It runs
 // only when asked, as
 //
-//	go test ./engine/eval -run TestFitKRBvKR -timeout 60m -krbvkr.fit
+//	GOMAXPROCS=1 go test ./engine/eval -run TestFitKRBvKR -timeout 60m -krbvkr.fit -v
 //
-// and then rewrites krbvkr.bin from random positions labelled by the
-// Syzygy tables in engine/syzygy/testdata/tables; the same flags give the
-// same file byte for byte (one goroutine, seeded).
+// and then rewrites krbvkr.bin from random positions and a decision set
+// (krbvkr_rank_test.go) labelled by the Syzygy tables in
+// engine/syzygy/testdata/tables, about 6 minutes here; the same flags
+// give the same file byte for byte (one goroutine, seeded). The third
+// session's value-only network was -krbvkr.rank 0 -krbvkr.samples 8000000
+// -krbvkr.epochs 8. With -krbvkr.measure FILE it measures a weights file
+// instead, and -krbvkr.positions adds the 1-ply measure on given positions
+// (bench/endgames/keeprate -list prints those of the endgame games).
 var (
 	krbFit     = flag.Bool("krbvkr.fit", false, "fit the KRBvKR network to the tables and rewrite krbvkr.bin")
-	krbSamples = flag.Int("krbvkr.samples", 8_000_000, "random KRBvKR positions to fit on")
+	krbSamples = flag.Int("krbvkr.samples", 4_000_000, "random KRBvKR positions to fit on")
 	krbTest    = flag.Int("krbvkr.test", 100_000, "further positions to measure the fit on")
-	krbEpochs  = flag.Int("krbvkr.epochs", 8, "passes over the positions")
+	krbEpochs  = flag.Int("krbvkr.epochs", 6, "passes over the positions")
 	krbSeed    = flag.Uint64("krbvkr.seed", 1, "seed of the positions and of the fit")
 	krbOut     = flag.String("krbvkr.out", krbWeightsFile, "where the weights go")
 	krbQuiet   = flag.Bool("krbvkr.quiet", true, "only positions where the side to move has no capture")
 	krbMeasure = flag.String("krbvkr.measure", "", "measure this weights file instead of fitting one")
+	// The decision set (fifth session): won positions with the stronger
+	// side to move and all their moves, the moves that keep the win
+	// ranked above the ones that do not.
+	krbRank       = flag.Int("krbvkr.rank", 300_000, "won positions of the decision set (0: fit the value alone, as the third session did)")
+	krbRankWeight = flag.Float64("krbvkr.rankweight", 0.05, "weight of the decision set's ranking loss")
+	krbValueKids  = flag.Float64("krbvkr.valuekids", 0.5, "weight of the value loss on the decision set's children")
+	krbValueSelf  = flag.Float64("krbvkr.valueself", 0, "weight of the value loss on the decision set's won positions themselves")
+	krbBeta       = flag.Float64("krbvkr.beta", 10, "softmax scale of the ranking loss (per unit of the network's output)")
+	krbTau        = flag.Float64("krbvkr.tau", 8, "among winning moves, the ranking target falls by e every tau plies of DTZ")
+	krbPositions  = flag.String("krbvkr.positions", "", "also measure the 1-ply keep rate on these positions (FENs one a line, KRBvKR, the stronger side to move: keeprate -list)")
+	krbDefend     = flag.Bool("krbvkr.defend", false, "add to the decision set the defender's replies after one drawing and one winning move of each won position, and the drawn position after a drawing reply (tried in the fifth session, not kept)")
+	krbWalk       = flag.Int("krbvkr.walk", 6, "won positions taken along each line of play from a random won start")
 )
 
 const krbTables = "../syzygy/testdata/tables"
@@ -140,8 +158,10 @@ func krbSamplesOf(t *testing.T, tb *syzygy.Tables, rng *rand.Rand, n int) []krbS
 }
 
 // fitKRB fits a network to the samples by stochastic gradient descent on
-// the squared error, one sample at a time in a seeded order.
-func fitKRB(rng *rand.Rand, train []krbSample, epochs int, logf func(string, ...any)) *krbNet {
+// the squared error, one sample at a time in a seeded order, and to the
+// decision set's ranking (krbRankStep), its won positions shuffled in
+// among the samples.
+func fitKRB(rng *rand.Rand, train []krbSample, dec krbDecisionSet, epochs int, logf func(string, ...any)) *krbNet {
 	n := &krbNet{w1: make([]float32, krbInputs*krbHidden)}
 	for i := range n.w1 {
 		n.w1[i] = float32(rng.NormFloat64() * 0.1)
@@ -150,7 +170,7 @@ func fitKRB(rng *rand.Rand, train []krbSample, epochs int, logf func(string, ...
 		n.w2[j] = float32(rng.NormFloat64() * 0.1)
 		n.b1[j] = 0.1
 	}
-	order := make([]int32, len(train))
+	order := make([]int32, len(train)+len(dec.parents))
 	for i := range order {
 		order[i] = int32(i)
 	}
@@ -158,33 +178,35 @@ func fitKRB(rng *rand.Rand, train []krbSample, epochs int, logf func(string, ...
 	for e := range epochs {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		lr := float32(0.01 * math.Pow(0.7, float64(e)))
-		var sse float64
+		var sse, ce float64
+		var topKeeps int
 		for _, k := range order {
+			if int(k) >= len(train) {
+				d := dec.parents[int(k)-len(train)]
+				if *krbValueSelf > 0 && !d.defender && !d.drawn {
+					in := d.self.c.inputs()
+					out := n.forwardHidden(&in, &h)
+					n.krbStep(&in, &h, float32(*krbValueSelf)*(out-krbTarget(int(d.self.dtz)))*lr)
+				}
+				c, keep := n.krbRankStep(dec.kids[d.first:d.first+d.count], d.defender, d.drawn, float64(lr), *krbBeta, *krbTau, *krbRankWeight, *krbValueKids)
+				ce += c
+				if keep {
+					topKeeps++
+				}
+				continue
+			}
 			s := &train[k]
 			in := s.c.inputs()
 			out := n.forwardHidden(&in, &h)
 			g := out - krbTarget(int(s.dtz))
 			sse += float64(g) * float64(g)
-			g *= lr
-			n.b2 -= g
-			var gh [krbHidden]float32
-			for j, v := range h {
-				if v > 0 {
-					gh[j] = float32(g * n.w2[j])
-					n.w2[j] -= float32(g * v)
-				}
-			}
-			for j := range gh {
-				n.b1[j] -= gh[j]
-			}
-			for _, x := range in {
-				row := n.w1[x*krbHidden : x*krbHidden+krbHidden]
-				for j := range row {
-					row[j] -= gh[j]
-				}
-			}
+			n.krbStep(&in, &h, g*lr)
 		}
 		logf("epoch %d: lr %.4f, RMS error %.4f", e+1, lr, math.Sqrt(sse/float64(len(train))))
+		if len(dec.parents) > 0 {
+			logf("epoch %d: decision set: cross-entropy %.4f, best-scored move keeps the win %.3f (while fitting)",
+				e+1, ce/float64(len(dec.parents)), float64(topKeeps)/float64(len(dec.parents)))
+		}
 	}
 	return n
 }
@@ -300,6 +322,11 @@ func TestFitKRBvKR(t *testing.T) {
 	train := krbSamplesOf(t, tb, rng, *krbSamples)
 	test := krbSamplesOf(t, tb, rng, *krbTest)
 	t.Logf("%d positions drawn and labelled", len(train)+len(test))
+	var dec krbDecisionSet
+	if *krbRank > 0 && *krbMeasure == "" {
+		dec = krbDecisionsOf(t, tb, rng, *krbRank, *krbWalk)
+		t.Logf("decision set: %d won positions, %d moves", len(dec.parents), len(dec.kids))
+	}
 	var n *krbNet
 	if *krbMeasure != "" {
 		data, err := os.ReadFile(*krbMeasure)
@@ -310,7 +337,7 @@ func TestFitKRBvKR(t *testing.T) {
 			t.Fatal(err)
 		}
 	} else {
-		n = fitKRB(rng, train, *krbEpochs, t.Logf)
+		n = fitKRB(rng, train, dec, *krbEpochs, t.Logf)
 	}
 	r := measureKRB(n, test)
 	t.Logf("held out: %d positions (%d wins, %d draws): R² %.3f, wins' Spearman with -DTZ %.3f, win above draw %.4f",
@@ -323,12 +350,52 @@ func TestFitKRBvKR(t *testing.T) {
 		t.Logf("%s, best move by one ply over %d held-out wins (DTZ 3-100, stronger side to move): keeps the win %.3f, nearer zeroing %.3f",
 			m.name, pol.positions, pol.keep, pol.progress)
 	}
+	if *krbPositions != "" {
+		games := krbPositionsOf(t, tb, *krbPositions)
+		for _, m := range []struct {
+			name  string
+			score func(p *board.Position) float64
+		}{{"network", netScore(n)}, {"hand-made term", handScore}} {
+			pol := policyKRB(t, tb, m.score, games, len(games))
+			t.Logf("%s, best move by one ply over %d won positions of %s (DTZ 3-100): keeps the win %.3f, nearer zeroing %.3f",
+				m.name, pol.positions, *krbPositions, pol.keep, pol.progress)
+		}
+	}
 	if *krbMeasure != "" {
 		return
 	}
 	if err := os.WriteFile(*krbOut, encodeKRB(n), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// krbPositionsOf reads KRBvKR positions with the stronger side to move,
+// FENs one a line, labelled by the tables (the clock taken as 0).
+func krbPositionsOf(t *testing.T, tb *syzygy.Tables, path string) []krbSample {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []krbSample
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		p, err := board.ParseFEN(line)
+		if err != nil {
+			t.Fatalf("%s:%d: %v", path, i+1, err)
+		}
+		strong := p.SideToMove()
+		if !isKRB(p, strong) {
+			t.Fatalf("%s:%d: %s is not KRBvKR with the stronger side to move", path, i+1, line)
+		}
+		d, err := tb.ProbeDTZ(p)
+		if err != nil {
+			t.Fatalf("%s:%d: %v", path, i+1, err)
+		}
+		out = append(out, krbSample{c: canonicalOf(p, strong), dtz: int16(d)})
+	}
+	return out
 }
 
 // squaresKRB is the inverse of canonicalKRB: the squares (the stronger

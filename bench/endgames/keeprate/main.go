@@ -9,7 +9,9 @@
 // after which the stronger side still wins. "Narrow" positions are those
 // where at most two legal moves keep the win. It prints the keep rate
 // overall and on the narrow positions and the mean depth the searches
-// reached; -v lists every position whose move threw the win away.
+// reached; -v lists every position whose move threw the win away, and
+// -list prints the positions' FENs instead (for the 1-ply measure of a
+// KRBvKR weights file, engine/eval's -krbvkr.positions).
 //
 //	go run ./bench/endgames/keeprate -engine ./nnuelab
 //	go run ./bench/endgames/keeprate -engine /usr/games/stockfish
@@ -62,11 +64,13 @@ func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("keeprate", flag.ContinueOnError)
 	engine := fs.String("engine", "./nnuelab", "the UCI engine to measure")
 	nodes := fs.Int("nodes", 20000, "nodes a search")
+	depth := fs.Int("depth", 0, "search to this depth instead of -nodes (0: nodes)")
 	hash := fs.Int("hash", 16, "the engine's Hash option (MB)")
 	tables := fs.String("tables", "engine/syzygy/testdata/tables", "the Syzygy tables (KRBvKR and every 3-4 piece table)")
 	var opts multiFlag
 	fs.Var(&opts, "option", "NAME=VALUE: a further UCI option for the engine (repeatable)")
 	verbose := fs.Bool("v", false, "list every position whose move threw the win away")
+	list := fs.Bool("list", false, "print the positions' FENs, one a line, and search none")
 	fs.SetOutput(out)
 	fs.Usage = func() {
 		fmt.Fprintln(out, "usage: keeprate [flags] [PGN...]   (default: the games of 04d3ac9 in bench/endgames/games)")
@@ -96,6 +100,12 @@ func run(args []string, out io.Writer) error {
 		return fmt.Errorf("no won KRBvKR position with the stronger side to move in %s", strings.Join(files, ", "))
 	}
 
+	if *list {
+		for _, ps := range set {
+			fmt.Fprintln(out, ps.fen)
+		}
+		return nil
+	}
 	e, err := uciclient.Start(uciclient.Config{Path: *engine, ProcessGroup: true, Label: *engine})
 	if err != nil {
 		return err
@@ -122,7 +132,11 @@ func run(args []string, out io.Writer) error {
 		if err := e.NewGame(ctx, deadline()); err != nil {
 			return e.Explain(err)
 		}
-		res, err := e.Go(ctx, "position fen "+ps.fen, "go nodes "+strconv.Itoa(*nodes), 5*time.Minute, nil)
+		goCmd := "go nodes " + strconv.Itoa(*nodes)
+		if *depth > 0 {
+			goCmd = "go depth " + strconv.Itoa(*depth)
+		}
+		res, err := e.Go(ctx, "position fen "+ps.fen, goCmd, 5*time.Minute, nil)
 		if err != nil {
 			return e.Explain(err)
 		}
@@ -150,8 +164,12 @@ func run(args []string, out io.Writer) error {
 			fmt.Fprintf(out, "drawn: %s %s: %s (depth %d), %d of %d moves keep the win\n", ps.where, ps.fen, res.BestMove, res.Info.Depth, nk, ps.legal)
 		}
 	}
-	fmt.Fprintf(out, "%s, %d nodes: keep rate %.1f%% (%d/%d), narrow %d/%d, mean depth %.1f\n",
-		e.Name, *nodes, 100*float64(kept)/float64(len(set)), kept, len(set), narrowKept, narrow, float64(depths)/float64(len(set)))
+	limit := fmt.Sprintf("%d nodes", *nodes)
+	if *depth > 0 {
+		limit = fmt.Sprintf("depth %d", *depth)
+	}
+	fmt.Fprintf(out, "%s, %s: keep rate %.1f%% (%d/%d), narrow %d/%d, mean depth %.1f\n",
+		e.Name, limit, 100*float64(kept)/float64(len(set)), kept, len(set), narrowKept, narrow, float64(depths)/float64(len(set)))
 	return nil
 }
 
