@@ -46,7 +46,14 @@ func defending(p *board.Position) bool {
 }
 
 // rookBishopRook reports whether p is rook and bishop against rook (a
-// rook each, a bishop, the kings and nothing else).
+// rook each, a bishop, the kings and nothing else). There the defender's
+// moves keep their pruning (fewPieces) and the quiet moves of both sides
+// are ordered by eval.Endgame's score of the position they lead to, not by
+// history (picker.scoreQuiet): that score is a network fitted to the
+// Syzygy tables to rank the moves of won positions (engine/eval/krbvkr.go),
+// and with that order a 20,000-node search keeps the table's win with
+// 98.2% of its moves in the positions of bench/endgames' KRBvKR games
+// (95.4% by history; bench/endgames/keeprate).
 func rookBishopRook(p *board.Position) bool {
 	return p.Occupied().Count() == 5 && p.ByType(board.Bishop).Count() == 1 &&
 		p.Pieces(board.White, board.Rook).Count() == 1 && p.Pieces(board.Black, board.Rook).Count() == 1

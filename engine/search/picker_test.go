@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nnuelab/nnuelab/engine/board"
+	"github.com/nnuelab/nnuelab/engine/eval"
 )
 
 // TestPickOrder holds pickBest to the plain selection it implements (each
@@ -94,4 +95,58 @@ func TestScoreQuiet(t *testing.T) {
 			t.Fatalf("%s: scoring notes move %d (at %d) as the first best, want %d", fen, mp.known, mp.knownAt, first)
 		}
 	}
+}
+
+// TestScoreQuietKRBvKR: in rook and bishop against rook the quiet moves
+// are scored by eval.Endgame's score of the position each leads to, from
+// the mover's side, for either side to move (with the endgame knowledge
+// off, by history as elsewhere); in basic.epd's KRBvKR w 2, where the
+// tables keep the win with one move of 25 (Bc5,
+// docs/devlog/2026-11-29-syzygy.md), that move comes first.
+func TestScoreQuietKRBvKR(t *testing.T) {
+	s := newSearcher(t)
+	for _, tc := range []struct {
+		fen   string
+		first string // the quiet move scored best, "" if not checked
+	}{
+		{"5B2/5R2/k7/3K4/r7/8/8/8 w - - 0 1", "f8c5"},
+		{"5B2/5R2/k1K5/8/r7/8/8/8 b - - 1 1", ""},
+		{"8/8/8/8/8/4R2B/3K4/k6r b - - 0 1", ""},
+	} {
+		p := mustFEN(t, tc.fen)
+		if !rookBishopRook(p) {
+			t.Fatalf("%s: not rook and bishop against rook", tc.fen)
+		}
+		for _, knowledge := range []bool{true, false} {
+			s.SetEndgameKnowledge(knowledge)
+			s.pos = p
+			mp := &s.pickers[2][0]
+			mp.init(s, 2, board.NullMove, false)
+			p.GenerateQuiet(&mp.list)
+			mp.scoreQuiet()
+			first := 0
+			for i, m := range mp.list.Slice() {
+				want := s.quietScore(2, p.PieceOn(m.From()), m)
+				if knowledge {
+					p.MakeMove(m)
+					v, _ := eval.Endgame(p)
+					p.UnmakeMove()
+					want = -v
+				}
+				if int(mp.scores[i]) != want {
+					t.Fatalf("%s (knowledge %v): %s scored %d, want %d", tc.fen, knowledge, p.UCI(m), mp.scores[i], want)
+				}
+				if mp.scores[i] > mp.scores[first] {
+					first = i
+				}
+			}
+			if mp.known != first || mp.knownAt != 0 {
+				t.Fatalf("%s: scoring notes move %d as the first best, want %d", tc.fen, mp.known, first)
+			}
+			if got := p.UCI(mp.list.Moves[first]); knowledge && tc.first != "" && got != tc.first {
+				t.Errorf("%s: %s scored best, want %s", tc.fen, got, tc.first)
+			}
+		}
+	}
+	s.SetEndgameKnowledge(true)
 }
