@@ -11,7 +11,14 @@
 // overall and on the narrow positions and the mean depth the searches
 // reached; -v lists every position whose move threw the win away, and
 // -list prints the positions' FENs instead (for the 1-ply measure of a
-// KRBvKR weights file, engine/eval's -krbvkr.positions).
+// KRBvKR weights file, engine/eval's -krbvkr.positions). Of the moves that
+// keep the win it also prints the share that are the fastest (the least
+// DTZ after the move) and how many plies of DTZ slower they are on
+// average: progress, which the fifty-move rule needs as well as the win.
+// -rule50 judges with the games' own clocks (a position is won when DTZ +
+// clock <= 100, a move keeps it when the DTZ and clock after it allow the
+// same); -trace PLAYER prints instead, move by move, the tables' view of
+// the KRBvKR games PLAYER did not win on the stronger side (trace.go).
 //
 //	go run ./bench/endgames/keeprate -engine ./nnuelab
 //	go run ./bench/endgames/keeprate -engine /usr/games/stockfish
@@ -57,6 +64,7 @@ type position struct {
 	where string // file:game:ply
 	fen   string
 	keep  map[string]bool // the legal moves (UCI) that keep the win
+	dtz   map[string]int  // the defender's DTZ (plies, positive) after each move that keeps the win
 	legal int
 }
 
@@ -69,8 +77,10 @@ func run(args []string, out io.Writer) error {
 	tables := fs.String("tables", "engine/syzygy/testdata/tables", "the Syzygy tables (KRBvKR and every 3-4 piece table)")
 	var opts multiFlag
 	fs.Var(&opts, "option", "NAME=VALUE: a further UCI option for the engine (repeatable)")
+	rule50 := fs.Bool("rule50", false, "judge wins with the games' own fifty-move clock (DTZ + clock <= 100) instead of the counter at 0")
 	verbose := fs.Bool("v", false, "list every position whose move threw the win away")
 	list := fs.Bool("list", false, "print the positions' FENs, one a line, and search none")
+	trace := fs.String("trace", "", "PLAYER: trace the tables' view of every KRBvKR game PLAYER did not win on the stronger side, and search none")
 	fs.SetOutput(out)
 	fs.Usage = func() {
 		fmt.Fprintln(out, "usage: keeprate [flags] [PGN...]   (default: the games of 04d3ac9 in bench/endgames/games)")
@@ -88,9 +98,17 @@ func run(args []string, out io.Writer) error {
 		return err
 	}
 	defer tb.Close()
+	if *trace != "" {
+		for _, f := range files {
+			if err := traceGames(f, *trace, tb, out); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	var set []position
 	for _, f := range files {
-		ps, err := collect(f, tb)
+		ps, err := collect(f, tb, *rule50)
 		if err != nil {
 			return err
 		}
@@ -127,7 +145,7 @@ func run(args []string, out io.Writer) error {
 			return e.Explain(err)
 		}
 	}
-	var kept, narrow, narrowKept, depths int
+	var kept, narrow, narrowKept, depths, fastest, slower int
 	for _, ps := range set {
 		if err := e.NewGame(ctx, deadline()); err != nil {
 			return e.Explain(err)
@@ -147,6 +165,14 @@ func run(args []string, out io.Writer) error {
 		depths += res.Info.Depth
 		if k {
 			kept++
+			least := ps.dtz[res.BestMove]
+			for _, d := range ps.dtz {
+				least = min(least, d)
+			}
+			if ps.dtz[res.BestMove] == least {
+				fastest++
+			}
+			slower += ps.dtz[res.BestMove] - least
 		}
 		nk := 0
 		for _, v := range ps.keep {
@@ -168,14 +194,15 @@ func run(args []string, out io.Writer) error {
 	if *depth > 0 {
 		limit = fmt.Sprintf("depth %d", *depth)
 	}
-	fmt.Fprintf(out, "%s, %s: keep rate %.1f%% (%d/%d), narrow %d/%d, mean depth %.1f\n",
-		e.Name, limit, 100*float64(kept)/float64(len(set)), kept, len(set), narrowKept, narrow, float64(depths)/float64(len(set)))
+	fmt.Fprintf(out, "%s, %s: keep rate %.1f%% (%d/%d), narrow %d/%d, mean depth %.1f; of the moves kept, the fastest %.1f%%, %.2f plies of DTZ slower on average\n",
+		e.Name, limit, 100*float64(kept)/float64(len(set)), kept, len(set), narrowKept, narrow, float64(depths)/float64(len(set)),
+		100*float64(fastest)/float64(max(kept, 1)), float64(slower)/float64(max(kept, 1)))
 	return nil
 }
 
 // collect replays the KRBvKR games of a PGN file (.pgn or .pgn.zst) and
 // returns the positions where the stronger side is to move and wins.
-func collect(path string, tb *syzygy.Tables) ([]position, error) {
+func collect(path string, tb *syzygy.Tables, rule50 bool) ([]position, error) {
 	var data []byte
 	var err error
 	if zstdfile.IsCompressed(path) {
@@ -201,7 +228,7 @@ func collect(path string, tb *syzygy.Tables) ([]position, error) {
 		}
 		for ply, san := range g.moves {
 			if strong, ok := krbvkr(p); ok && p.SideToMove() == strong {
-				ps, won, err := verdict(p, tb)
+				ps, won, err := verdict(p, tb, rule50)
 				if err != nil {
 					return nil, fmt.Errorf("%s: game %d (line %d), ply %d: %w", path, g.index, g.line, ply+1, err)
 				}
@@ -239,15 +266,24 @@ func krbvkr(p *board.Position) (board.Color, bool) {
 // win), not from the game's clock: a move that keeps a win the game's
 // clock has already spoilt still counts as keeping it (7 of the 549
 // positions of the default games are such).
-func verdict(p *board.Position, tb *syzygy.Tables) (position, bool, error) {
+//
+// With rule50 the game's own clock counts instead: p is won when its DTZ
+// plus the clock is at most 100, and a move keeps the win when the
+// defender's DTZ after it plus the clock after it (0 after a capture) is
+// at most 100, the fifty-move rule's verdict.
+func verdict(p *board.Position, tb *syzygy.Tables, rule50 bool) (position, bool, error) {
 	d, err := tb.ProbeDTZ(p)
 	if err != nil {
 		return position{}, false, err
 	}
-	if syzygy.Rule50WDL(d, 0) != syzygy.Win {
+	clock := 0
+	if rule50 {
+		clock = p.HalfmoveClock()
+	}
+	if syzygy.Rule50WDL(d, clock) != syzygy.Win {
 		return position{}, false, nil
 	}
-	ps := position{fen: p.FEN(), keep: map[string]bool{}}
+	ps := position{fen: p.FEN(), keep: map[string]bool{}, dtz: map[string]int{}}
 	var ml board.MoveList
 	p.GenerateLegal(&ml)
 	ps.legal = ml.N
@@ -255,11 +291,18 @@ func verdict(p *board.Position, tb *syzygy.Tables) (position, bool, error) {
 		uci := p.UCI(m)
 		p.MakeMove(m)
 		d, err := tb.ProbeDTZ(p)
+		after := 0
+		if rule50 {
+			after = p.HalfmoveClock()
+		}
 		p.UnmakeMove()
 		if err != nil {
 			return position{}, false, fmt.Errorf("%s after %s: %w", p.FEN(), uci, err)
 		}
-		ps.keep[uci] = syzygy.Rule50WDL(d, 0) == syzygy.Loss
+		ps.keep[uci] = syzygy.Rule50WDL(d, after) == syzygy.Loss
+		if ps.keep[uci] {
+			ps.dtz[uci] = -d
+		}
 	}
 	return ps, true, nil
 }

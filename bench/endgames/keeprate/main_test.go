@@ -119,17 +119,24 @@ func TestVerdict(t *testing.T) {
 	}
 	defer tb.Close()
 	for _, tc := range []struct {
-		fen   string
-		won   bool
-		keeps []string
+		fen    string
+		rule50 bool
+		won    bool
+		keeps  []string
 	}{
-		{"5B2/5R2/k7/3K4/r7/8/8/8 w - - 0 1", true, []string{"f8c5"}},
+		{"5B2/5R2/k7/3K4/r7/8/8/8 w - - 0 1", false, true, []string{"f8c5"}},
+		// DTZ 35: with the clock at 60 the win holds (Bc5 leaves DTZ 34
+		// with the clock at 61), at 66 the rule has spoilt it, which the
+		// counter taken as 0 does not see.
+		{"5B2/5R2/k7/3K4/r7/8/8/8 w - - 60 1", true, true, []string{"f8c5"}},
+		{"5B2/5R2/k7/3K4/r7/8/8/8 w - - 66 1", true, false, nil},
+		{"5B2/5R2/k7/3K4/r7/8/8/8 w - - 66 1", false, true, []string{"f8c5"}},
 	} {
 		p, err := board.ParseFEN(tc.fen)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps, won, err := verdict(p, tb)
+		ps, won, err := verdict(p, tb, tc.rule50)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +165,7 @@ func TestCollectDefault(t *testing.T) {
 	defer tb.Close()
 	var n int
 	for _, f := range defaultGames {
-		ps, err := collect(filepath.Join("../../..", f), tb)
+		ps, err := collect(filepath.Join("../../..", f), tb, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,8 +179,36 @@ func TestCollectDefault(t *testing.T) {
 	if n != 549 {
 		t.Errorf("%d positions, want 549", n)
 	}
-	if _, err := collect("no-such.pgn", tb); err == nil || !os.IsNotExist(err) {
+	if _, err := collect("no-such.pgn", tb, false); err == nil || !os.IsNotExist(err) {
 		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// TestTrace: in 04d3ac9's game 108 (basic.epd KRBvKR b 4) the fourth
+// session's own program (not this one) found the first drawing move at
+// the stronger side's fifth move, Bd7, with 9 of 26 moves keeping the win.
+func TestTrace(t *testing.T) {
+	tb, err := syzygy.Open(tables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	var out strings.Builder
+	if err := traceGames(filepath.Join("../../..", defaultGames[0]), "nnuelab", tb, &out); err != nil {
+		t.Fatal(err)
+	}
+	var summary string
+	for _, block := range strings.Split(out.String(), "\n"+filepath.Join("../../..", defaultGames[0])) {
+		if strings.Contains(block, "game 108 ") {
+			summary = block
+		}
+	}
+	if want := "first drawing move: ply 9 Bd7 (DTZ 25, clock 8, 9 of 26 moves keep the win)"; !strings.Contains(summary, want) {
+		t.Errorf("game 108: want %q in\n%s", want, summary)
+	}
+	// Five of basic.epd's KRBvKR games were not converted by 04d3ac9.
+	if n := strings.Count(out.String(), "first drawing move"); n != 5 {
+		t.Errorf("%d games traced, want 5", n)
 	}
 }
 

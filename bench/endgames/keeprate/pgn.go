@@ -9,10 +9,13 @@ import (
 
 // game is one game of a PGN file: its start position and moves, replayed.
 type game struct {
-	index int    // 1-based, in its file
-	line  int    // the line of its first tag
-	fen   string // the FEN tag ("" for the standard start)
-	moves []string
+	index  int    // 1-based, in its file
+	line   int    // the line of its first tag
+	fen    string // the FEN tag ("" for the standard start)
+	white  string // the White and Black tags ("" when absent)
+	black  string
+	result string // the result token: 1-0, 0-1, 1/2-1/2 or *
+	moves  []string
 }
 
 // readGames splits the PGN text of the match runner (bench/match) into
@@ -51,8 +54,13 @@ func readGames(text, name string) ([]game, error) {
 			if !ok || len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' {
 				return nil, fmt.Errorf("%s:%d: bad tag pair %s", name, line, tag)
 			}
-			if key == "FEN" {
+			switch key {
+			case "FEN":
 				g.fen = val[1 : len(val)-1]
+			case "White":
+				g.white = val[1 : len(val)-1]
+			case "Black":
+				g.black = val[1 : len(val)-1]
 			}
 			i += end
 		case c == '{':
@@ -75,6 +83,7 @@ func readGames(text, name string) ([]game, error) {
 			inMoves = true
 			switch {
 			case tok == "1-0" || tok == "0-1" || tok == "1/2-1/2" || tok == "*":
+				g.result = tok
 				g = nil
 			case tok[0] >= '0' && tok[0] <= '9': // a move number, "12." or "12..."
 				if strings.Trim(tok, "0123456789") != "." && strings.Trim(tok, "0123456789") != "..." {
