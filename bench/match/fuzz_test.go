@@ -133,7 +133,7 @@ func fuzzResumeSeed(n int, sans ...string) string {
 		g.white, g.black = "b", "a"
 	}
 	for _, s := range sans {
-		m, err := parseSAN(p, s)
+		m, err := p.ParseSAN(s)
 		if err != nil {
 			panic(err)
 		}

@@ -361,7 +361,7 @@ func readPGNOpenings(r io.Reader, name string, plies int) ([]opening, error) {
 			if plies > 0 && i >= plies {
 				break
 			}
-			m, err := parseSAN(p, san)
+			m, err := p.ParseSAN(san)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: move %q: %w", name, g.lines[i], san, err)
 			}
@@ -371,97 +371,6 @@ func readPGNOpenings(r io.Reader, name string, plies int) ([]opening, error) {
 		ops = append(ops, o)
 	}
 	return ops, nil
-}
-
-// parseSAN finds the legal move written in standard algebraic notation.
-// It accepts the usual variations: O-O or 0-0, x or none, = or none before
-// a promotion piece, long algebraic e2-e4, and trailing +, #, ! and ?.
-func parseSAN(p *board.Position, san string) (board.Move, error) {
-	s := strings.TrimRight(san, "+#!?")
-	var ml board.MoveList
-	p.GenerateLegal(&ml)
-	if s == "O-O" || s == "0-0" || s == "O-O-O" || s == "0-0-0" {
-		long := len(s) == 5
-		for _, m := range ml.Slice() {
-			if m.Kind() == board.Castling && (m.To().File() < m.From().File()) == long {
-				return m, nil
-			}
-		}
-		return board.NullMove, fmt.Errorf("castling is not legal here")
-	}
-	piece := board.Pawn
-	if len(s) > 0 {
-		if pt, ok := pieceLetters[s[0]]; ok {
-			piece, s = pt, s[1:]
-		}
-	}
-	promo := board.NoPieceType
-	if i := strings.IndexByte(s, '='); i >= 0 {
-		if i+2 != len(s) {
-			return board.NullMove, fmt.Errorf("bad promotion")
-		}
-		pt, ok := pieceLetters[s[i+1]]
-		if !ok || pt == board.King || pt == board.Pawn {
-			return board.NullMove, fmt.Errorf("bad promotion piece")
-		}
-		promo, s = pt, s[:i]
-	} else if n := len(s); n >= 3 && piece == board.Pawn {
-		if pt, ok := pieceLetters[s[n-1]]; ok && pt != board.King && s[n-2] >= '1' && s[n-2] <= '8' {
-			promo, s = pt, s[:n-1]
-		}
-	}
-	s = strings.NewReplacer("x", "", "-", "", ":", "").Replace(s)
-	if len(s) < 2 || len(s) > 4 {
-		return board.NullMove, fmt.Errorf("not a move in SAN")
-	}
-	to, ok := parseSquare(s[len(s)-2:])
-	if !ok {
-		return board.NullMove, fmt.Errorf("bad destination square")
-	}
-	fromFile, fromRank := -1, -1
-	for _, c := range s[:len(s)-2] {
-		switch {
-		case c >= 'a' && c <= 'h':
-			fromFile = int(c - 'a')
-		case c >= '1' && c <= '8':
-			fromRank = int(c - '1')
-		default:
-			return board.NullMove, fmt.Errorf("bad disambiguation")
-		}
-	}
-	found := board.NullMove
-	for _, m := range ml.Slice() {
-		if m.Kind() == board.Castling || m.To() != to || p.PieceOn(m.From()).Type() != piece {
-			continue
-		}
-		if (fromFile >= 0 && m.From().File() != fromFile) || (fromRank >= 0 && m.From().Rank() != fromRank) {
-			continue
-		}
-		if m.Kind() == board.Promotion {
-			if m.Promo() != promo {
-				continue
-			}
-		} else if promo != board.NoPieceType {
-			continue
-		}
-		if found != board.NullMove {
-			return board.NullMove, fmt.Errorf("ambiguous")
-		}
-		found = m
-	}
-	if found == board.NullMove {
-		return board.NullMove, fmt.Errorf("not legal in %s", p.FEN())
-	}
-	return found, nil
-}
-
-var pieceLetters = map[byte]board.PieceType{'N': board.Knight, 'B': board.Bishop, 'R': board.Rook, 'Q': board.Queen, 'K': board.King}
-
-func parseSquare(s string) (board.Square, bool) {
-	if len(s) != 2 || s[0] < 'a' || s[0] > 'h' || s[1] < '1' || s[1] > '8' {
-		return board.NoSquare, false
-	}
-	return board.MakeSquare(int(s[0]-'a'), int(s[1]-'1')), true
 }
 
 // openingOrder hands out openings one per game pair: sequentially from a

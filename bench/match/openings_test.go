@@ -112,55 +112,6 @@ func TestReadPGNOpenings(t *testing.T) {
 	}
 }
 
-func TestParseSAN(t *testing.T) {
-	tests := []struct {
-		fen, san, uci string
-	}{
-		{board.StartFEN, "e4", "e2e4"},
-		{board.StartFEN, "Nf3", "g1f3"},
-		{board.StartFEN, "Ng1-f3", "g1f3"},
-		{board.StartFEN, "e2-e4", "e2e4"},
-		{board.StartFEN, "Nf3!?", "g1f3"},
-		{"r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "O-O", "e1g1"},
-		{"r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "0-0-0", "e1c1"},
-		{"r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1", "O-O-O+", "e8c8"},
-		{"3r4/4P3/8/8/8/8/k7/4K3 w - - 0 1", "exd8=N", "e7d8n"},
-		{"3r4/4P3/8/8/8/8/k7/4K3 w - - 0 1", "exd8N", "e7d8n"},
-		{"3r4/4P3/8/8/8/8/k7/4K3 w - - 0 1", "e8=Q", "e7e8q"},
-		{"4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1", "Nbd2", "b1d2"},
-		{"4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1", "Nfd2", "f3d2"},
-		{"4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1", "Nb1d2", "b1d2"},
-		{"4k3/8/8/8/N7/8/8/N3K3 w - - 0 1", "N1b3", "a1b3"},
-		{"rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3", "dxe3", "d4e3"},
-	}
-	for _, tt := range tests {
-		p, err := board.ParseFEN(tt.fen)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := parseSAN(p, tt.san)
-		if err != nil || p.UCI(m) != tt.uci {
-			t.Errorf("parseSAN(%s, %q) = %s, %v; want %s", tt.fen, tt.san, p.UCI(m), err, tt.uci)
-		}
-	}
-	bad := []struct{ fen, san, want string }{
-		{"4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1", "Nd2", "ambiguous"},
-		{board.StartFEN, "e5", "not legal"},
-		{board.StartFEN, "O-O", "castling"},
-		{board.StartFEN, "Qh9", "bad destination"},
-		{board.StartFEN, "", "not a move"},
-		{board.StartFEN, "Nxyz3", "bad"},
-		{"3r4/4P3/8/8/8/8/k7/4K3 w - - 0 1", "e8=K", "promotion piece"},
-		{"3r4/4P3/8/8/8/8/k7/4K3 w - - 0 1", "e8", "not legal"},
-	}
-	for _, tt := range bad {
-		p, _ := board.ParseFEN(tt.fen)
-		if _, err := parseSAN(p, tt.san); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("parseSAN(%q) error = %v, want %q", tt.san, err, tt.want)
-		}
-	}
-}
-
 func TestOpeningOrder(t *testing.T) {
 	ops := make([]opening, 5)
 	for i := range ops {

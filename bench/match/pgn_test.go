@@ -110,7 +110,7 @@ func TestPGNOutput(t *testing.T) {
 			}
 			p, _ := board.ParseFEN(tt.fen)
 			for _, san := range pg.moves {
-				m, err := parseSAN(p, san)
+				m, err := p.ParseSAN(san)
 				if err != nil {
 					t.Fatalf("parseSAN(%q): %v", san, err)
 				}

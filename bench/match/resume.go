@@ -215,7 +215,7 @@ func tagName(s string) bool {
 func (g *pgnGame) replay(root *board.Position, book []board.Move, rec *gameRecord) (why string, bookErr error) {
 	pos := root
 	for i, san := range g.moves {
-		m, err := parseSAN(pos, san)
+		m, err := pos.ParseSAN(san)
 		if err != nil {
 			if i < len(book) {
 				return "", fmt.Errorf("book move %d %q: %v", i+1, san, err)

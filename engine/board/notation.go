@@ -138,3 +138,97 @@ func (p *Position) SAN(m Move) string {
 	p.UnmakeMove()
 	return b.String()
 }
+
+// ParseSAN returns the legal move of p that san names in standard
+// algebraic notation, as PGN files give moves: the inverse of SAN. It
+// accepts the usual variations: O-O or 0-0, x or none, = or none before a
+// promotion piece, long algebraic e2-e4, and trailing +, #, ! and ?.
+func (p *Position) ParseSAN(san string) (Move, error) {
+	s := strings.TrimRight(san, "+#!?")
+	var ml MoveList
+	p.GenerateLegal(&ml)
+	if s == "O-O" || s == "0-0" || s == "O-O-O" || s == "0-0-0" {
+		long := len(s) == 5
+		for _, m := range ml.Slice() {
+			if m.Kind() == Castling && (m.To().File() < m.From().File()) == long {
+				return m, nil
+			}
+		}
+		return NullMove, fmt.Errorf("castling is not legal here")
+	}
+	piece := Pawn
+	if len(s) > 0 {
+		if pt, ok := sanPieces[s[0]]; ok {
+			piece, s = pt, s[1:]
+		}
+	}
+	promo := NoPieceType
+	if i := strings.IndexByte(s, '='); i >= 0 {
+		if i+2 != len(s) {
+			return NullMove, fmt.Errorf("bad promotion")
+		}
+		pt, ok := sanPieces[s[i+1]]
+		if !ok || pt == King || pt == Pawn {
+			return NullMove, fmt.Errorf("bad promotion piece")
+		}
+		promo, s = pt, s[:i]
+	} else if n := len(s); n >= 3 && piece == Pawn {
+		if pt, ok := sanPieces[s[n-1]]; ok && pt != King && s[n-2] >= '1' && s[n-2] <= '8' {
+			promo, s = pt, s[:n-1]
+		}
+	}
+	s = strings.NewReplacer("x", "", "-", "", ":", "").Replace(s)
+	if len(s) < 2 || len(s) > 4 {
+		return NullMove, fmt.Errorf("not a move in SAN")
+	}
+	to, ok := sanSquare(s[len(s)-2:])
+	if !ok {
+		return NullMove, fmt.Errorf("bad destination square")
+	}
+	fromFile, fromRank := -1, -1
+	for _, c := range s[:len(s)-2] {
+		switch {
+		case c >= 'a' && c <= 'h':
+			fromFile = int(c - 'a')
+		case c >= '1' && c <= '8':
+			fromRank = int(c - '1')
+		default:
+			return NullMove, fmt.Errorf("bad disambiguation")
+		}
+	}
+	found := NullMove
+	for _, m := range ml.Slice() {
+		if m.Kind() == Castling || m.To() != to || p.PieceOn(m.From()).Type() != piece {
+			continue
+		}
+		if (fromFile >= 0 && m.From().File() != fromFile) || (fromRank >= 0 && m.From().Rank() != fromRank) {
+			continue
+		}
+		if m.Kind() == Promotion {
+			if m.Promo() != promo {
+				continue
+			}
+		} else if promo != NoPieceType {
+			continue
+		}
+		if found != NullMove {
+			return NullMove, fmt.Errorf("ambiguous")
+		}
+		found = m
+	}
+	if found == NullMove {
+		return NullMove, fmt.Errorf("not legal in %s", p.FEN())
+	}
+	return found, nil
+}
+
+// sanPieces maps SAN's piece letters to piece types.
+var sanPieces = map[byte]PieceType{'N': Knight, 'B': Bishop, 'R': Rook, 'Q': Queen, 'K': King}
+
+// sanSquare parses a square such as "e4".
+func sanSquare(s string) (Square, bool) {
+	if len(s) != 2 || s[0] < 'a' || s[0] > 'h' || s[1] < '1' || s[1] > '8' {
+		return NoSquare, false
+	}
+	return MakeSquare(int(s[0]-'a'), int(s[1]-'1')), true
+}

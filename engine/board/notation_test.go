@@ -1,6 +1,9 @@
 package board
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestSAN(t *testing.T) {
 	tests := []struct{ fen, uci, san string }{
@@ -79,4 +82,88 @@ func TestParseUCIMoveErrors(t *testing.T) {
 			t.Errorf("ParseUCIMove(%q) accepted", s)
 		}
 	}
+}
+
+// TestParseSAN: SAN as PGN files write it, with the variations they use,
+// and the errors it gives for what names no legal move.
+func TestParseSAN(t *testing.T) {
+	tests := []struct {
+		fen, san, uci string
+	}{
+		{StartFEN, "e4", "e2e4"},
+		{StartFEN, "Nf3", "g1f3"},
+		{StartFEN, "Ng1-f3", "g1f3"},
+		{StartFEN, "e2-e4", "e2e4"},
+		{StartFEN, "Nf3!?", "g1f3"},
+		{"r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "O-O", "e1g1"},
+		{"r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "0-0-0", "e1c1"},
+		{"r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1", "O-O-O+", "e8c8"},
+		{"3r4/4P3/8/8/8/8/k7/4K3 w - - 0 1", "exd8=N", "e7d8n"},
+		{"3r4/4P3/8/8/8/8/k7/4K3 w - - 0 1", "exd8N", "e7d8n"},
+		{"3r4/4P3/8/8/8/8/k7/4K3 w - - 0 1", "e8=Q", "e7e8q"},
+		{"4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1", "Nbd2", "b1d2"},
+		{"4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1", "Nfd2", "f3d2"},
+		{"4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1", "Nb1d2", "b1d2"},
+		{"4k3/8/8/8/N7/8/8/N3K3 w - - 0 1", "N1b3", "a1b3"},
+		{"rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3", "dxe3", "d4e3"},
+	}
+	for _, tt := range tests {
+		p, err := ParseFEN(tt.fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := p.ParseSAN(tt.san)
+		if err != nil || p.UCI(m) != tt.uci {
+			t.Errorf("ParseSAN(%s, %q) = %s, %v; want %s", tt.fen, tt.san, p.UCI(m), err, tt.uci)
+		}
+	}
+	bad := []struct{ fen, san, want string }{
+		{"4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1", "Nd2", "ambiguous"},
+		{StartFEN, "e5", "not legal"},
+		{StartFEN, "O-O", "castling"},
+		{StartFEN, "Qh9", "bad destination"},
+		{StartFEN, "", "not a move"},
+		{StartFEN, "Nxyz3", "bad"},
+		{"3r4/4P3/8/8/8/8/k7/4K3 w - - 0 1", "e8=K", "promotion piece"},
+		{"3r4/4P3/8/8/8/8/k7/4K3 w - - 0 1", "e8", "not legal"},
+	}
+	for _, tt := range bad {
+		p, _ := ParseFEN(tt.fen)
+		if _, err := p.ParseSAN(tt.san); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParseSAN(%q) error = %v, want %q", tt.san, err, tt.want)
+		}
+	}
+}
+
+// FuzzParseSAN: whatever the text, ParseSAN either names a legal move,
+// whose own SAN reads back as the same move, or returns an error; it never
+// panics.
+func FuzzParseSAN(f *testing.F) {
+	for _, s := range []string{"e4", "Nbd2", "exd8=N", "O-O-O+", "0-0", "e2-e4", "Qh9", "", "Nxyz3", "=", "e8=", "a"} {
+		f.Add(s)
+	}
+	positions := []string{
+		StartFEN,
+		"r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+		"3r4/4P3/8/8/8/8/k7/4K3 w - - 0 1",
+		"4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1",
+	}
+	f.Fuzz(func(t *testing.T, san string) {
+		for _, fen := range positions {
+			p, err := ParseFEN(fen)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := p.ParseSAN(san)
+			if err != nil {
+				continue
+			}
+			if !p.IsLegal(m) {
+				t.Fatalf("%s: ParseSAN(%q) = %s, not legal", fen, san, p.UCI(m))
+			}
+			if back, err := p.ParseSAN(p.SAN(m)); err != nil || back != m {
+				t.Fatalf("%s: ParseSAN(%q) = %s, whose SAN %q reads back as %s (%v)", fen, san, p.UCI(m), p.SAN(m), p.UCI(back), err)
+			}
+		}
+	})
 }
