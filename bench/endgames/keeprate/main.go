@@ -237,7 +237,7 @@ func collect(path string, tb *syzygy.Tables, rule50 bool) ([]position, error) {
 					out = append(out, ps)
 				}
 			}
-			m, err := sanMove(p, san)
+			m, err := p.ParseSAN(san)
 			if err != nil {
 				return nil, fmt.Errorf("%s: game %d (line %d), ply %d: %w", path, g.index, g.line, ply+1, err)
 			}

@@ -68,7 +68,7 @@ func traceGame(p *board.Position, strong board.Color, g game, tb *syzygy.Tables,
 	maxSum := 0
 	allKept := true
 	for ply, san := range g.moves {
-		m, err := sanMove(p, san)
+		m, err := p.ParseSAN(san)
 		if err != nil {
 			return fmt.Errorf("%s: game %d (line %d), ply %d: %w", path, g.index, g.line, ply+1, err)
 		}
