@@ -77,23 +77,29 @@ func krbTarget(dtz int) float32 {
 	}
 }
 
+// randomSquares draws five distinct squares, in order.
+func randomSquares(rng *rand.Rand) (sq [5]board.Square) {
+	var used board.Bitboard
+	for i := range sq {
+		for {
+			s := board.Square(rng.IntN(64))
+			if !used.Has(s) {
+				used |= board.Bit(s)
+				sq[i] = s
+				break
+			}
+		}
+	}
+	return sq
+}
+
 // randomKRB draws a legal KRBvKR position whose side to move is not in
 // check: the squares of the stronger side's king, rook, bishop and the
 // defending king and rook, random colours and side to move.
 func randomKRB(rng *rand.Rand, p *board.Position) (sq [5]board.Square, strongWhite, strongToMove bool) {
 	for {
 		strongWhite, strongToMove = rng.IntN(2) == 0, rng.IntN(2) == 0
-		var used board.Bitboard
-		for i := range sq {
-			for {
-				s := board.Square(rng.IntN(64))
-				if !used.Has(s) {
-					used |= board.Bit(s)
-					sq[i] = s
-					break
-				}
-			}
-		}
+		sq = randomSquares(rng)
 		if setKRB(p, sq, strongWhite, strongToMove) != nil || p.InCheck() {
 			continue
 		}

@@ -80,19 +80,8 @@ func krbDecisionsOf(t *testing.T, tb *syzygy.Tables, rng *rand.Rand, n, walk int
 	}
 	for len(set.parents) < n {
 		// A random start: the stronger side to move, not in check.
-		var sq [5]board.Square
 		sw := rng.IntN(2) == 0
-		var used board.Bitboard
-		for i := range sq {
-			for {
-				s := board.Square(rng.IntN(64))
-				if !used.Has(s) {
-					used |= board.Bit(s)
-					sq[i] = s
-					break
-				}
-			}
-		}
+		sq := randomSquares(rng)
 		if setKRB(&p, sq, sw, true) != nil || p.InCheck() {
 			continue
 		}

@@ -42,7 +42,6 @@ import (
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/syzygy"
 	"github.com/nnuelab/nnuelab/engine/uciclient"
-	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
 
 // defaultGames are the games the measure was defined on.
@@ -203,17 +202,7 @@ func run(args []string, out io.Writer) error {
 // collect replays the KRBvKR games of a PGN file (.pgn or .pgn.zst) and
 // returns the positions where the stronger side is to move and wins.
 func collect(path string, tb *syzygy.Tables, rule50 bool) ([]position, error) {
-	var data []byte
-	var err error
-	if zstdfile.IsCompressed(path) {
-		data, err = zstdfile.ReadFile(path)
-	} else {
-		data, err = os.ReadFile(path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	games, err := readGames(string(data), path)
+	games, err := readGameFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/nnuelab/nnuelab/bench/match"
+	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
 
 // game is one game of a PGN file: its start position and moves, replayed.
@@ -15,6 +16,15 @@ type game struct {
 	black  string
 	result string // the result token: 1-0, 0-1, 1/2-1/2 or *
 	moves  []string
+}
+
+// readGameFile reads the games of a PGN file, .pgn or .pgn.zst.
+func readGameFile(path string) ([]game, error) {
+	data, err := zstdfile.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return readGames(string(data), path)
 }
 
 // readGames reads the games of a match's PGN text with bench/match's

@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/nnuelab/nnuelab/engine/board"
 	"github.com/nnuelab/nnuelab/engine/syzygy"
-	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
 
 // traceGames writes, for every KRBvKR game of path that player played on
@@ -21,17 +19,7 @@ import (
 // before kept it: the difference between a win thrown away and progress
 // too slow (docs/devlog/2026-11-29-syzygy.md, sixth session).
 func traceGames(path, player string, tb *syzygy.Tables, out io.Writer) error {
-	var data []byte
-	var err error
-	if zstdfile.IsCompressed(path) {
-		data, err = zstdfile.ReadFile(path)
-	} else {
-		data, err = os.ReadFile(path)
-	}
-	if err != nil {
-		return err
-	}
-	games, err := readGames(string(data), path)
+	games, err := readGameFile(path)
 	if err != nil {
 		return err
 	}
