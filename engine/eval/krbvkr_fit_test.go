@@ -168,14 +168,7 @@ func krbSamplesOf(t *testing.T, tb *syzygy.Tables, rng *rand.Rand, n int) []krbS
 // decision set's ranking (krbRankStep), its won positions shuffled in
 // among the samples.
 func fitKRB(rng *rand.Rand, train []krbSample, dec krbDecisionSet, epochs int, logf func(string, ...any)) *krbNet {
-	n := &krbNet{w1: make([]float32, krbInputs*krbHidden)}
-	for i := range n.w1 {
-		n.w1[i] = float32(rng.NormFloat64() * 0.1)
-	}
-	for j := range n.w2 {
-		n.w2[j] = float32(rng.NormFloat64() * 0.1)
-		n.b1[j] = 0.1
-	}
+	n := newKRBNet(rng)
 	order := make([]int32, len(train)+len(dec.parents))
 	for i := range order {
 		order[i] = int32(i)
@@ -241,7 +234,7 @@ func measureKRB(n *krbNet, test []krbSample) krbReport {
 		ssr += (y - t) * (y - t)
 		sst += (t - mean) * (t - mean)
 		switch {
-		case s.dtz > 0 && s.dtz <= 100:
+		case krbWon(s.dtz):
 			winScores = append(winScores, y)
 			winDTZ = append(winDTZ, -float64(s.dtz))
 		case s.dtz == 0:
@@ -319,11 +312,7 @@ func TestFitKRBvKR(t *testing.T) {
 	if !*krbFit {
 		t.Skip("fits the KRBvKR network only with -krbvkr.fit (see krbvkr_fit_test.go)")
 	}
-	tb, err := syzygy.Open(krbTables)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tb.Close()
+	tb := openKRBTables(t)
 	rng := rand.New(rand.NewPCG(*krbSeed, 0x6b7262766b72))
 	train := krbSamplesOf(t, tb, rng, *krbSamples)
 	test := krbSamplesOf(t, tb, rng, *krbTest)

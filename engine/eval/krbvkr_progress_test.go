@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
-
-	"github.com/nnuelab/nnuelab/engine/syzygy"
 )
 
 // The fit of the KRBvKR progress network (seventh session): the value
@@ -47,22 +45,11 @@ var (
 // its DTZ in plies over 100.
 func krbProgressTarget(dtz int16) float32 { return float32(dtz) / 100 }
 
-// krbWon reports whether a DTZ (the stronger side's) is a win the
-// fifty-move rule allows with the counter at 0.
-func krbWon(dtz int16) bool { return dtz > 0 && dtz <= 100 }
-
 // fitProgressKRB fits a network to the DTZ of the decision set's won
 // positions and of their winning children (squared error), and ranks each
 // position's winning children by softmax towards the fastest.
 func fitProgressKRB(rng *rand.Rand, dec krbDecisionSet, epochs int, logf func(string, ...any)) *krbNet {
-	n := &krbNet{w1: make([]float32, krbInputs*krbHidden)}
-	for i := range n.w1 {
-		n.w1[i] = float32(rng.NormFloat64() * 0.1)
-	}
-	for j := range n.w2 {
-		n.w2[j] = float32(rng.NormFloat64() * 0.1)
-		n.b1[j] = 0.1
-	}
+	n := newKRBNet(rng)
 	order := make([]int32, len(dec.parents))
 	for i := range order {
 		order[i] = int32(i)
@@ -204,11 +191,7 @@ func TestFitKRBvKRProgress(t *testing.T) {
 	if *krbProgressOut == "" && *krbProgressMeas == "" {
 		t.Fatal("-krbvkr.progressfit: say where the weights go (-krbvkr.progressout FILE) or which file to measure (-krbvkr.progressmeasure FILE)")
 	}
-	tb, err := syzygy.Open(krbTables)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tb.Close()
+	tb := openKRBTables(t)
 	rng := rand.New(rand.NewPCG(*krbSeed, 0x70726f6772657373))
 	dec := krbDecisionsOf(t, tb, rng, *krbProgressRank, *krbWalk)
 	held := krbDecisionsOf(t, tb, rng, 5000, *krbWalk)
@@ -240,11 +223,7 @@ func TestFitKRBvKRProgress(t *testing.T) {
 // makes the prediction follow the DTZ of the winning moves it was fitted
 // on, which the unfitted network's does not.
 func TestFitProgressKRBLearns(t *testing.T) {
-	tb, err := syzygy.Open(krbTables)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tb.Close()
+	tb := openKRBTables(t)
 	rng := rand.New(rand.NewPCG(5, 5))
 	dec := krbDecisionsOf(t, tb, rng, 2000, *krbWalk)
 	before := measureProgressKRB(fitProgressKRB(rand.New(rand.NewPCG(6, 6)), dec, 0, t.Logf), loadKRB(t), dec)

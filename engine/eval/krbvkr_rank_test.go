@@ -268,14 +268,14 @@ func krbDefendTarget(kids []krbSample, tau float64, q []float64) {
 func krbRankTarget(kids []krbSample, tau float64, q []float64) {
 	least := math.MaxInt
 	for _, k := range kids {
-		if k.dtz > 0 && k.dtz <= 100 {
+		if krbWon(k.dtz) {
 			least = min(least, int(k.dtz))
 		}
 	}
 	var sum float64
 	for i, k := range kids {
 		q[i] = 0
-		if k.dtz > 0 && k.dtz <= 100 {
+		if krbWon(k.dtz) {
 			q[i] = math.Exp(-float64(int(k.dtz)-least) / tau)
 		}
 		sum += q[i]

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/nnuelab/nnuelab/engine/board"
-	"github.com/nnuelab/nnuelab/engine/syzygy"
 )
 
 // TestKRBvKRSymmetry: the eight symmetries of the board and the swap of
@@ -54,11 +53,7 @@ func TestKRBvKRSymmetry(t *testing.T) {
 // position's verdict is the tables' (checked here), the score the
 // network's for the stronger side (White).
 func TestKRBvKROrdering(t *testing.T) {
-	tb, err := syzygy.Open(krbTables)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tb.Close()
+	tb := openKRBTables(t)
 	n := loadKRB(t)
 	for _, tc := range []struct {
 		name                string
@@ -107,11 +102,7 @@ func TestKRBvKROrdering(t *testing.T) {
 // best move by one ply keeps the win far more often than Endgame's
 // hand-made term, and in at least 85% of the positions.
 func TestKRBvKRFit(t *testing.T) {
-	tb, err := syzygy.Open(krbTables)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tb.Close()
+	tb := openKRBTables(t)
 	if !*krbQuiet {
 		t.Fatal("-krbvkr.quiet=false: the fit is measured on quiet positions")
 	}
