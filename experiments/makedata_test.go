@@ -178,3 +178,37 @@ func TestDatagenRandomPlies(t *testing.T) {
 		}
 	}
 }
+
+// TestDatagenNoMoveLoopPruning: the [[datagen]] key reaches the shards'
+// settings and the set's key, and a set without it keeps the key it had.
+func TestDatagenNoMoveLoopPruning(t *testing.T) {
+	head := "metrics = [\"val_loss\"]\n[base]\narch = \"chess768\"\n[train]\nepochs = 1\n"
+	keys := map[string]string{}
+	for _, c := range []struct {
+		name, line string
+		want       bool
+	}{{"absent", "", false}, {"false", "no_move_loop_pruning = false\n", false}, {"true", "no_move_loop_pruning = true\n", true}} {
+		dir := t.TempDir()
+		text := []byte(head + "[[datagen]]\nname = \"g\"\npositions = 10\n" + c.line + "[data]\ntrain = [\"datagen:g\"]\n")
+		file := filepath.Join(dir, "m.toml")
+		if err := os.WriteFile(file, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := manifest.Parse(file, dir, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := plan.New(m, plan.Options{Out: t.TempDir(), Cache: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		task := p.Task("datagen-g-0001")
+		if got := task.Data.Gen.NoMoveLoopPruning; got != c.want {
+			t.Errorf("%s: the shard's no_move_loop_pruning is %v, want %v", c.name, got, c.want)
+		}
+		keys[c.name] = task.Key
+	}
+	if keys["absent"] != keys["false"] || keys["true"] == keys["absent"] {
+		t.Errorf("keys: absent %s, false %s, true %s; want the first two equal and the third different", keys["absent"], keys["false"], keys["true"])
+	}
+}

@@ -34,6 +34,7 @@ func runDatagen(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&d.Start, "start", "", "start positions before the random plies: standard, chess960 (a random one of the 960) or dfrc (each side's back rank drawn on its own)")
 	fs.IntVar(&d.Depth, "depth", d.Depth, "depth per move (0: none; with --nodes, whichever ends first)")
 	fs.IntVar(&d.HashMB, "hash", d.HashMB, "transposition table MB, one table for both sides")
+	fs.BoolVar(&d.NoMoveLoopPruning, "no-move-loop-pruning", false, "search every move of a shallow node: no late-move, futility, history or SEE pruning in the move loop (CudAD's setting for Koivisto's self-play)")
 	fs.IntVar(&d.RandomPlies, "random-plies", d.RandomPlies, "random legal plies opening each game")
 	fs.StringVar(&d.Book, "book", "", "EPD file of openings: each game starts from a random line, then --random-plies")
 	fs.IntVar(&d.MaxOpeningScore, "max-opening-score", 0, "play only openings a search at the game's limits scores within ±this many cp after the random plies (0: all)")

@@ -68,6 +68,11 @@ type Config struct {
 	SoftNodes uint64 `toml:"soft_nodes,omitzero" json:",omitempty"`
 	// HashMB is the size of the transposition table both sides share.
 	HashMB int `toml:"hash_mb"`
+	// NoMoveLoopPruning searches every move of a shallow node (no
+	// late-move, futility, history or SEE pruning in the move loop;
+	// search.Searcher.SetMoveLoopPruning), CudAD's setting for Koivisto's
+	// self-play. Left out of the TOML and JSON forms when false.
+	NoMoveLoopPruning bool `toml:"no_move_loop_pruning,omitempty" json:",omitempty"`
 
 	// RandomPlies uniformly random legal moves open each game, played from
 	// the start position or from a random line of Book (an EPD file).
@@ -318,6 +323,7 @@ func newPlayer(cfg *Config, book []string) (*player, error) {
 		n.SetNotify(func(string) {})
 	}
 	pl := &player{cfg: cfg, tt: tt, s: search.New(ev, tt), ev: ev, book: book}
+	pl.s.SetMoveLoopPruning(!cfg.NoMoveLoopPruning)
 	if cfg.tables != nil {
 		pl.s.SetTablebase(search.TBConfig{Tables: search.Syzygy(cfg.tables), ProbeDepth: 1, Rule50: true,
 			Warn: func(err error) { pl.tbErr.CompareAndSwap(nil, &err) }})

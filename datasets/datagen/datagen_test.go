@@ -568,3 +568,26 @@ func readAll(t testing.TB, path string) []datasets.Record {
 	}
 	return recs
 }
+
+// TestNoMoveLoopPruning: CudAD's setting changes the games at the same node
+// limit (the searches are narrower trees), is recorded in the manifest, and
+// leaves no trace in the manifest of a run without it (old keys unchanged).
+func TestNoMoveLoopPruning(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testGenConfig(4)
+	cfg.Nodes = 2000
+	mOn := generate(t, cfg, filepath.Join(dir, "pruned.txt"))
+	cfg.NoMoveLoopPruning = true
+	mOff := generate(t, cfg, filepath.Join(dir, "full.txt"))
+	if mOn.SHA256 == mOff.SHA256 {
+		t.Fatal("the same games with and without move-loop pruning: the setting is not applied")
+	}
+	if mOff.Summary.Positions == 0 {
+		t.Fatal("no positions without move-loop pruning")
+	}
+	on, _ := os.ReadFile(datasets.ManifestPath(filepath.Join(dir, "pruned.txt")))
+	off, err := os.ReadFile(datasets.ManifestPath(filepath.Join(dir, "full.txt")))
+	if err != nil || !bytes.Contains(off, []byte("no_move_loop_pruning = true")) || bytes.Contains(on, []byte("no_move_loop_pruning")) {
+		t.Errorf("manifests: with the setting (%v)\n%s\nwithout\n%s", err, off, on)
+	}
+}

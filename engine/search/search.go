@@ -173,6 +173,9 @@ type Searcher struct {
 	ponder    bool
 	// noEndgames turns eval.Endgame off (SetEndgameKnowledge).
 	noEndgames bool
+	// noMovePruning turns the move loop's low-depth pruning off
+	// (SetMoveLoopPruning).
+	noMovePruning bool
 
 	stack     [MaxPly + stackOffset + 2]frame
 	pv        [MaxPly + 1][MaxPly + 1]board.Move
@@ -536,6 +539,14 @@ func (s *Searcher) evaluate() int {
 // evaluator with and without it. It must not be called during a search.
 func (s *Searcher) SetEndgameKnowledge(on bool) { s.noEndgames = !on }
 
+// SetMoveLoopPruning turns the move loop's low-depth pruning (late-move,
+// futility, history and SEE pruning of the moves of a node; on by default)
+// on or off. Off is CudAD's setting for Koivisto's self-play: every move of
+// a shallow node is searched, so that a fixed node budget buys a narrower,
+// fuller tree. Null-move, reverse futility and late-move reductions stay.
+// It must not be called during a search.
+func (s *Searcher) SetMoveLoopPruning(on bool) { s.noMovePruning = !on }
+
 // isDraw reports a draw by the fifty-move rule, repetition (one earlier
 // occurrence suffices inside the search) or insufficient material.
 func (s *Searcher) isDraw(inCheck bool) bool {
@@ -728,7 +739,7 @@ func (s *Searcher) negamax(alpha, beta, depth, ply int, cutNode bool) int {
 			hist = s.quietScore(ply, pc, m)
 		}
 
-		if !root && bestScore > -MateBound && hasNonPawn(p, us) && !guarded {
+		if !root && !s.noMovePruning && bestScore > -MateBound && hasNonPawn(p, us) && !guarded {
 			lmrDepth := max(depth-1-lmr(depth, moveCount), 0)
 			if !noisy {
 				// Late move pruning.

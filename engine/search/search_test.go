@@ -459,3 +459,34 @@ func TestPoisonedTableEval(t *testing.T) {
 		t.Fatalf("depth %d score %d best %v", res.Depth, res.Score, res.Best)
 	}
 }
+
+// TestMoveLoopPruningOff checks CudAD's datagen setting: without the move
+// loop's low-depth pruning a fixed-depth search visits a larger tree (every
+// move of a shallow node), still plays legal moves and finds the same mates.
+func TestMoveLoopPruningOff(t *testing.T) {
+	var on, off uint64
+	for _, fen := range readFENs(t, 24) {
+		p := mustFEN(t, fen)
+		a := newSearcher(t).Search(context.Background(), p, Limits{Depth: 7}, nil)
+		s := newSearcher(t)
+		s.SetMoveLoopPruning(false)
+		b := s.Search(context.Background(), p, Limits{Depth: 7}, nil)
+		if !p.IsLegal(b.Best) {
+			t.Fatalf("%s: illegal best move %v without move-loop pruning", fen, b.Best)
+		}
+		on, off = on+a.Nodes, off+b.Nodes
+	}
+	// Pruning skips a large share of shallow nodes' moves; without it the
+	// same depths cost clearly more.
+	t.Logf("depth 7 over 24 positions: %d nodes with move-loop pruning, %d without (%.2fx)", on, off, float64(off)/float64(on))
+	if off < on+on/4 {
+		t.Errorf("depth 7 over 24 positions: %d nodes with move-loop pruning, %d without; want at least 25%% more without", on, off)
+	}
+	// A mate found with pruning is found without it (pruning only hides moves).
+	p := mustFEN(t, "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+	s := newSearcher(t)
+	s.SetMoveLoopPruning(false)
+	if n, ok := MateIn(s.Search(context.Background(), p, Limits{Depth: 6}, nil).Score); !ok || n != 1 {
+		t.Errorf("back-rank mate in 1 without move-loop pruning: mate %d (%v)", n, ok)
+	}
+}

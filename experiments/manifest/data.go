@@ -56,6 +56,9 @@ type DatagenSpec struct {
 	// "dfrc" (datagen's --start).
 	SoftNodes uint64 `toml:"soft_nodes" json:"soft_nodes,omitempty"`
 	Start     string `toml:"start" json:"start,omitempty"`
+	// NoMoveLoopPruning searches every move of a shallow node (CudAD's
+	// setting for Koivisto's self-play; datagen's --no-move-loop-pruning).
+	NoMoveLoopPruning bool `toml:"no_move_loop_pruning" json:"no_move_loop_pruning,omitempty"`
 	// Adjudication (datagen's defaults when 0): a win once |score| >
 	// win_score for win_plies plies in a row, a draw once |score| <
 	// draw_score for draw_plies plies in a row from ply 80.

@@ -189,7 +189,7 @@ func (p *Plan) datagenConfig(g manifest.DatagenSpec) (string, datagen.Config, er
 		cfg.RandomPlies = *g.RandomPlies
 	}
 	cfg.Shards, cfg.MaxOpeningScore = g.Shards, g.MaxOpeningScore
-	cfg.SoftNodes = g.SoftNodes
+	cfg.SoftNodes, cfg.NoMoveLoopPruning = g.SoftNodes, g.NoMoveLoopPruning
 	if g.Start != datagen.StartStandard {
 		cfg.Start = g.Start // "standard" is stored empty: the same games, the same key
 	}
