@@ -7,6 +7,8 @@
 # position. Rounds alternate the recipes with bench; prints every run and a
 # Markdown table of medians. About 2 minutes a round with chess768.
 # Usage: bench/datagen.sh [rounds] [games] [arch]
+# ONLY=REGEX limits the recipes to those whose names match (e.g.
+# ONLY='^(n5000|noprune)$').
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -25,11 +27,13 @@ recipes=(
 	"dfrc|--start dfrc --random-plies 8"
 	"win1000|--win-score 1000 --win-plies 3"
 	"balanced200|--max-opening-score 200"
+	"noprune|--no-move-loop-pruning"
 )
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); CPU: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
 for ((r = 1; r <= rounds; r++)); do
 	for rec in "${recipes[@]}"; do
 		name=${rec%%|*}
+		[[ -z ${ONLY:-} || $name =~ $ONLY ]] || continue
 		# shellcheck disable=SC2086 # the flags are words
 		line=$(./nnuelab datagen --out "$out/$name-$r.binpack" --games "$games" --seed $((900 + r)) --arch "$arch" \
 			--threads 1 --quiet ${rec#*|} | tail -1)
