@@ -388,9 +388,14 @@ func countParts(dir string) int {
 	return n
 }
 
-// BenchmarkPlayGame plays default-settings games (5000 nodes per move).
+// BenchmarkPlayGame plays default-settings games (5000 nodes per move);
+// DATAGEN_BENCH_ARCH names another evaluator (e.g. chess768, the loop's
+// player) and DATAGEN_BENCH_HASH_MB another table size.
 func BenchmarkPlayGame(b *testing.B) {
 	cfg := DefaultConfig()
+	if arch := os.Getenv("DATAGEN_BENCH_ARCH"); arch != "" {
+		cfg.Arch = arch
+	}
 	if mb := os.Getenv("DATAGEN_BENCH_HASH_MB"); mb != "" {
 		fmt.Sscan(mb, &cfg.HashMB)
 	}
