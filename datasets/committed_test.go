@@ -147,11 +147,13 @@ func TestCommittedSelfplay(t *testing.T) {
 	if err != nil || len(manifests) == 0 {
 		t.Fatalf("no committed self-play shards (%v)", err)
 	}
+	var total int64
 	for _, m := range manifests {
 		var gen datagen.Manifest
 		if _, err := toml.DecodeFile(m, &gen); err != nil {
 			t.Fatal(err)
 		}
+		total += gen.Bytes
 		shard := filepath.Join(filepath.Dir(m), filepath.Base(gen.Output))
 		if sum, n, err := fsutil.FileSHA256(shard); err != nil || sum != gen.SHA256 || n != gen.Bytes {
 			t.Errorf("%s: sha256 %s, %d bytes (%v); the manifest says %s, %d", shard, sum, n, err, gen.SHA256, gen.Bytes)
@@ -161,4 +163,13 @@ func TestCommittedSelfplay(t *testing.T) {
 			t.Errorf("%s: %d positions, the manifest says %d (keep %q)", shard, n, gen.Summary.Positions, gen.Settings.Keep)
 		}
 	}
+	// The tree keeps a window of the latest generations (docs/datasets.md,
+	// "Committed self-play").
+	if total > maxCommittedSelfplay {
+		t.Errorf("committed self-play shards hold %d bytes, above the tree's %d: move the oldest generations out to manifests and READMEs (docs/datasets.md, \"Committed self-play\")", total, maxCommittedSelfplay)
+	}
+	t.Logf("committed self-play: %d shards, %d bytes", len(manifests), total)
 }
+
+// maxCommittedSelfplay bounds the self-play shards kept in the tree.
+const maxCommittedSelfplay = 250 << 20
