@@ -18,7 +18,8 @@ import (
 // the distance to zeroing on piece squares explains nothing of it (R²
 // 0.07). The network sees each piece's square given the defending king's
 // square and the side to move, and each pair of pieces' relative
-// position, through one hidden layer of 64, and predicts the value of the
+// position, through one hidden layer (64 units in krbvkr.bin; the width is
+// the fit's choice, recorded in the file), and predicts the value of the
 // position for the stronger side: 0 for a draw, for a win 1 - DTZ/200
 // (DTZ in plies, at most 100: 0.5..1). It is fitted offline by
 // TestFitKRBvKR (krbvkr_fit_test.go, krbvkr_rank_test.go) on random quiet
@@ -55,7 +56,9 @@ const (
 	krbPairInputs  = 2 * krbPairs * 15 * 15
 	krbInputs      = krbPieceInputs + krbPairInputs
 	krbActive      = 4 + krbPairs // inputs on in any position
-	krbHidden      = 64
+	// krbMaxHidden bounds the hidden layer's width a weights file may
+	// give (the forward pass keeps the hidden sums on the stack).
+	krbMaxHidden = 512
 )
 
 // krbScale turns the network's output (about -1..1) into centipawns.
@@ -152,47 +155,59 @@ func (c *krbPosition) inputs() [krbActive]int {
 	return in
 }
 
-// krbNet is the network's weights: the hidden layer's weights (one row of
-// krbHidden for each input) and biases, the output layer's weights and
-// bias.
+// krbNet is the network's weights: the hidden layer's width, its weights
+// (one row of hidden for each input) and biases, the output layer's
+// weights and bias.
 type krbNet struct {
-	w1 []float32 // krbInputs x krbHidden
-	b1 [krbHidden]float32
-	w2 [krbHidden]float32
-	b2 float32
+	hidden int
+	w1     []float32 // krbInputs x hidden
+	b1, w2 []float32 // hidden each
+	b2     float32
+}
+
+// newKRBNetOf is a network of the given width with every weight 0.
+func newKRBNetOf(hidden int) *krbNet {
+	return &krbNet{hidden: hidden, w1: make([]float32, krbInputs*hidden), b1: make([]float32, hidden), w2: make([]float32, hidden)}
 }
 
 // forward is the network's output for the inputs in.
 func (n *krbNet) forward(in *[krbActive]int) float32 {
-	var h [krbHidden]float32
-	return n.forwardHidden(in, &h)
+	var h [krbMaxHidden]float32
+	return n.forwardHidden(in, h[:n.hidden])
 }
 
 // forwardHidden is forward that also leaves the hidden layer's sums (before
-// the ReLU) in h: the fit's gradient needs them, and play and fit then
-// share one forward pass.
-func (n *krbNet) forwardHidden(in *[krbActive]int, h *[krbHidden]float32) float32 {
-	*h = n.b1
+// the ReLU) in h (n.hidden of them): the fit's gradient needs them, and
+// play and fit then share one forward pass.
+func (n *krbNet) forwardHidden(in *[krbActive]int, h []float32) float32 {
+	hid := n.hidden
+	h = h[:hid]
+	copy(h, n.b1)
 	for _, x := range in {
-		row := n.w1[x*krbHidden : x*krbHidden+krbHidden]
+		row := n.w1[x*hid : x*hid+hid]
 		for j := range h {
 			h[j] += row[j]
 		}
 	}
 	out := n.b2
+	w2 := n.w2[:hid]
 	for j, v := range h {
 		if v > 0 {
-			out += float32(n.w2[j] * v) // no fused multiply-add: the same sum on every GOAMD64 level
+			out += float32(w2[j] * v) // no fused multiply-add: the same sum on every GOAMD64 level
 		}
 	}
 	return out
 }
 
-// The weights' file: "KRB1", then every weight as a little-endian
-// float32: w1 row by row, b1, w2, b2.
-const krbMagic = "KRB1"
+// The weights' file: "KRB2", the hidden layer's width as a little-endian
+// uint32, then every weight as a little-endian float32: w1 row by row, b1,
+// w2, b2.
+const krbMagic = "KRB2"
 
-const krbFileSize = len(krbMagic) + 4*(krbInputs*krbHidden+2*krbHidden+1)
+// krbFileSize is the size of a weights file of the given width.
+func krbFileSize(hidden int) int {
+	return len(krbMagic) + 4 + 4*(krbInputs*hidden+2*hidden+1)
+}
 
 // krbWeightsFile is the fitted network's weights, the file TestFitKRBvKR
 // writes and the build embeds.
@@ -202,7 +217,7 @@ const krbWeightsFile = "krbvkr.bin"
 var krbWeights []byte
 
 // krbLoaded is the embedded network, decoded once on first use.
-var krbLoaded = sync.OnceValues(func() (*krbNet, error) { return decodeKRB(krbWeights) })
+var krbLoaded = sync.OnceValues(func() (*krbNet, error) { return decodeKRB(krbWeightsFile, krbWeights) })
 
 // rookBishopRook is the network's score of a KRBvKR position in
 // centipawns for the stronger side (strong, with rook and bishop), and
@@ -220,19 +235,29 @@ func rookBishopRook(p *board.Position, strong board.Color) (int, bool) {
 	return int(krbScale * n.forward(&in)), true
 }
 
-// decodeKRB reads a weights file as TestFitKRBvKR writes it.
-func decodeKRB(data []byte) (*krbNet, error) {
-	if len(data) != krbFileSize || string(data[:len(krbMagic)]) != krbMagic {
-		return nil, fmt.Errorf("eval: %s: %d bytes starting %q, want %d starting %q (regenerate it: see TestFitKRBvKR)",
-			krbWeightsFile, len(data), data[:min(len(data), len(krbMagic))], krbFileSize, krbMagic)
+// decodeKRB reads a weights file as TestFitKRBvKR writes it; name is the
+// file's, for the error.
+func decodeKRB(name string, data []byte) (*krbNet, error) {
+	head := len(krbMagic) + 4
+	if len(data) < head || string(data[:len(krbMagic)]) != krbMagic {
+		return nil, fmt.Errorf("eval: %s: %d bytes starting %q, want a weights file starting %q (regenerate it: see TestFitKRBvKR)",
+			name, len(data), data[:min(len(data), len(krbMagic))], krbMagic)
 	}
-	data = data[len(krbMagic):]
+	hidden := binary.LittleEndian.Uint32(data[len(krbMagic):])
+	if hidden == 0 || hidden > krbMaxHidden {
+		return nil, fmt.Errorf("eval: %s: byte %d: hidden width %d, want 1 to %d", name, len(krbMagic), hidden, krbMaxHidden)
+	}
+	if want := krbFileSize(int(hidden)); len(data) != want {
+		return nil, fmt.Errorf("eval: %s: %d bytes, want %d for a hidden width of %d (truncated or too long; regenerate it: see TestFitKRBvKR)",
+			name, len(data), want, hidden)
+	}
+	data = data[head:]
 	next := func() float32 {
 		v := math.Float32frombits(binary.LittleEndian.Uint32(data))
 		data = data[4:]
 		return v
 	}
-	n := &krbNet{w1: make([]float32, krbInputs*krbHidden)}
+	n := newKRBNetOf(int(hidden))
 	for i := range n.w1 {
 		n.w1[i] = next()
 	}

@@ -34,8 +34,11 @@ var (
 	krbEpochs  = flag.Int("krbvkr.epochs", 6, "passes over the positions")
 	krbSeed    = flag.Uint64("krbvkr.seed", 1, "seed of the positions and of the fit")
 	krbOut     = flag.String("krbvkr.out", krbWeightsFile, "where the weights go")
-	krbQuiet   = flag.Bool("krbvkr.quiet", true, "only positions where the side to move has no capture")
-	krbMeasure = flag.String("krbvkr.measure", "", "measure this weights file instead of fitting one")
+	// The hidden layer's width (eighth session): krbvkr.bin's is 64; the
+	// file records it, so a wider fit is measured and played as it is.
+	krbHiddenWidth = flag.Int("krbvkr.hidden", 64, "hidden units of a fitted network (1 to krbMaxHidden)")
+	krbQuiet       = flag.Bool("krbvkr.quiet", true, "only positions where the side to move has no capture")
+	krbMeasure     = flag.String("krbvkr.measure", "", "measure this weights file instead of fitting one")
 	// The decision set (fifth session): won positions with the stronger
 	// side to move and all their moves, the moves that keep the win
 	// ranked above the ones that do not.
@@ -173,7 +176,7 @@ func fitKRB(rng *rand.Rand, train []krbSample, dec krbDecisionSet, epochs int, l
 	for i := range order {
 		order[i] = int32(i)
 	}
-	var h [krbHidden]float32
+	h := make([]float32, n.hidden)
 	for e := range epochs {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		lr := float32(0.01 * math.Pow(0.7, float64(e)))
@@ -184,8 +187,8 @@ func fitKRB(rng *rand.Rand, train []krbSample, dec krbDecisionSet, epochs int, l
 				d := dec.parents[int(k)-len(train)]
 				if *krbValueSelf > 0 && !d.defender && !d.drawn {
 					in := d.self.c.inputs()
-					out := n.forwardHidden(&in, &h)
-					n.krbStep(&in, &h, float32(*krbValueSelf)*(out-krbTarget(int(d.self.dtz)))*lr)
+					out := n.forwardHidden(&in, h)
+					n.krbStep(&in, h, float32(*krbValueSelf)*(out-krbTarget(int(d.self.dtz)))*lr)
 				}
 				c, keep := n.krbRankStep(dec.kids[d.first:d.first+d.count], d.defender, d.drawn, float64(lr), *krbBeta, *krbTau, *krbRankWeight, *krbValueKids)
 				ce += c
@@ -196,10 +199,10 @@ func fitKRB(rng *rand.Rand, train []krbSample, dec krbDecisionSet, epochs int, l
 			}
 			s := &train[k]
 			in := s.c.inputs()
-			out := n.forwardHidden(&in, &h)
+			out := n.forwardHidden(&in, h)
 			g := out - krbTarget(int(s.dtz))
 			sse += float64(g) * float64(g)
-			n.krbStep(&in, &h, g*lr)
+			n.krbStep(&in, h, g*lr)
 		}
 		logf("epoch %d: lr %.4f, RMS error %.4f", e+1, lr, math.Sqrt(sse/float64(len(train))))
 		if len(dec.parents) > 0 {
@@ -328,7 +331,7 @@ func TestFitKRBvKR(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err = decodeKRB(data); err != nil {
+		if n, err = decodeKRB(*krbMeasure, data); err != nil {
 			t.Fatal(err)
 		}
 	} else {

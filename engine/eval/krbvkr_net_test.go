@@ -33,11 +33,11 @@ func openKRBTables(t *testing.T) *syzygy.Tables {
 	return tb
 }
 
-// newKRBNet is a network's starting point for a fit: small random
-// weights drawn from rng, and hidden biases of 0.1 so that every unit
-// starts active.
+// newKRBNet is a network's starting point for a fit: hidden units
+// (-krbvkr.hidden), small random weights drawn from rng, and hidden biases
+// of 0.1 so that every unit starts active.
 func newKRBNet(rng *rand.Rand) *krbNet {
-	n := &krbNet{w1: make([]float32, krbInputs*krbHidden)}
+	n := newKRBNetOf(*krbHiddenWidth)
 	for i := range n.w1 {
 		n.w1[i] = float32(rng.NormFloat64() * 0.1)
 	}
@@ -54,8 +54,9 @@ func krbWon(dtz int16) bool { return dtz > 0 && dtz <= 100 }
 
 // encodeKRB writes the weights in the format decodeKRB reads.
 func encodeKRB(n *krbNet) []byte {
-	out := make([]byte, 0, krbFileSize)
+	out := make([]byte, 0, krbFileSize(n.hidden))
 	out = append(out, krbMagic...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(n.hidden))
 	put := func(v float32) { out = binary.LittleEndian.AppendUint32(out, math.Float32bits(v)) }
 	for _, v := range n.w1 {
 		put(v)

@@ -54,9 +54,9 @@ func fitProgressKRB(rng *rand.Rand, dec krbDecisionSet, epochs int, logf func(st
 	for i := range order {
 		order[i] = int32(i)
 	}
-	var h [krbHidden]float32
+	h := make([]float32, n.hidden)
 	var ins [][krbActive]int
-	var hs [][krbHidden]float32
+	var hs []float32
 	var s, q []float64
 	var wins []krbSample
 	const beta, tau = 10.0, 8.0
@@ -69,11 +69,11 @@ func fitProgressKRB(rng *rand.Rand, dec krbDecisionSet, epochs int, logf func(st
 			d := dec.parents[k]
 			// The position itself.
 			in := d.self.c.inputs()
-			out := n.forwardHidden(&in, &h)
+			out := n.forwardHidden(&in, h)
 			g := out - krbProgressTarget(d.self.dtz)
 			sse += float64(g) * float64(g)
 			count++
-			n.krbStep(&in, &h, g*lr)
+			n.krbStep(&in, h, g*lr)
 			// Its winning children: their DTZs, and their ranking.
 			wins = wins[:0]
 			for _, c := range dec.kids[d.first : d.first+d.count] {
@@ -86,8 +86,8 @@ func fitProgressKRB(rng *rand.Rand, dec krbDecisionSet, epochs int, logf func(st
 			s, q = s[:0], q[:0]
 			for i := range wins {
 				ins = append(ins, wins[i].c.inputs())
-				hs = append(hs, [krbHidden]float32{})
-				s = append(s, -float64(n.forwardHidden(&ins[i], &hs[i])))
+				hs = append(hs, make([]float32, n.hidden)...)
+				s = append(s, -float64(n.forwardHidden(&ins[i], hs[i*n.hidden:(i+1)*n.hidden])))
 				q = append(q, 0)
 			}
 			krbRankTarget(wins, tau, q)
@@ -117,7 +117,7 @@ func fitProgressKRB(rng *rand.Rand, dec krbDecisionSet, epochs int, logf func(st
 				if m == 1 {
 					g = err
 				}
-				n.krbStep(&ins[i], &hs[i], float32(float64(lr)*g))
+				n.krbStep(&ins[i], hs[i*n.hidden:(i+1)*n.hidden], float32(float64(lr)*g))
 			}
 		}
 		logf("progress epoch %d: lr %.4f, RMS error %.4f (DTZ/100), least predicted DTZ the fastest move %.3f (while fitting)",
@@ -202,8 +202,8 @@ func TestFitKRBvKRProgress(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err = decodeKRB(data); err != nil {
-			t.Fatalf("%s: %v", *krbProgressMeas, err)
+		if n, err = decodeKRB(*krbProgressMeas, data); err != nil {
+			t.Fatal(err)
 		}
 	} else {
 		n = fitProgressKRB(rng, dec, *krbProgressEpochs, t.Logf)

@@ -287,21 +287,25 @@ func krbRankTarget(kids []krbSample, tau float64, q []float64) {
 
 // krbStep is one gradient step of the network on the inputs in, whose
 // forward pass left the hidden sums h and output out, for a loss whose
-// derivative by the output is g (the learning rate included).
-func (n *krbNet) krbStep(in *[krbActive]int, h *[krbHidden]float32, g float32) {
+// derivative by the output is g (the learning rate included). It
+// overwrites h with the hidden layer's gradient.
+func (n *krbNet) krbStep(in *[krbActive]int, h []float32, g float32) {
+	hid := n.hidden
 	n.b2 -= g
-	var gh [krbHidden]float32
-	for j, v := range h {
+	gh, w2 := h[:hid], n.w2[:hid]
+	for j, v := range gh {
+		gh[j] = 0
 		if v > 0 {
-			gh[j] = float32(g * n.w2[j])
-			n.w2[j] -= float32(g * v)
+			gh[j] = float32(g * w2[j])
+			w2[j] -= float32(g * v)
 		}
 	}
+	b1 := n.b1[:hid]
 	for j := range gh {
-		n.b1[j] -= gh[j]
+		b1[j] -= gh[j]
 	}
 	for _, x := range in {
-		row := n.w1[x*krbHidden : x*krbHidden+krbHidden]
+		row := n.w1[x*hid : x*hid+hid]
 		for j := range row {
 			row[j] -= gh[j]
 		}
@@ -318,7 +322,7 @@ func (n *krbNet) krbStep(in *[krbActive]int, h *[krbHidden]float32, g float32) {
 func (n *krbNet) krbRankStep(kids []krbSample, defender, drawn bool, lr, beta, tau, rankWeight, valueWeight float64) (float64, bool) {
 	k := len(kids)
 	ins := make([][krbActive]int, k)
-	hs := make([][krbHidden]float32, k)
+	hs := make([]float32, k*n.hidden)
 	s := make([]float64, k)
 	q := make([]float64, k)
 	sign := 1.0
@@ -333,7 +337,7 @@ func (n *krbNet) krbRankStep(kids []krbSample, defender, drawn bool, lr, beta, t
 	top := 0
 	for i := range kids {
 		ins[i] = kids[i].c.inputs()
-		s[i] = sign * float64(n.forwardHidden(&ins[i], &hs[i]))
+		s[i] = sign * float64(n.forwardHidden(&ins[i], hs[i*n.hidden:(i+1)*n.hidden]))
 		if s[i] > s[top] {
 			top = i
 		}
@@ -358,7 +362,7 @@ func (n *krbNet) krbRankStep(kids []krbSample, defender, drawn bool, lr, beta, t
 			// is the search's choice.
 			g = valueWeight * err * (1 + float64(k)*pi)
 		}
-		n.krbStep(&ins[i], &hs[i], float32(lr*g))
+		n.krbStep(&ins[i], hs[i*n.hidden:(i+1)*n.hidden], float32(lr*g))
 	}
 	return ce, q[top] > 0
 }

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -161,33 +163,81 @@ func TestKRBvKRFit(t *testing.T) {
 	}
 }
 
-// TestDecodeKRB: a weights file of the wrong size or magic is an error
-// naming the file and what it wanted; a written one reads back.
+// TestDecodeKRB: a weights file of the wrong size, magic or width is an
+// error naming the file and what it wanted; a written one reads back, at
+// the committed width and at another.
 func TestDecodeKRB(t *testing.T) {
 	n := loadKRB(t)
 	good := encodeKRB(n)
-	if len(good) != krbFileSize {
-		t.Fatalf("encoded %d bytes, want %d", len(good), krbFileSize)
+	if len(good) != krbFileSize(n.hidden) {
+		t.Fatalf("encoded %d bytes, want %d", len(good), krbFileSize(n.hidden))
 	}
-	back, err := decodeKRB(good)
+	back, err := decodeKRB("x.bin", good)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.b2 != n.b2 || back.w1[len(back.w1)-1] != n.w1[len(n.w1)-1] {
+	if back.hidden != n.hidden || back.b2 != n.b2 || back.w1[len(back.w1)-1] != n.w1[len(n.w1)-1] {
 		t.Error("the weights do not read back as written")
+	}
+	// Another width: a network of 3 hidden units with distinct weights.
+	three := newKRBNetOf(3)
+	for i := range three.w1 {
+		three.w1[i] = float32(i)
+	}
+	three.b1[2], three.w2[1], three.b2 = 5, 6, 7
+	b3, err := decodeKRB("three.bin", encodeKRB(three))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b3.hidden != 3 || b3.w1[len(b3.w1)-1] != float32(len(three.w1)-1) || b3.b1[2] != 5 || b3.w2[1] != 6 || b3.b2 != 7 {
+		t.Errorf("a 3-wide network reads back as %d wide, last w1 %v, b1[2] %v, w2[1] %v, b2 %v", b3.hidden, b3.w1[len(b3.w1)-1], b3.b1[2], b3.w2[1], b3.b2)
+	}
+	width := func(w uint32) []byte {
+		d := append([]byte(nil), good...)
+		binary.LittleEndian.PutUint32(d[len(krbMagic):], w)
+		return d
 	}
 	bad := append([]byte("XXXX"), good[4:]...)
 	for _, tc := range []struct {
 		name string
 		data []byte
+		want string
 	}{
-		{"empty", nil},
-		{"short", good[:len(good)-1]},
-		{"long", append(append([]byte(nil), good...), 0)},
-		{"wrong magic", bad},
+		{"empty", nil, "want a weights file"},
+		{"magic only", []byte(krbMagic), "want a weights file"},
+		{"short", good[:len(good)-1], "truncated"},
+		{"long", append(append([]byte(nil), good...), 0), "too long"},
+		{"wrong magic", bad, "want a weights file"},
+		{"the old format", append([]byte("KRB1"), good[8:]...), "want a weights file"},
+		{"width 0", width(0), "hidden width 0"},
+		{"width too large", width(krbMaxHidden + 1), "hidden width"},
+		{"width not the data's", width(32), "hidden width of 32"},
 	} {
-		if _, err := decodeKRB(tc.data); err == nil || !strings.Contains(err.Error(), "krbvkr.bin") {
-			t.Errorf("%s: error %v, want one naming krbvkr.bin", tc.name, err)
+		_, err := decodeKRB("weights-under-test.bin", tc.data)
+		if err == nil || !strings.Contains(err.Error(), "weights-under-test.bin") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one naming weights-under-test.bin and saying %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// FuzzDecodeKRB: any bytes either decode to a network that encodes back
+// to the same bytes or give an error naming the file; never a panic.
+func FuzzDecodeKRB(f *testing.F) {
+	one := newKRBNetOf(1)
+	one.w1[0], one.b2 = 1.5, -2
+	f.Add(encodeKRB(one))
+	f.Add([]byte(krbMagic))
+	f.Add([]byte("KRB2\x01\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := decodeKRB("fuzz.bin", data)
+		if err != nil {
+			if !strings.Contains(err.Error(), "fuzz.bin") {
+				t.Fatalf("error %v does not name the file", err)
+			}
+			return
+		}
+		if got := encodeKRB(n); !bytes.Equal(got, data) {
+			t.Fatalf("decoded %d bytes, encoded back %d different ones", len(data), len(got))
+		}
+	})
 }
