@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -210,5 +211,105 @@ func TestDatagenNoMoveLoopPruning(t *testing.T) {
 	}
 	if keys["absent"] != keys["false"] || keys["true"] == keys["absent"] {
 		t.Errorf("keys: absent %s, false %s, true %s; want the first two equal and the third different", keys["absent"], keys["false"], keys["true"])
+	}
+}
+
+// TestDatagenAdoptsCommitted: in a fresh clone (results without the
+// cache), a self-play shard committed under the repository's datasets/
+// with the task's settings is adopted instead of played: the same bytes,
+// no game played, the same net trained on it. A damaged committed shard
+// stops the run with an error naming it.
+func TestDatagenAdoptsCommitted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays self-play games")
+	}
+	root := t.TempDir()
+	exp := filepath.Join(root, "experiments")
+	if err := os.MkdirAll(exp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := `
+metrics = ["val_loss"]
+[base]
+arch = "chess768"
+overrides = ["accumulator.width=32"]
+[[datagen]]
+name = "sp"
+positions = 200
+shards = 2
+nodes = 200
+keep = "all"
+[data]
+train = ["datagen:sp"]
+val_limit = 300
+[train]
+epochs = 1
+batch = 256
+threads = 1
+`
+	if err := os.WriteFile(filepath.Join(exp, "sp.toml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(n string) *plan.Plan {
+		exptest.Run(t, exp, nil, "experiment", "run", "sp.toml", "--out", "out"+n, "--cache", "cache"+n, "--report-dir", "reports"+n)
+		p, err := plan.Read(filepath.Join(exp, "out"+n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p1 := run("1")
+	var shards []*plan.Task
+	for _, task := range p1.Tasks {
+		if task.Kind == plan.KindDatagen {
+			shards = append(shards, task)
+			dst := filepath.Join(root, "datasets", "selfplay-sp", filepath.Base(task.Data.Out))
+			if err := datagen.AdoptCommitted(task.Data.Out, dst); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(shards) != 2 {
+		t.Fatalf("%d datagen tasks, want 2", len(shards))
+	}
+
+	p2 := run("2")
+	for _, task := range shards {
+		a, _ := plan.ReadResult(p1.Out, task)
+		b, ok := plan.ReadResult(p2.Out, p2.Task(task.ID))
+		if !ok || b.Data.SHA256 != a.Data.SHA256 || b.Data.NewPositions != 0 || b.Data.CPUSeconds != 0 {
+			ja, _ := json.Marshal(a.Data)
+			jb, _ := json.Marshal(b.Data)
+			t.Errorf("task %s: first run %s, adopting run %s; want the same shard and no game played", task.ID, ja, jb)
+		}
+		if tl := string(exptest.ReadFile(t, filepath.Join(p2.Out, "logs", task.ID+".log"))); !strings.Contains(tl, task.ID+": adopted ") {
+			t.Errorf("the task's log does not say that %s was adopted:\n%s", task.ID, tl)
+		}
+	}
+	for _, task := range p1.Tasks {
+		if task.Kind != plan.KindMeasure {
+			continue
+		}
+		a, _ := plan.ReadResult(p1.Out, task)
+		b, _ := plan.ReadResult(p2.Out, p2.Task(task.ID))
+		ja, _ := json.Marshal(a.Measure)
+		jb, _ := json.Marshal(b.Measure)
+		if string(ja) != string(jb) {
+			t.Errorf("%s: %s from played data, %s from adopted data", task.ID, ja, jb)
+		}
+	}
+
+	// A damaged committed shard is never adopted: the run stops naming it.
+	bad := filepath.Join(root, "datasets", "selfplay-sp", filepath.Base(shards[0].Data.Out))
+	data := exptest.ReadFile(t, bad)
+	data[len(data)/2] ^= 0x04
+	if err := os.WriteFile(bad, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exptest.Nnuelab(t), "experiment", "run", "sp.toml", "--out", "out3", "--cache", "cache3", "--report-dir", "reports3")
+	cmd.Dir = exp
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), bad) {
+		t.Errorf("a damaged committed shard: exit %v, output\n%s\nwant a failure naming %s", err, out, bad)
 	}
 }

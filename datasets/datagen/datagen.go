@@ -758,14 +758,9 @@ func Generate(ctx context.Context, cfg Config, out string, opt Options) (*Manife
 		if book, err = readBook(cfg.Book); err != nil {
 			return nil, err
 		}
-		if cfg.BookSHA256, _, err = fsutil.FileSHA256(cfg.Book); err != nil {
-			return nil, err
-		}
 	}
-	if cfg.EvalFile != "" {
-		if cfg.EvalFileSHA256, _, err = fsutil.FileSHA256(cfg.EvalFile); err != nil {
-			return nil, err
-		}
+	if err := hashFiles(&cfg); err != nil {
+		return nil, err
 	}
 	if cfg.Syzygy != "" {
 		t, err := openTables(&cfg)

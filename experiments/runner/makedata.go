@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/nnuelab/nnuelab/datasets"
 	"github.com/nnuelab/nnuelab/datasets/datagen"
 	"github.com/nnuelab/nnuelab/datasets/label"
 	"github.com/nnuelab/nnuelab/experiments/plan"
@@ -32,6 +33,9 @@ func runMakeData(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer)
 	case plan.KindDatagen:
 		cfg := *j.Gen
 		cfg.Threads = 1
+		if err := adoptCommitted(p, t, cfg, log); err != nil {
+			return nil, err
+		}
 		gm, err := datagen.Generate(ctx, cfg, j.Out, datagen.Options{
 			Command: "nnuelab experiment task " + t.ID,
 			Progress: func(g datagen.Progress) {
@@ -74,4 +78,31 @@ func runMakeData(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer)
 		r.NewPositions, r.Nodes, r.CPUSeconds = made.NewPositions, made.NewNodes, (cputime.Process() - cpu0).Seconds()
 	}
 	return r, nil
+}
+
+// committedData is where a datagen task looks for a committed copy of its
+// shard before playing it: the repository's datasets folder, beside the
+// experiment's folder (experiments/NAME.toml and datasets/selfplay-*).
+const committedData = "../datasets"
+
+// adoptCommitted copies into the cache a committed shard with the task's
+// exact settings (datagen.FindCommitted), when the shard is neither made
+// nor begun there: a fresh clone then goes on from the committed self-play
+// instead of playing it again. A damaged committed copy stops the task.
+func adoptCommitted(p *plan.Plan, t *plan.Task, cfg datagen.Config, log io.Writer) error {
+	out := t.Data.Out
+	for _, f := range []string{out, datasets.PartsDir(out)} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			return nil
+		}
+	}
+	src, err := datagen.FindCommitted(cfg, []string{p.Manifest.Path(committedData)})
+	if err != nil || src == "" {
+		return err
+	}
+	if err := datagen.AdoptCommitted(src, out); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "%s: adopted %s (same settings, sha256 checked) instead of playing it\n", t.ID, src)
+	return nil
 }
