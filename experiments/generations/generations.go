@@ -312,6 +312,7 @@ func (r *genRunner) finish(sm *manifest.Manifest, k int, part string) (*plan.Pla
 	if err != nil {
 		return nil, fmt.Errorf("generation %d, %s: %w", k, part, err)
 	}
+	p.KeepNets = true
 	return p, nil
 }
 

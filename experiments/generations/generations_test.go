@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -22,6 +23,7 @@ import (
 	"github.com/nnuelab/nnuelab/experiments/plan"
 	"github.com/nnuelab/nnuelab/experiments/records"
 	"github.com/nnuelab/nnuelab/experiments/runner"
+	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/nets"
 	"github.com/nnuelab/nnuelab/nets/train"
 )
@@ -674,8 +676,14 @@ chunk = 2
 	}
 	for _, tk := range p1.Tasks {
 		if tk.Kind == plan.KindTrain {
-			if res, ok := plan.ReadResult(p1.Out, tk); !ok || tk.Train.Config.Init != gen0 || res.Train == nil {
-				t.Errorf("training %s: init %q, done %v", tk.ID, tk.Train.Config.Init, ok)
+			res, ok := plan.ReadResult(p1.Out, tk)
+			if !ok || tk.Train.Config.Init != gen0 || res.Train == nil {
+				t.Fatalf("training %s: init %q, done %v", tk.ID, tk.Train.Config.Init, ok)
+			}
+			// The loop keeps the net beside the results, byte for byte.
+			kept := filepath.Join(plan.NetCopyDir(p1.Out, tk.ID), filepath.Base(tk.Train.Config.Out))
+			if sum, _, err := fsutil.FileSHA256(kept); err != nil || sum != res.Train.NetSHA256 {
+				t.Errorf("kept net %s: sha256 %s (%v), the task's net %s", kept, sum, err, res.Train.NetSHA256)
 			}
 		}
 	}
@@ -765,6 +773,35 @@ chunk = 2
 	}
 	if !bytes.Equal(before, exptest.ReadFile(t, filepath.Join(refOut, "results.jsonl"))) {
 		t.Errorf("the chunk replayed on remade nets gives other results:\n%s\n%s", before, exptest.ReadFile(t, filepath.Join(refOut, "results.jsonl")))
+	}
+	// The nets were not trained again: the kept copies were adopted.
+	for _, k := range []int{1, 2} {
+		logs, _ := filepath.Glob(filepath.Join(dir, "out", fmt.Sprintf("gen-%d", k), "train", "logs", "train-*.log"))
+		if len(logs) != 1 || !bytes.Contains(exptest.ReadFile(t, logs[0]), []byte("adopted the kept net")) {
+			t.Errorf("generation %d's net was trained again rather than adopted (logs %v)", k, logs)
+		}
+	}
+
+	// A damaged kept net is never adopted: the run stops naming it.
+	kept, _ := filepath.Glob(filepath.Join(dir, "out", "gen-1", "train", "nets", "train-*", "net.nnue.zst"))
+	if len(kept) != 1 {
+		t.Fatalf("kept nets of generation 1: %v", kept)
+	}
+	buf := exptest.ReadFile(t, kept[0])
+	buf[len(buf)-9] ^= 1
+	if err := os.WriteFile(kept[0], buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "cache")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(refOut, "tasks", "elo-gen2-c000.json")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exptest.Nnuelab(t), args...)
+	cmd.Dir = dir
+	if msg, err := cmd.CombinedOutput(); err == nil || !bytes.Contains(msg, []byte(kept[0])) {
+		t.Errorf("a damaged kept net: exit %v, output\n%s\nwant a failure naming %s", err, msg, kept[0])
 	}
 	t.Logf("end to end: %s", time.Since(start).Round(time.Millisecond))
 }

@@ -83,6 +83,15 @@ type Plan struct {
 	// result of the run records.
 	DiffSHA256 string `json:"diff_sha256,omitempty"`
 
+	// KeepNets copies every net the plan trains into OUT/nets/TASK/
+	// (net.nnue.zst and done.json), beside the results, so that they are
+	// committed with them; a train task whose net is lost from the cache
+	// takes that copy instead of training again (NetCopyDir). The
+	// generations loop keeps its nets: each generation's self-play is
+	// played by the previous one's, and a retraining by a later trainer
+	// build need not give the same bytes.
+	KeepNets bool `json:"keep_nets,omitempty"`
+
 	// Made are the datasets the plan makes (datagen and label shards).
 	Made     []*MadeData `json:"made,omitempty"`
 	Variants []*Variant  `json:"variants"`
@@ -836,3 +845,7 @@ func Read(out string) (*Plan, error) {
 	}
 	return &p, nil
 }
+
+// NetCopyDir is where a plan that keeps its nets (KeepNets) copies the net
+// a train task made: OUT/nets/TASK.
+func NetCopyDir(out, taskID string) string { return filepath.Join(out, "nets", taskID) }

@@ -348,9 +348,12 @@ func runTrain(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer) (*
 		if json.Unmarshal(buf, &r) == nil && r.Key == t.Key {
 			if sum, err := data.FileSHA256(j.Config.Out); err == nil && sum == r.NetSHA256 {
 				fmt.Fprintf(log, "%s: net in the cache\n", t.ID)
-				return &r, nil
+				return &r, keepNet(p, t)
 			}
 		}
+	}
+	if r, err := adoptKeptNet(p, t, log); r != nil || err != nil {
+		return r, err
 	}
 	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
 		return nil, err
@@ -374,7 +377,77 @@ func runTrain(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer) (*
 	if err := fsutil.WriteFileAll(done, append(data, '\n'), 0o644); err != nil {
 		return nil, err
 	}
-	return r, nil
+	return r, keepNet(p, t)
+}
+
+// keepNet copies a train task's net and done.json from the cache to
+// plan.NetCopyDir when the plan keeps its nets and the copy is not there.
+func keepNet(p *plan.Plan, t *plan.Task) error {
+	if !p.KeepNets {
+		return nil
+	}
+	dst := plan.NetCopyDir(p.Out, t.ID)
+	if _, err := os.Stat(filepath.Join(dst, "done.json")); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	// The net first, done.json last: a copy without done.json is not one.
+	for _, name := range []string{filepath.Base(t.Train.Config.Out), "done.json"} {
+		buf, err := os.ReadFile(filepath.Join(t.Train.Dir, name))
+		if err != nil {
+			return fmt.Errorf("keeping %s's net: %w", t.ID, err)
+		}
+		if err := fsutil.WriteFileAtomic(filepath.Join(dst, name), buf, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// adoptKeptNet restores a train task's net into the cache from the copy a
+// plan that keeps its nets made (keepNet), instead of training it again:
+// a later trainer build may not give the same bytes, and the data made by
+// a net (a generation's self-play) names it by content. A copy that does
+// not match its done.json (another key, another hash) stops the task naming
+// it. It returns nil and no error when there is no copy.
+func adoptKeptNet(p *plan.Plan, t *plan.Task, log io.Writer) (*plan.TrainResult, error) {
+	src := plan.NetCopyDir(p.Out, t.ID)
+	buf, err := os.ReadFile(filepath.Join(src, "done.json"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	var r plan.TrainResult
+	net := filepath.Join(src, filepath.Base(t.Train.Config.Out))
+	if err := json.Unmarshal(buf, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(src, "done.json"), err)
+	}
+	if r.Key != t.Key {
+		return nil, fmt.Errorf("%s: the kept net of %s has key %.16s, the task's is %.16s: remove the copy or restore the manifest that made it", src, t.ID, r.Key, t.Key)
+	}
+	if sum, err := data.FileSHA256(net); err != nil || sum != r.NetSHA256 {
+		return nil, fmt.Errorf("%s: sha256 %s (%v), its done.json says %s: a damaged copy, not adopted", net, sum, err, r.NetSHA256)
+	}
+	j := t.Train
+	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	// The net first and done.json last, as a training run writes them.
+	netBytes, err := os.ReadFile(net)
+	if err != nil {
+		return nil, err
+	}
+	if err := fsutil.WriteFileAtomic(j.Config.Out, netBytes, 0o644); err != nil {
+		return nil, err
+	}
+	if err := fsutil.WriteFileAtomic(filepath.Join(j.Dir, "done.json"), buf, 0o644); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "%s: adopted the kept net %s (sha256 checked) instead of training it again\n", t.ID, net)
+	return &r, nil
 }
 
 func injectedFailure(out, id string) error {
