@@ -21,7 +21,13 @@ GO ?= go
 # kernels are AVX2 assembly chosen at run time whatever the level
 # (engine/nnue/simd, nets/train/vec), so a v1 binary still uses AVX2 where
 # the CPU has it; `make arch-check` (part of make test) shows that a v1 and
-# a native build search the same nodes. Off x86-64 GOAMD64 has no effect.
+# a native build search the same nodes and train the same net. The Go code
+# does not depend on the level either: at v3 Go may fuse x*y + z into one
+# FMA instruction (one rounding instead of two), so float expressions that
+# it would fuse carry explicit conversions (float64(x*y) + z), and
+# `make fma-check` (part of make test) finds any it would still fuse; so
+# training is deterministic whatever the level (docs/training.md). Off
+# x86-64 GOAMD64 has no effect.
 CPU_FLAGS := $(shell grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2)
 has_flags = $(if $(strip $(foreach f,$(1),$(if $(filter $(f),$(CPU_FLAGS)),,missing))),,yes)
 NATIVE_GOAMD64 := $(if $(call has_flags,avx avx2 bmi1 bmi2 f16c fma abm movbe xsave),v3,$(if $(call has_flags,pni ssse3 sse4_1 sse4_2 popcnt cx16 lahf_lm),v2,v1))
@@ -32,7 +38,7 @@ GOAMD64 ?= $(NATIVE_GOAMD64)
 MODULES := $(shell $(GO) list -m -f '{{.Dir}}' 2>/dev/null)
 PATTERNS := $(foreach m,$(MODULES),$(m)/...)
 
-.PHONY: all build portable check test deps vet fmt-check staticcheck tidy-check tools plugins npm-deps reports-check nets-docs generate asm-check arch-check sf-npm
+.PHONY: all build portable check test deps vet fmt-check staticcheck tidy-check tools plugins npm-deps reports-check nets-docs generate asm-check arch-check fma-check sf-npm
 
 # The example plugins (plugins/README.md): Go evaluators into plugins/bin,
 # metric plugins into plugins/bin/metrics, and a launcher for the Node.js
@@ -56,14 +62,56 @@ portable:
 
 # A portable (v1) and a native build search exactly the same tree: bench's
 # node count depends only on the code, not on the instructions the compiler
-# chose (and the NNUE kernels are the same AVX2 assembly in both).
+# chose (and the NNUE kernels are the same AVX2 assembly in both). They also
+# train the same net: a few seconds of training on a committed shard (about
+# 200 steps, enough for a fused multiply-add in the loss, the schedule or the
+# optimizer to change the quantized weights) must give the same payload_sha256.
 ARCH_CHECK_DEPTH := 9
+ARCH_CHECK_TRAIN := --arch chess768 --data datasets/selfplay-gen1/s1-of-4.binpack \
+	--val-data datasets/fresh-val/fresh-sf500.bin --epochs 4 --epoch-size 50000 --batch 1024 \
+	--lr 0.01 --schedule cosine --lambda 0.9 --threads 2 --seed 1
 arch-check:
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
 	GOAMD64=v1 $(GO) build -o $$tmp/v1 ./cmd/nnuelab && GOAMD64=$(GOAMD64) $(GO) build -o $$tmp/native ./cmd/nnuelab && \
 	a=$$($$tmp/v1 bench $(ARCH_CHECK_DEPTH) | grep '^Nodes searched') && b=$$($$tmp/native bench $(ARCH_CHECK_DEPTH) | grep '^Nodes searched') && \
 	if [ "$$a" = "$$b" ]; then echo "arch-check: GOAMD64=v1 and $(GOAMD64) builds agree ($$a at depth $(ARCH_CHECK_DEPTH))"; \
-	else echo "arch-check: GOAMD64=v1 $$a, GOAMD64=$(GOAMD64) $$b"; exit 1; fi
+	else echo "arch-check: GOAMD64=v1 $$a, GOAMD64=$(GOAMD64) $$b"; exit 1; fi; \
+	for b in v1 native; do \
+		mkdir $$tmp/$$b.net && $$tmp/$$b train $(ARCH_CHECK_TRAIN) --out $$tmp/$$b.net/net.nnue.zst >$$tmp/$$b.net/log 2>&1 || \
+			{ cat $$tmp/$$b.net/log; echo "arch-check: the $$b build's training failed"; exit 1; }; \
+	done; \
+	a=$$(head -c 4096 $$tmp/v1.net/net.nnue.zst | grep -a -o 'payload_sha256 = "[0-9a-f]*"' | cut -d'"' -f2); \
+	b=$$(head -c 4096 $$tmp/native.net/net.nnue.zst | grep -a -o 'payload_sha256 = "[0-9a-f]*"' | cut -d'"' -f2); \
+	if [ -n "$$a" ] && [ "$$a" = "$$b" ]; then echo "arch-check: GOAMD64=v1 and $(GOAMD64) builds train the same net (payload_sha256 $$a)"; \
+	else echo "arch-check: GOAMD64=v1 trains payload_sha256 $${a:-?}, GOAMD64=$(GOAMD64) $${b:-?}: the builds' float code differs (make fma-check names fused multiply-adds)"; exit 1; fi
+
+# No fused multiply-add in the Go code of any module of go.work. At
+# GOAMD64=v3 the compiler may fuse x*y + z into one FMA instruction, which
+# rounds once where a v1 build rounds twice, so a v3 build would compute
+# other numbers (other trained nets); an explicit conversion, float64(x*y) + z,
+# forbids the fusion and is a no-op at v1. This compiles every package of the
+# workspace for amd64 at v3 with -S and fails naming each function (and line)
+# whose code has a VFMADD/VFMSUB/VFNMADD/VFNMSUB, outside FMA_CHECK_ALLOW
+# (function names, for Go code that fuses on purpose; none today). The AVX2
+# assembly kernels (engine/nnue/simd, nets/train/vec: chosen at run time
+# whatever GOAMD64, and vec.FMAPeak's FMA loop, a measure of the FMA rate)
+# are not compiled Go and are not looked at.
+FMA_CHECK_ALLOW :=
+MODULE_PATHS := $(shell $(GO) list -m -f '{{.Path}}' 2>/dev/null)
+fma-check:
+	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	GOARCH=amd64 GOAMD64=v3 $(GO) build $(foreach p,$(MODULE_PATHS),-gcflags='$(p)/...=-S') $(PATTERNS) >$$tmp/s 2>&1 || \
+		{ grep -v -e STEXT -e '^	' $$tmp/s | head -50; echo "fma-check: the build failed"; exit 1; }; \
+	awk -v root='$(CURDIR)/' '/ STEXT / { fn = $$1 } \
+		/\t(VFMADD|VFMSUB|VFNMADD|VFNMSUB)/ && match($$0, /\([^)]*\.go:[0-9]+\)/) { \
+			at = substr($$0, RSTART + 1, RLENGTH - 2); if (index(at, root) == 1) at = substr(at, length(root) + 1); print fn " " at }' $$tmp/s | \
+		sort -u >$$tmp/fma; \
+	for f in $(FMA_CHECK_ALLOW); do grep -v -F "$$f " $$tmp/fma >$$tmp/keep; mv $$tmp/keep $$tmp/fma; done; \
+	if [ -s $$tmp/fma ]; then \
+		sed 's/^/fma-check: fused multiply-add in /' $$tmp/fma; \
+		echo "fma-check: $$(cut -d' ' -f1 $$tmp/fma | sort -u | wc -l) functions would compute other numbers at GOAMD64=v3 than at v1; round the product first, e.g. float64(x*y) + z"; exit 1; \
+	fi; \
+	echo "fma-check: no fused multiply-add in the Go code of $(words $(MODULE_PATHS)) modules at GOAMD64=v3"
 
 deps: npm-deps sf-npm
 	@if [ ! -x /usr/games/stockfish ]; then \
@@ -168,7 +216,7 @@ check: fmt-check vet staticcheck tidy-check asm-check
 	NNUELAB_CHECK=1 $(GO) test -short -count=1 $(PATTERNS)
 	@echo "make check: passed (tests needing Stockfish, Node.js, npm packages or Slurm are left to make test)"
 
-test: deps fmt-check vet asm-check arch-check
+test: deps fmt-check vet asm-check arch-check fma-check
 	$(GO) test -count=1 $(PATTERNS)
 	$(MAKE) reports-check
 	# The networks again on the pure-Go kernels: AVX2 and Go must agree.

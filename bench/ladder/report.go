@@ -59,14 +59,15 @@ func combine(levels []int, outs []*outcome) (Rating, bool) {
 		}
 		w := 1 / (se * se)
 		sw += w
-		swx += w * (float64(levels[i]) + *o.Elo.Value)
+		// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+		swx += float64(w * (float64(levels[i]) + *o.Elo.Value))
 		n++
 	}
 	if n == 0 {
 		return Rating{}, false
 	}
 	m, se := swx/sw, 1/math.Sqrt(sw)
-	return Rating{Value: m, Lower: m - z95*se, Upper: m + z95*se, Levels: n}, true
+	return Rating{Value: m, Lower: m - float64(z95*se), Upper: m + float64(z95*se), Levels: n}, true
 }
 
 // Report returns the ladder's Markdown: a table of every match kept in
@@ -108,7 +109,7 @@ func Report(c *Config, out, figDir string) (string, error) {
 			nn, sf := o.Faults[o.Engines[0]], o.Faults[o.Engines[1]]
 			other := nn.Crashes + nn.Hangs + nn.IllegalMoves
 			otherSF := sf.Crashes + sf.Hangs + sf.IllegalMoves
-			score := (float64(o.Wins) + 0.5*float64(o.Draws)) / float64(max(o.Games, 1))
+			score := (float64(o.Wins) + float64(0.5*float64(o.Draws))) / float64(max(o.Games, 1))
 			fmt.Fprintf(&b, "| %s | %d | %d | %d-%d-%d | %.1f%% | %s | %s | %d / %d | %d / %d | %s |\n",
 				r.Name, l, o.Games, o.Wins, o.Draws, o.Losses, 100*score, eloText(&o), impliedText(l, &o),
 				nn.TimeForfeits, sf.TimeForfeits, other, otherSF, short(res.Revision))

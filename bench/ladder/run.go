@@ -404,7 +404,8 @@ func gameSeconds(tc match.TimeControl) float64 {
 	if tc.Moves > 0 {
 		periods = float64(estMovesPerSide) / float64(tc.Moves)
 	}
-	side := tc.Base.Seconds()*periods + tc.Increment.Seconds()*estMovesPerSide
+	// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+	side := float64(tc.Base.Seconds()*periods) + float64(tc.Increment.Seconds()*estMovesPerSide)
 	return 2 * estClockShare * side
 }
 

@@ -212,8 +212,9 @@ func (s *Summary) String() string {
 	if s.Interrupted {
 		state = " (interrupted)"
 	}
+	// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
 	fmt.Fprintf(&b, "Games: %d of %d%s, Wins: %d, Losses: %d, Draws: %d, Points: %.1f (%s)\n",
-		s.Games(), s.Planned, state, s.Wins, s.Losses, s.Draws, float64(s.Wins)+float64(s.Draws)/2, pct(wdl.Score()))
+		s.Games(), s.Planned, state, s.Wins, s.Losses, s.Draws, float64(s.Wins)+float64(float64(s.Draws)/2), pct(wdl.Score()))
 	fmt.Fprintf(&b, "Ptnml(0-2): [%d, %d, %d, %d, %d] (%d pairs)\n", s.Penta[0], s.Penta[1], s.Penta[2], s.Penta[3], s.Penta[4], s.Penta.Pairs())
 	model := "pentanomial"
 	if s.Penta.Pairs() == 0 {

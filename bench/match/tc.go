@@ -50,7 +50,8 @@ func ParseTimeControl(s string) (TimeControl, error) {
 		if err1 != nil || err2 != nil || mins < 0 || secs < 0 || secs >= 60 {
 			return bad("minutes:seconds expected")
 		}
-		base = mins*60 + secs
+		// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+		base = float64(mins*60) + secs
 	} else {
 		b, err := strconv.ParseFloat(s, 64)
 		if err != nil {

@@ -155,7 +155,8 @@ func mleMean(a, phat []float64, s float64) []float64 {
 	}
 	q := make([]float64, len(a))
 	for i := range a {
-		q[i] = phat[i] / (1 + x*b[i])
+		// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+		q[i] = phat[i] / (1 + float64(x*b[i]))
 	}
 	return q
 }
@@ -182,7 +183,7 @@ func mleTValue(a, phat []float64, ref, t float64) []float64 {
 		}
 		for i := range a {
 			d := a[i] - mu
-			b[i] = a[i] - ref - t*(v+d*d)/(2*sigma)
+			b[i] = a[i] - ref - t*(v+float64(d*d))/(2*sigma)
 		}
 		x, ok := secular(b, phat)
 		if !ok {
@@ -190,7 +191,7 @@ func mleTValue(a, phat []float64, ref, t float64) []float64 {
 		}
 		var change float64
 		for i := range a {
-			next := phat[i] / (1 + x*b[i])
+			next := phat[i] / (1 + float64(x*b[i]))
 			change = math.Max(change, math.Abs(next-q[i]))
 			q[i] = next
 		}
@@ -220,12 +221,12 @@ func secular(b, w []float64) (float64, bool) {
 	f := func(x float64) float64 {
 		var sum float64
 		for i := range b {
-			sum += w[i] * b[i] / (1 + x*b[i])
+			sum += w[i] * b[i] / (1 + float64(x*b[i]))
 		}
 		return sum
 	}
 	for iter := 0; iter < 200; iter++ {
-		mid := lo + (hi-lo)/2
+		mid := lo + float64((hi-lo)/2)
 		if mid <= lo || mid >= hi {
 			break
 		}
@@ -235,5 +236,5 @@ func secular(b, w []float64) (float64, bool) {
 			hi = mid
 		}
 	}
-	return lo + (hi-lo)/2, true
+	return lo + float64((hi-lo)/2), true
 }

@@ -62,7 +62,8 @@ func (r WDL) Score() float64 {
 	if n == 0 {
 		return math.NaN()
 	}
-	return (float64(r.Wins) + float64(r.Draws)/2) / float64(n)
+	// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+	return (float64(r.Wins) + float64(float64(r.Draws)/2)) / float64(n)
 }
 
 // DrawRatio returns the share of drawn games, NaN without games.
@@ -177,7 +178,7 @@ func (p Penta) NormalizedElo() Estimate {
 	sigma := math.Sqrt(2 * v)
 	se := math.Sqrt(v / n)
 	k := neloPerT / sigma
-	return Estimate{(mu - 0.5) * k, (mu - z95*se - 0.5) * k, (mu + z95*se - 0.5) * k}
+	return Estimate{(mu - 0.5) * k, (mu - float64(z95*se) - 0.5) * k, (mu + float64(z95*se) - 0.5) * k}
 }
 
 // pairValues are the pair scores of the five classes on a 0..1 scale.
@@ -196,7 +197,7 @@ func meanVar(values, counts []float64) (mu, v float64) {
 	var n float64
 	for i, c := range counts {
 		n += c
-		mu += c * values[i]
+		mu += float64(c * values[i])
 	}
 	if n == 0 {
 		return math.NaN(), math.NaN()
@@ -204,15 +205,15 @@ func meanVar(values, counts []float64) (mu, v float64) {
 	mu /= n
 	for i, c := range counts {
 		d := values[i] - mu
-		v += c * d * d
+		v += float64(c * d * d)
 	}
 	return mu, v / n
 }
 
 // scoreInterval maps mu ± 1.96 se to Elo, clamping the score to [0, 1].
 func scoreInterval(mu, se float64) Estimate {
-	lo := math.Max(0, mu-z95*se)
-	hi := math.Min(1, mu+z95*se)
+	lo := math.Max(0, mu-float64(z95*se))
+	hi := math.Min(1, mu+float64(z95*se))
 	return Estimate{EloFromScore(mu), EloFromScore(lo), EloFromScore(hi)}
 }
 

@@ -133,7 +133,8 @@ func NewRengar(spec *archs.Spec, w *RengarWeights) (*Network, error) {
 // fixed seed (for tests and untrained baselines).
 func RandomRengarWeights(seed uint64, limit float32) *RengarWeights {
 	rng := rand.New(rand.NewPCG(seed, seed^0x5851F42D4C957F2D))
-	u := func() float32 { return (2*rng.Float32() - 1) * limit }
+	// float32(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+	u := func() float32 { return (2*float32(rng.Float32()) - 1) * limit }
 	w := &RengarWeights{}
 	for i := range w.PSTfs {
 		for j := 0; j < 32; j++ {

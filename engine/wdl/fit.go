@@ -132,7 +132,8 @@ func nelderMead(f func([2]float64) float64, x0, step [2]float64, iter int) [2]fl
 		}
 		c := [2]float64{(p[0][0] + p[1][0]) / 2, (p[0][1] + p[1][1]) / 2}
 		at := func(t float64) [2]float64 {
-			return [2]float64{c[0] + t*(p[2][0]-c[0]), c[1] + t*(p[2][1]-c[1])}
+			// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+			return [2]float64{c[0] + float64(t*(p[2][0]-c[0])), c[1] + float64(t*(p[2][1]-c[1]))}
 		}
 		r := at(-1)
 		fr := f(r)

@@ -43,8 +43,9 @@ type Agreement struct {
 func agreementOf(cp, sf []float64) Agreement {
 	var sxy, sxx float64
 	for i := range cp {
-		sxy += cp[i] * sf[i]
-		sxx += cp[i] * cp[i]
+		// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+		sxy += float64(cp[i] * sf[i])
+		sxx += float64(cp[i] * cp[i])
 	}
 	a := Agreement{N: len(cp), Scale: 1}
 	if sxx > 0 {
@@ -85,9 +86,9 @@ func pearson(x, y []float64) float64 {
 	var sxy, sxx, syy float64
 	for i := range x {
 		dx, dy := x[i]-mx, y[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
+		sxy += float64(dx * dy)
+		sxx += float64(dx * dx)
+		syy += float64(dy * dy)
 	}
 	if sxx == 0 || syy == 0 {
 		return 0

@@ -90,7 +90,8 @@ func EstimateTask(p *Plan, t *Task) float64 {
 		if n == 0 {
 			n = 3000
 		}
-		return estStartSec + n*2*estEvalSec*widthFactor(p, t.Variant)
+		// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+		return estStartSec + float64(n*2*estEvalSec*widthFactor(p, t.Variant))
 	case KindSpeed:
 		// Each speed metric's cost for each variant's net.
 		var s float64
@@ -126,7 +127,7 @@ func EstimateTask(p *Plan, t *Task) float64 {
 		for _, f := range t.Data.Inputs {
 			n += filePositions(p, f)
 		}
-		return n / float64(t.Data.Shards) * (estLabelSec + float64(t.Data.Nodes)*estLabelNodeSec)
+		return n / float64(t.Data.Shards) * (estLabelSec + float64(float64(t.Data.Nodes)*estLabelNodeSec))
 	}
 	return 0
 }
@@ -184,10 +185,10 @@ func gameSeconds(e *manifest.EloSpec) float64 {
 	per := math.Inf(1)
 	if e.TC != "" {
 		if tc, err := match.ParseTimeControl(e.TC); err == nil {
-			clock := tc.Base.Seconds() + tc.Increment.Seconds()*float64(estGamePlies/2)
+			clock := tc.Base.Seconds() + float64(tc.Increment.Seconds()*float64(estGamePlies/2))
 			if tc.Moves > 0 {
 				// Repeating periods: the base comes back every tc.Moves moves.
-				clock += tc.Base.Seconds() * math.Floor(float64(estGamePlies/2)/float64(tc.Moves))
+				clock += float64(tc.Base.Seconds() * math.Floor(float64(estGamePlies/2)/float64(tc.Moves)))
 			}
 			if tc.Enabled() {
 				per = 2 * clock * estHeadShare / float64(estGamePlies)
@@ -203,7 +204,7 @@ func gameSeconds(e *manifest.EloSpec) float64 {
 	if math.IsInf(per, 1) {
 		per = 1
 	}
-	return estGamePlies*per + 2*estStartSec
+	return float64(estGamePlies*per) + 2*estStartSec
 }
 
 // trainSeconds estimates a training run from the data size and schedule.

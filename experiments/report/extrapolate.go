@@ -35,10 +35,11 @@ func FitScaling(pts []ScalePoint) (ScalingFit, error) {
 		w := 1 / (p.SE * p.SE)
 		x := math.Log2(p.Positions)
 		sw += w
-		sx += w * x
-		sy += w * p.Elo
-		sxx += w * x * x
-		sxy += w * x * p.Elo
+		// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+		sx += float64(w * x)
+		sy += float64(w * p.Elo)
+		sxx += float64(w * x * x)
+		sxy += float64(w * x * p.Elo)
 		sizes[p.Positions] = true
 	}
 	if len(sizes) < 2 {
@@ -63,7 +64,7 @@ func (f ScalingFit) PositionsFor(elo float64) (float64, bool) {
 // the line pivoting about the points' weighted centre; ok is false when
 // the lower end does not rise, so the data bound nothing from above.
 func (f ScalingFit) PositionsRange(elo float64) (fast, slow float64, ok bool) {
-	lo, hi := f.B-1.96*f.SEB, f.B+1.96*f.SEB
+	lo, hi := f.B-float64(1.96*f.SEB), f.B+float64(1.96*f.SEB)
 	if !(lo > 0) {
 		return 0, 0, false
 	}

@@ -898,9 +898,10 @@ func barPlot(sums []*summary, metric, label string) ([]byte, error) {
 	nominal(p, names)
 	// Room above and below, so that an interval's caps are not drawn on
 	// the frame.
-	pad := 0.05 * (p.Y.Max - p.Y.Min)
+	// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+	pad := float64(0.05 * (p.Y.Max - p.Y.Min))
 	p.Y.Min, p.Y.Max = p.Y.Min-pad, p.Y.Max+pad
-	w := vg.Length(math.Max(12, 1.8*float64(len(vals))+5)) * vg.Centimeter
+	w := vg.Length(math.Max(12, float64(1.8*float64(len(vals)))+5)) * vg.Centimeter
 	return svgplot.Render(p, nil, w, 11*vg.Centimeter)
 }
 
@@ -957,7 +958,7 @@ func sharesPlot(sums []*summary) ([]byte, error) {
 	}
 	p.Y.Min, p.Y.Max = 0, 100
 	nominal(p, names)
-	w := vg.Length(math.Max(16, 1.8*float64(len(rows))+10)) * vg.Centimeter
+	w := vg.Length(math.Max(16, float64(1.8*float64(len(rows)))+10)) * vg.Centimeter
 	return svgplot.Render(p, &legend, w, 11*vg.Centimeter)
 }
 

@@ -263,6 +263,7 @@ var doublings = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 // this 2-core machine and 3-hour sessions, and what one session makes.
 func SelfplayCost(n, rate float64, src string) string {
 	cpu := n / rate
+	// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
 	return fmt.Sprintf("self-play makes %.0f positions per CPU-second with the player net (%s), so %s positions take about %s CPU-hours: %.1f days of this 2-core machine, or %.1f sessions of 3 hours on 2 cores (training is minutes beside it). One such session makes about %s positions.",
-		rate, src, Millions(n), thousands(int64(math.Round(cpu/3600))), cpu/3600/2/24, cpu/3600/6, Millions(rate*3*3600*2))
+		rate, src, Millions(n), thousands(int64(math.Round(cpu/3600))), cpu/3600/2/24, cpu/3600/6, Millions(float64(rate*3*3600)*2))
 }

@@ -65,7 +65,8 @@ func Render(p *plot.Plot, l *Legend, w, h vg.Length) ([]byte, error) {
 	cols, rows, colW, rowH := layout(l, w)
 	legH := vg.Length(0)
 	if l.Len() > 0 {
-		legH = vg.Length(rows)*rowH + vg.Points(2*pad)
+		// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+		legH = vg.Length(vg.Length(rows)*rowH) + vg.Points(2*pad)
 	}
 	c := vgsvg.New(w, h+legH)
 	dc := draw.New(c)
@@ -79,7 +80,7 @@ func Render(p *plot.Plot, l *Legend, w, h vg.Length) ([]byte, error) {
 		for i := col; i < l.Len(); i += cols { // row by row
 			lg.Add(l.entries[i].name, l.entries[i].thumbs...)
 		}
-		x := vg.Points(pad) + vg.Length(col)*colW
+		x := vg.Points(pad) + vg.Length(vg.Length(col)*colW)
 		lg.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
 			Min: vg.Point{X: x, Y: vg.Points(pad)},
 			Max: vg.Point{X: x + colW, Y: legH - vg.Points(pad)},

@@ -31,7 +31,8 @@ func levelColor(l int) string {
 	f := t - float64(i)
 	var c [3]int
 	for k := range c {
-		c[k] = int(math.Round(rdBu[i][k]*(1-f) + rdBu[i+1][k]*f))
+		// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+		c[k] = int(math.Round(float64(rdBu[i][k]*(1-f)) + float64(rdBu[i+1][k]*f)))
 	}
 	return fmt.Sprintf("#%02x%02x%02x", c[0], c[1], c[2])
 }
@@ -182,12 +183,12 @@ func (f *BoardFigure) SVG() []byte {
 	ly := topH
 	step := float64(legendH) / levels
 	for l := 0; l < levels; l++ {
-		y := float64(ly) + float64(levels-1-l)*step
+		y := float64(ly) + float64(float64(levels-1-l)*step)
 		fmt.Fprintf(&b, `<rect class="legend" x="%d" y="%s" width="14" height="%s" fill="%s"/>`+"\n", legendX, ff(y), ff(step+0.3), levelColor(l))
 	}
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="14" height="%d" fill="none" stroke="#555555" stroke-width="0.6"/>`+"\n", legendX, ly, legendH)
 	for _, t := range []float64{1, 0.5, 0, -0.5, -1} {
-		y := float64(ly) + (1-t)/2*float64(legendH)
+		y := float64(ly) + float64((1-t)/2*float64(legendH))
 		fmt.Fprintf(&b, `<path d="M%d %sh4" stroke="#000000" stroke-width="0.6"/>`+"\n", legendX+14, ff(y))
 		text(legendX+20, int(math.Round(y))+4, 10, "start", formatTick(t*scale), ` class="legend-tick"`)
 	}

@@ -82,7 +82,8 @@ func tensorHist(t *Tensor, st TensorStats, quantized bool, title string) *plot.P
 	}
 	bins := make([]plotter.HistogramBin, nb)
 	for i := range bins {
-		bins[i] = plotter.HistogramBin{Min: lo + float64(i)*width, Max: lo + float64(i+1)*width, Weight: counts[i] / float64(max(n, 1))}
+		// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+		bins[i] = plotter.HistogramBin{Min: lo + float64(float64(i)*width), Max: lo + float64(float64(i+1)*width), Weight: counts[i] / float64(max(n, 1))}
 	}
 	p := newPanel(title, xl, "share of values")
 	h := &plotter.Histogram{Bins: bins, Width: width, FillColor: barBlue, LineStyle: draw.LineStyle{Width: 0}}
@@ -96,13 +97,13 @@ func tensorHist(t *Tensor, st TensorStats, quantized bool, title string) *plot.P
 			lim = float64(t.QLimit())
 		}
 		span := hi - lo
-		if lim <= hi+0.25*span || -lim >= lo-0.25*span {
+		if lim <= hi+float64(0.25*span) || -lim >= lo-float64(0.25*span) {
 			var top float64
 			for _, c := range counts {
 				top = math.Max(top, c/float64(max(n, 1)))
 			}
 			for _, x := range []float64{-lim, lim} {
-				if x < lo-0.25*span || x > hi+0.25*span {
+				if x < lo-float64(0.25*span) || x > hi+float64(0.25*span) {
 					continue
 				}
 				l, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: top}})
@@ -160,7 +161,7 @@ func grid(title string, cells [][]*plot.Plot, cellW, cellH vg.Length) ([]byte, e
 	ts.Font.Size = vg.Points(11)
 	ts.XAlign, ts.YAlign = draw.XLeft, draw.YTop
 	w := max(vg.Length(cols)*cellW, ts.Width(title)+vg.Points(10)) + 2*pad
-	h := vg.Length(rows)*cellH + titleH + pad
+	h := vg.Length(vg.Length(rows)*cellH) + titleH + pad
 	c := vgsvg.New(w, h)
 	dc := draw.New(c)
 	dc.SetColor(color.White)
@@ -173,7 +174,7 @@ func grid(title string, cells [][]*plot.Plot, cellW, cellH vg.Length) ([]byte, e
 			if p == nil {
 				continue
 			}
-			x := pad + vg.Length(col)*cellW
+			x := pad + vg.Length(vg.Length(col)*cellW)
 			y := h - titleH - vg.Length(r+1)*cellH
 			c.Push()
 			c.Translate(vg.Point{X: x, Y: y})
@@ -369,7 +370,7 @@ func activityHist(l *ActLayer) *plot.Plot {
 			default:
 				x0 = float64(i-1) * bw
 			}
-			x0 += float64(k) * w
+			x0 += float64(float64(k) * w)
 			bins = append(bins, plotter.HistogramBin{Min: x0, Max: x0 + w, Weight: c})
 		}
 		h := &plotter.Histogram{Bins: bins, Width: w, FillColor: s.c, LineStyle: draw.LineStyle{Width: 0}}
@@ -462,6 +463,6 @@ func CompareActivationsSVG(vs []*Net, as []*Activations) ([]byte, error) {
 	b.X.Tick.Label.Rotation = math.Pi / 6
 	b.X.Tick.Label.XAlign, b.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 	b.X.Label.Text = "net"
-	wA := vg.Length(math.Max(16, 1.5*float64(len(names))+4)) * vg.Centimeter
+	wA := vg.Length(math.Max(16, float64(1.5*float64(len(names)))+4)) * vg.Centimeter
 	return grid("activations side by side", [][]*plot.Plot{{a}, {b}}, wA, 9*vg.Centimeter)
 }

@@ -174,7 +174,8 @@ func (t *Tensor) Stats() TensorStats {
 		}
 		s.Min, s.Max = min(s.Min, f), max(s.Max, f)
 		sum += f
-		sum2 += f * f
+		// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+		sum2 += float64(f * f)
 		abs += math.Abs(f)
 		if t.Quantized() {
 			q := t.Q(i)
@@ -815,7 +816,7 @@ func (v *Net) TopFeatures(k int) []Feature {
 				var s float64
 				for j := 0; j < w; j++ {
 					x := ft.Float(int(f)*w + j)
-					s += x * x
+					s += float64(x * x)
 				}
 				merged := v.Spec.Features.Kings == "merged" && planes[p].Type() == board.King
 				all = append(all, Feature{Index: int(f), Bucket: b.Bucket, King: b.King, Plane: p, Square: board.Square(sq), Merged: merged, Bucketed: len(v.buckets) > 1, Norm: math.Sqrt(s)})

@@ -452,7 +452,8 @@ func (e *engine) accumulate(batch []*datasets.Record) {
 			}
 		})
 	}
-	e.flops = 2*float64(W)*float64(active) + float64(len(batch))*m.head.flops() + m.flopsPerStep()
+	// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+	e.flops = float64(2*float64(W)*float64(active)) + float64(float64(len(batch))*m.head.flops()) + m.flopsPerStep()
 }
 
 // activeFeatures returns the active (feature, slot) pairs of the lists

@@ -319,6 +319,7 @@ func (h *sf12Head) backward(sc any, us, them []float32, _ int, dout float32, g [
 func (h *sf12Head) flops() float64 {
 	in := float64(2 * h.width)
 	n1, n2 := float64(h.n1), float64(h.n2)
-	fwd := 2*in*n1 + 2*n1*n2 + 2*n2
-	return fwd + 2*fwd + 4*in // backward: two products per weight; masks
+	// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+	fwd := float64(2*in*n1) + float64(2*n1*n2) + float64(2*n2)
+	return fwd + float64(2*fwd) + float64(4*in) // backward: two products per weight; masks
 }

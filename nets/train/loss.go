@@ -41,7 +41,8 @@ func (l *Loss) lambdaAt(step, total int) float64 {
 		return l.Lambda
 	}
 	f := float64(min(step, total-1)) / float64(total-1)
-	return l.Lambda + (*l.LambdaEnd-l.Lambda)*f
+	// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+	return l.Lambda + float64((*l.LambdaEnd-l.Lambda)*f)
 }
 
 // Validate checks the loss settings; a bad value is a *SettingError
@@ -85,10 +86,10 @@ func softplus(x float64) float64 {
 // (experiments/metrics), so that they cannot differ.
 func (l *Loss) Of(z, score, wdl float64) (loss, dz float64) {
 	if l.Kind == "result" {
-		return wdl*softplus(-z) + (1-wdl)*softplus(z), sigmoid(z) - wdl
+		return float64(wdl*softplus(-z)) + float64((1-wdl)*softplus(z)), sigmoid(z) - wdl
 	}
 	p := sigmoid(z)
-	t := l.Lambda*sigmoid(l.Scale*score) + (1-l.Lambda)*wdl
+	t := float64(l.Lambda*sigmoid(l.Scale*score)) + float64((1-l.Lambda)*wdl)
 	e := p - t
 	var dp float64
 	if l.Kind == "mse" {

@@ -79,7 +79,8 @@ func clipBound(limit, scale float64) float32 {
 // uniform fills p with values drawn uniformly from [-lim, lim], clipped.
 func (p *Param) uniform(rng *rand.Rand, lim float32) {
 	for i := range p.Data {
-		p.Data[i] = min(max((2*rng.Float32()-1)*lim, -p.Clip), p.Clip)
+		// float32(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+		p.Data[i] = min(max((2*float32(rng.Float32())-1)*lim, -p.Clip), p.Clip)
 	}
 }
 
@@ -503,7 +504,7 @@ func (m *Model) Evaluate(r *datasets.Record) float32 {
 
 // flopsPerStep is the optimizer's work per step: about 12 operations per
 // parameter for Adam with clipping.
-func (m *Model) flopsPerStep() float64 { return 12 * float64(m.NumParams()) }
+func (m *Model) flopsPerStep() float64 { return float64(12 * float64(m.NumParams())) }
 
 // sync rebuilds what depends on the parameters outside the optimizer's
 // step (Rengar's expanded matrix, a factorized model's folded one, the

@@ -90,7 +90,8 @@ func (o *Optim) rate(step, epoch, totalSteps int) float64 {
 		lr *= math.Pow(o.Gamma, float64(epoch/o.StepEpochs))
 	case "cosine":
 		t := min(float64(step)/float64(max(totalSteps, 1)), 1)
-		lr = o.MinLR + (o.LR-o.MinLR)*(1+math.Cos(math.Pi*t))/2
+		// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+		lr = o.MinLR + float64((o.LR-o.MinLR)*(1+math.Cos(math.Pi*t))/2)
 	}
 	if o.Warmup > 0 && step < o.Warmup {
 		lr *= float64(step+1) / float64(o.Warmup)

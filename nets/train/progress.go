@@ -58,7 +58,8 @@ func (p *progress) clear() {
 
 // bar draws a progress bar of n cells for fraction f.
 func bar(f float64, n int) string {
-	k := min(max(int(f*float64(n)+0.5), 0), n)
+	// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+	k := min(max(int(float64(f*float64(n))+0.5), 0), n)
 	return "[" + strings.Repeat("#", k) + strings.Repeat(".", n-k) + "]"
 }
 

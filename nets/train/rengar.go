@@ -255,7 +255,8 @@ func (h *rengarHead) forwardBatch(sc any, acc []float32, n int, out []float32) {
 			s.l2pre[k] = h.bias.Data[i] + s.l2pre[k]
 			s.l2fs[k] = clampR(s.l2pre[k])
 			s.prod[k] = s.l2fs[k] * s.l2va[k]
-			y += h.outVA.Data[i]*s.l2va[k] + h.outFxV.Data[i]*s.prod[k]
+			// float32(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+			y += float32(h.outVA.Data[i]*s.l2va[k]) + float32(h.outFxV.Data[i]*s.prod[k])
 		}
 		out[p] = h.scale * y
 	}
@@ -272,8 +273,8 @@ func (h *rengarHead) backwardBatch(sc any, _ []float32, n int, dout []float32, g
 		dy := dout[p] * h.scale
 		for i := 0; i < 4; i++ {
 			k := p*4 + i
-			gOutVA[i] += dy * s.l2va[k]
-			gOutFxV[i] += dy * s.prod[k]
+			gOutVA[i] += float32(dy * s.l2va[k])
+			gOutFxV[i] += float32(dy * s.prod[k])
 			s.dl2va[k] = dy * (h.outVA.Data[i] + h.outFxV.Data[i]*s.l2fs[k])
 			s.dl2fs[k] = 0
 			if s.l2pre[k] > -rengarClip && s.l2pre[k] < rengarClip {

@@ -66,11 +66,12 @@ func compute(scores, targets, results []float32, params map[string]string) (map[
 		for i, s := range scores {
 			d := float64(s - targets[i])
 			abs += math.Abs(d)
-			sq += d * d
+			// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+			sq += float64(d * d)
 			if sign(s) == sign(targets[i]) {
 				agree++
 			}
-			cov += (float64(s) - mean) * (float64(targets[i]) - tmean)
+			cov += float64((float64(s) - mean) * (float64(targets[i]) - tmean))
 		}
 		out["mae_cp"] = abs / n
 		out["rmse_cp"] = math.Sqrt(sq / n)
@@ -88,7 +89,7 @@ func compute(scores, targets, results []float32, params map[string]string) (map[
 			}
 			p := 1 / (1 + math.Exp(-float64(s)/scale))
 			p = min(max(p, 1e-12), 1-1e-12)
-			loss -= r*math.Log(p) + (1-r)*math.Log(1-p)
+			loss -= float64(r*math.Log(p)) + float64((1-r)*math.Log(1-p))
 		}
 		out["wdl_loss"] = loss / n
 	}
@@ -101,7 +102,7 @@ func meanStd(xs []float32) (mean, std float64) {
 	}
 	mean /= float64(len(xs))
 	for _, x := range xs {
-		std += (float64(x) - mean) * (float64(x) - mean)
+		std += float64((float64(x) - mean) * (float64(x) - mean))
 	}
 	return mean, math.Sqrt(std / float64(len(xs)))
 }

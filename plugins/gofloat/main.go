@@ -74,9 +74,10 @@ func sub(a, w *acc) {
 // with a small bonus for having the move.
 func head(a *acc, blackToMove bool) float32 {
 	ph := min(a[2], 24)
-	v := (a[0]*ph+a[1]*(24-ph))/24 + 10
+	// float32(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+	v := (float32(a[0]*ph)+float32(a[1]*(24-ph)))/24 + 10
 	if blackToMove {
-		v = -(a[0]*ph+a[1]*(24-ph))/24 + 10
+		v = -(float32(a[0]*ph)+float32(a[1]*(24-ph)))/24 + 10
 	}
 	return v
 }

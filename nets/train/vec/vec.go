@@ -237,8 +237,9 @@ func AdamUpdate(p, m, v, g []float32, h *Adam) {
 func adamGo(p, m, v, g []float32, h *Adam) {
 	for i := range p {
 		gi := g[i] + h.L2*p[i]
-		m[i] = h.B1*m[i] + h.OneMinusB1*gi
-		v[i] = h.B2*v[i] + h.OneMinusB2*gi*gi
+		// float32(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+		m[i] = float32(h.B1*m[i]) + float32(h.OneMinusB1*gi)
+		v[i] = float32(h.B2*v[i]) + float32(h.OneMinusB2*gi*gi)
 		den := h.C2*float32(math.Sqrt(float64(v[i]))) + h.Eps
 		p[i] = min(max(h.Decay*p[i]-h.A1*m[i]/den, h.NegClip), h.Clip)
 	}
@@ -253,10 +254,10 @@ func FMAPeak(iters int, wide bool) float64 {
 	switch {
 	case wide && hasAVX512:
 		fmaPeakAVX512(iters)
-		return float64(iters) * 12 * 16 * 2
+		return float64(float64(iters)*12*16) * 2
 	case !wide && hasAVX2:
 		fmaPeakAVX2(iters)
-		return float64(iters) * 12 * 8 * 2
+		return float64(float64(iters)*12*8) * 2
 	}
 	return 0
 }
