@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -273,6 +274,13 @@ threads = 1
 		t.Fatalf("%d datagen tasks, want 2", len(shards))
 	}
 
+	// The dry run of a fresh folder says so, and charges them nothing.
+	dry := exptest.Run(t, exp, nil, "experiment", "run", "sp.toml", "--out", "out2", "--cache", "cache2", "--dry-run")
+	for _, task := range shards {
+		if !strings.Contains(dry, task.ID) || !regexp.MustCompile(task.ID+`.*adopt from .*selfplay-sp/`).MatchString(dry) {
+			t.Errorf("the dry run does not show %s adopted:\n%s", task.ID, dry)
+		}
+	}
 	p2 := run("2")
 	for _, task := range shards {
 		a, _ := plan.ReadResult(p1.Out, task)

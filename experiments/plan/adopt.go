@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nnuelab/nnuelab/datasets/datagen"
 	"github.com/nnuelab/nnuelab/internal/fsutil"
 	"github.com/nnuelab/nnuelab/internal/zstdfile"
 )
@@ -158,4 +159,24 @@ func relTo(dir, path string) string {
 		}
 	}
 	return filepath.ToSlash(path)
+}
+
+// CommittedData is where a datagen task looks for a committed copy of its
+// shard before playing it: the repository's datasets folder, beside the
+// experiment's folder (experiments/NAME.toml and datasets/selfplay-*).
+func (p *Plan) CommittedData() string { return p.Manifest.Path("../datasets") }
+
+// committedFrom names, for the dry run, the committed self-play shard a
+// datagen task not yet done would adopt instead of playing it (one with its
+// exact settings: datagen.FindCommitted); "" when there is none or it
+// cannot be checked yet (a player net not trained).
+func (p *Plan) committedFrom(t *Task) string {
+	if t.Kind != KindDatagen || t.Data == nil || t.Data.Gen == nil {
+		return ""
+	}
+	src, err := datagen.FindCommitted(*t.Data.Gen, []string{p.CommittedData()})
+	if err != nil || src == "" {
+		return ""
+	}
+	return relTo(filepath.Dir(p.CommittedData()), src) // datasets/...
 }

@@ -352,6 +352,8 @@ func Describe(w io.Writer, p *Plan, executor string, jobs int) {
 			state = "in cache"
 		} else if src := p.adoptableFrom(t); src != "" {
 			state = "adopt from " + src
+		} else if src := p.committedFrom(t); src != "" {
+			state = "adopt from " + src
 		}
 		s := sums[t.Kind]
 		s.n++

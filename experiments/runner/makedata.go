@@ -80,11 +80,6 @@ func runMakeData(ctx context.Context, p *plan.Plan, t *plan.Task, log io.Writer)
 	return r, nil
 }
 
-// committedData is where a datagen task looks for a committed copy of its
-// shard before playing it: the repository's datasets folder, beside the
-// experiment's folder (experiments/NAME.toml and datasets/selfplay-*).
-const committedData = "../datasets"
-
 // adoptCommitted copies into the cache a committed shard with the task's
 // exact settings (datagen.FindCommitted), when the shard is neither made
 // nor begun there: a fresh clone then goes on from the committed self-play
@@ -96,7 +91,7 @@ func adoptCommitted(p *plan.Plan, t *plan.Task, cfg datagen.Config, log io.Write
 			return nil
 		}
 	}
-	src, err := datagen.FindCommitted(cfg, []string{p.Manifest.Path(committedData)})
+	src, err := datagen.FindCommitted(cfg, []string{p.CommittedData()})
 	if err != nil || src == "" {
 		return err
 	}
