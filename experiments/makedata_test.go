@@ -153,29 +153,37 @@ func TestMadeDataErrors(t *testing.T) {
 	}
 }
 
+// datagenShard plans a one-set manifest whose [[datagen]] set "g" has the
+// extra line (a key = value and newline, or nothing) and returns its first
+// shard's task.
+func datagenShard(t *testing.T, line string) *plan.Task {
+	t.Helper()
+	dir := t.TempDir()
+	text := []byte("metrics = [\"val_loss\"]\n[base]\narch = \"chess768\"\n[train]\nepochs = 1\n" +
+		"[[datagen]]\nname = \"g\"\npositions = 10\n" + line + "[data]\ntrain = [\"datagen:g\"]\n")
+	file := filepath.Join(dir, "m.toml")
+	if err := os.WriteFile(file, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Parse(file, dir, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.New(m, plan.Options{Out: t.TempDir(), Cache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Task("datagen-g-0001")
+}
+
 // TestDatagenRandomPlies: random_plies = 0 in [[datagen]] is a value (no
 // random plies), not "the default"; leaving it out is the default.
 func TestDatagenRandomPlies(t *testing.T) {
-	head := "metrics = [\"val_loss\"]\n[base]\narch = \"chess768\"\n[train]\nepochs = 1\n"
 	for _, c := range []struct {
 		line string
 		want int
 	}{{"random_plies = 0\n", 0}, {"random_plies = 3\n", 3}, {"", datagen.DefaultConfig().RandomPlies}} {
-		dir := t.TempDir()
-		text := []byte(head + "[[datagen]]\nname = \"g\"\npositions = 10\n" + c.line + "[data]\ntrain = [\"datagen:g\"]\n")
-		file := filepath.Join(dir, "m.toml")
-		if err := os.WriteFile(file, text, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		m, err := manifest.Parse(file, dir, text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := plan.New(m, plan.Options{Out: t.TempDir(), Cache: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := p.Task("datagen-g-0001").Data.Gen.RandomPlies; got != c.want {
+		if got := datagenShard(t, c.line).Data.Gen.RandomPlies; got != c.want {
 			t.Errorf("%q: the shard plays %d random plies, want %d", c.line, got, c.want)
 		}
 	}
@@ -184,27 +192,12 @@ func TestDatagenRandomPlies(t *testing.T) {
 // TestDatagenNoMoveLoopPruning: the [[datagen]] key reaches the shards'
 // settings and the set's key, and a set without it keeps the key it had.
 func TestDatagenNoMoveLoopPruning(t *testing.T) {
-	head := "metrics = [\"val_loss\"]\n[base]\narch = \"chess768\"\n[train]\nepochs = 1\n"
 	keys := map[string]string{}
 	for _, c := range []struct {
 		name, line string
 		want       bool
 	}{{"absent", "", false}, {"false", "no_move_loop_pruning = false\n", false}, {"true", "no_move_loop_pruning = true\n", true}} {
-		dir := t.TempDir()
-		text := []byte(head + "[[datagen]]\nname = \"g\"\npositions = 10\n" + c.line + "[data]\ntrain = [\"datagen:g\"]\n")
-		file := filepath.Join(dir, "m.toml")
-		if err := os.WriteFile(file, text, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		m, err := manifest.Parse(file, dir, text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := plan.New(m, plan.Options{Out: t.TempDir(), Cache: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		task := p.Task("datagen-g-0001")
+		task := datagenShard(t, c.line)
 		if got := task.Data.Gen.NoMoveLoopPruning; got != c.want {
 			t.Errorf("%s: the shard's no_move_loop_pruning is %v, want %v", c.name, got, c.want)
 		}
