@@ -22,6 +22,7 @@ recipes=(
 	"n5000|--nodes 5000"
 	"n2500|--nodes 2500"
 	"n1250|--nodes 1250"
+	"n625|--nodes 625"
 	"soft2500|--soft-nodes 2500 --nodes 10000"
 	"chess960|--start chess960 --random-plies 8"
 	"dfrc|--start dfrc --random-plies 8"
