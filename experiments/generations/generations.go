@@ -339,6 +339,7 @@ func (r *genRunner) plan(k int) (*generation, error) {
 		Name: genName(k), Positions: sp.Positions, Games: sp.Games, Shards: shards, RawSeed: int64(g.Seed) + int64(k) - 1,
 		Arch: r.playArch, ArchID: r.playArchID, Nodes: sp.Nodes, SoftNodes: sp.SoftNodes, Start: sp.Start, Depth: g.Depth,
 		RandomPlies: &sp.RandomPlies, Keep: g.Keep, MaxOpeningScore: g.OpeningBoundOf(k),
+		WinScore: sp.WinScore, WinPlies: sp.WinPlies,
 	}
 	if !player.Shipped {
 		gen.Datagen.Net, gen.Datagen.NetID = player.Path, player.ID
@@ -838,6 +839,9 @@ func (r *genRunner) selfplayText() string {
 		if o.RandomPlies != nil {
 			parts = append(parts, fmt.Sprintf("%d random plies", *o.RandomPlies))
 		}
+		if o.WinScore > 0 || o.WinPlies > 0 {
+			parts = append(parts, "wins adjudicated "+winText(o.WinScore, o.WinPlies))
+		}
 		if o.MaxOpeningScore > 0 && o.MaxOpeningScore != g.MaxOpeningScore {
 			parts = append(parts, fmt.Sprintf("openings within ±%d cp from then on", o.MaxOpeningScore))
 		}
@@ -854,7 +858,22 @@ func (r *genRunner) selfplayText() string {
 	if g.MaxOpeningScore > 0 {
 		s += fmt.Sprintf("; openings within ±%d cp", g.MaxOpeningScore)
 	}
+	if g.WinScore > 0 || g.WinPlies > 0 {
+		s += "; wins adjudicated " + winText(g.WinScore, g.WinPlies)
+	}
 	return s
+}
+
+// winText says a win adjudication setting; 0 is datagen's default.
+func winText(score, plies int) string {
+	var parts []string
+	if score > 0 {
+		parts = append(parts, fmt.Sprintf("above %d cp", score))
+	}
+	if plies > 0 {
+		parts = append(parts, fmt.Sprintf("for %d plies", plies))
+	}
+	return strings.Join(parts, " ")
 }
 
 // sizeText says how much self-play a generation makes.

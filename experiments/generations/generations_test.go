@@ -157,6 +157,8 @@ func TestGenerationsManifest(t *testing.T) {
 		{"bad sprt", head + genTail + "[elo.sprt]\nelo0 = 5\nelo1 = 0\n", "elo.sprt.elo1", "above elo0"},
 		{"negative opening bound", head + "max_opening_score = -1\n" + genTail, "generations.max_opening_score", "centipawns"},
 		{"negative gen opening bound", head + "[[generations.gen]]\ngen = 2\nmax_opening_score = -5\n" + genTail, "generations.gen[1].max_opening_score", "centipawns"},
+		{"negative win score", head + "win_score = -1\n" + genTail, "generations.win_score", "centipawns"},
+		{"negative gen win plies", head + "[[generations.gen]]\ngen = 2\nwin_plies = -3\n" + genTail, "generations.gen[1].win_plies", "plies"},
 		{"bad start", head + "start = \"960\"\n" + genTail, "generations.start", `"960" is not one of`},
 		{"bad gen start", head + "[[generations.gen]]\ngen = 2\nstart = \"frc\"\n" + genTail, "generations.gen[0].start", `"frc" is not one of`},
 		{"negative gen random plies", head + "[[generations.gen]]\ngen = 2\nrandom_plies = -1\n" + genTail, "generations.gen[0].random_plies", ">= 0"},
@@ -348,9 +350,9 @@ func TestGenerationsPlan(t *testing.T) {
 		t.Errorf("OpeningBoundOf: %d %d %d", g.OpeningBoundOf(1), g.OpeningBoundOf(2), g.OpeningBoundOf(5))
 	}
 	// A new recipe from generation 2 on (nodes, soft limit, starts, random
-	// plies, size): generation 1 keeps its data key, generations 2 and 3
-	// play the new recipe.
-	m = writeManifest(t, dir, "recipe.toml", genHead(shippedChess768(t))+"[[generations.gen]]\ngen = 2\nnodes = 400\nsoft_nodes = 100\nstart = \"dfrc\"\nrandom_plies = 0\npositions = 800\nshards = 1\n"+genTail)
+	// plies, win adjudication, size): generation 1 keeps its data key,
+	// generations 2 and 3 play the new recipe.
+	m = writeManifest(t, dir, "recipe.toml", genHead(shippedChess768(t))+"[[generations.gen]]\ngen = 2\nnodes = 400\nsoft_nodes = 100\nstart = \"dfrc\"\nrandom_plies = 0\nwin_score = 1000\nwin_plies = 3\npositions = 800\nshards = 1\n"+genTail)
 	r = genRunnerOf(t, m, filepath.Join(dir, "out6"), filepath.Join(dir, "cache"))
 	c1 := planGen(t, r, 1)
 	c1.Decided = true
@@ -362,7 +364,7 @@ func TestGenerationsPlan(t *testing.T) {
 	}
 	for _, g := range []*generation{c2, c3} {
 		gc := g.Train.Task(fmt.Sprintf("datagen-gen%d-0001", g.K)).Data.Gen
-		if gc.Nodes != 400 || gc.SoftNodes != 100 || gc.Start != "dfrc" || gc.RandomPlies != 0 || gc.Positions != 800 || gc.Shards != 1 {
+		if gc.Nodes != 400 || gc.SoftNodes != 100 || gc.Start != "dfrc" || gc.RandomPlies != 0 || gc.WinScore != 1000 || gc.WinPlies != 3 || gc.Positions != 800 || gc.Shards != 1 {
 			t.Errorf("generation %d's self-play: %+v, want the recipe of generation 2 on", g.K, gc)
 		}
 	}

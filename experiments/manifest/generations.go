@@ -99,6 +99,12 @@ type GenerationsSpec struct {
 	// centipawns after the random plies ([[datagen]] max_opening_score);
 	// a [[generations.gen]] max_opening_score sets one generation's.
 	MaxOpeningScore int `toml:"max_opening_score" json:"max_opening_score,omitempty"`
+	// WinScore and WinPlies adjudicate a self-play game as won once the
+	// searches' score stays above WinScore centipawns, the same side
+	// ahead, for WinPlies plies in a row ([[datagen]] win_score,
+	// win_plies); 0 keeps datagen's default (1500 cp, 4 plies).
+	WinScore int `toml:"win_score" json:"win_score,omitempty"`
+	WinPlies int `toml:"win_plies" json:"win_plies,omitempty"`
 	// Gen changes the self-play of single generations ([[generations.gen]]).
 	Gen []GenSettings `toml:"gen" json:"gen,omitempty"`
 	// PositionsPerCPUSecond is self-play's measured rate with the player
@@ -139,6 +145,10 @@ type GenSettings struct {
 	// the generations after it that set none), leaving the data and keys
 	// of the generations before it.
 	MaxOpeningScore int `toml:"max_opening_score" json:"max_opening_score,omitempty"`
+	// WinScore and WinPlies > 0 change the win adjudication from this
+	// generation on, as the recipe keys above do.
+	WinScore int `toml:"win_score" json:"win_score,omitempty"`
+	WinPlies int `toml:"win_plies" json:"win_plies,omitempty"`
 }
 
 // OpeningBoundOf returns generation k's max_opening_score: the last
@@ -283,9 +293,21 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 	if g.MaxOpeningScore < 0 {
 		return bad("generations.max_opening_score", "must be 0 (every opening) or a bound in centipawns > 0, got %d", g.MaxOpeningScore)
 	}
+	if g.WinScore < 0 {
+		return bad("generations.win_score", "must be 0 (datagen's default) or centipawns > 0, got %d", g.WinScore)
+	}
+	if g.WinPlies < 0 {
+		return bad("generations.win_plies", "must be 0 (datagen's default) or plies > 0, got %d", g.WinPlies)
+	}
 	for i, o := range g.Gen {
 		if o.MaxOpeningScore < 0 {
 			return bad(fmt.Sprintf("generations.gen[%d].max_opening_score", i+1), "must be 0 (keep the loop's) or a bound in centipawns > 0, got %d", o.MaxOpeningScore)
+		}
+		if o.WinScore < 0 {
+			return bad(fmt.Sprintf("generations.gen[%d].win_score", i+1), "must be 0 (keep the loop's) or centipawns > 0, got %d", o.WinScore)
+		}
+		if o.WinPlies < 0 {
+			return bad(fmt.Sprintf("generations.gen[%d].win_plies", i+1), "must be 0 (keep the loop's) or plies > 0, got %d", o.WinPlies)
 		}
 	}
 	if !(g.PositionsPerCPUSecond >= 0) || math.IsInf(g.PositionsPerCPUSecond, 0) {
@@ -424,6 +446,8 @@ type Selfplay struct {
 	Nodes, SoftNodes uint64
 	Start            string
 	RandomPlies      int
+	// WinScore and WinPlies adjudicate wins; 0 is datagen's default.
+	WinScore, WinPlies int
 }
 
 // SelfplayOf returns generation k's self-play: [generations]' settings
@@ -431,7 +455,7 @@ type Selfplay struct {
 // order of generation.
 func (g *GenerationsSpec) SelfplayOf(k int) Selfplay {
 	sp := Selfplay{Positions: g.Positions, Games: g.Games, Shards: g.Shards, Nodes: g.Nodes, SoftNodes: g.SoftNodes,
-		Start: g.Start, RandomPlies: g.RandomPlies}
+		Start: g.Start, RandomPlies: g.RandomPlies, WinScore: g.WinScore, WinPlies: g.WinPlies}
 	over := slices.Clone(g.Gen)
 	slices.SortFunc(over, func(a, b GenSettings) int { return a.Gen - b.Gen })
 	for _, o := range over {
@@ -455,6 +479,12 @@ func (g *GenerationsSpec) SelfplayOf(k int) Selfplay {
 		}
 		if o.RandomPlies != nil {
 			sp.RandomPlies = *o.RandomPlies
+		}
+		if o.WinScore > 0 {
+			sp.WinScore = o.WinScore
+		}
+		if o.WinPlies > 0 {
+			sp.WinPlies = o.WinPlies
 		}
 	}
 	return sp
