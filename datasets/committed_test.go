@@ -163,10 +163,10 @@ func TestCommittedSelfplay(t *testing.T) {
 			t.Errorf("%s: %d positions, the manifest says %d (keep %q)", shard, n, gen.Summary.Positions, gen.Settings.Keep)
 		}
 	}
-	// The tree keeps a window of the latest generations (docs/datasets.md,
+	// The tree keeps a window of the latest generations (docs/datagen.md,
 	// "Committed self-play").
 	if total > maxCommittedSelfplay {
-		t.Errorf("committed self-play shards hold %d bytes, above the tree's %d: move the oldest generations out to manifests and READMEs (docs/datasets.md, \"Committed self-play\")", total, maxCommittedSelfplay)
+		t.Errorf("committed self-play shards hold %d bytes, above the tree's %d: move the oldest generations out to manifests and READMEs (docs/datagen.md, \"Committed self-play\")", total, maxCommittedSelfplay)
 	}
 	t.Logf("committed self-play: %d shards, %d bytes", len(manifests), total)
 }

@@ -28,7 +28,7 @@ const (
 	// estDatagenNPS is self-play's node rate per CPU second: its short
 	// searches from a cleared table run faster than bench's (measured with
 	// chess768 at 5000 nodes a move: 363-401 positions per core-second on an
-	// idle machine, 338 at load 13-15; docs/datasets.md).
+	// idle machine, 338 at load 13-15; docs/datagen.md).
 	estDatagenNPS   = 1_900_000
 	estBenchNodesD8 = 220_000 // `nnuelab bench 8` nodes; about x2 per ply
 	estEvalSec      = 2e-6    // one evaluation from scratch, 512 wide
