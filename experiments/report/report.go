@@ -710,27 +710,41 @@ func reportPlots(sums []*summary, recs []records.Record, eloVs string) (map[stri
 	return out, nil
 }
 
-// nominal sets up a bar chart's x axis: names under the bars, rotated,
-// with half a bar of room at both ends (and extra room on the right).
-func nominal(p *plot.Plot, names []string) {
+// barSlot is the room along x that a nominal chart gives each bar: a
+// label of a few words a line, set level under its bar, fits in it.
+const barSlot = 2.8 * vg.Centimeter
+
+// nominal sets up a bar chart's x axis: names set level under their bars,
+// each wrapped to its bar's slot so that neighbours never overlap, with
+// half a bar of room at both ends. It returns the plot's size: at least
+// minW wide, wide enough for a slot a bar beside the y axis, and deep
+// enough for the longest name's lines.
+func nominal(p *plot.Plot, names []string, minW vg.Length) (w, h vg.Length) {
+	lbl := p.X.Tick.Label
+	fits := func(s string) bool { return lbl.Width(s) <= vg.Length(0.92*float64(barSlot)) }
 	wrapped := make([]string, len(names))
+	var depth vg.Length
 	for i, n := range names {
-		wrapped[i] = wrapLabel(n, 26)
+		wrapped[i] = wrapLabel(n, fits)
+		depth = max(depth, lbl.Height(wrapped[i]))
 	}
 	p.NominalX(wrapped...)
 	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
-	p.X.Tick.Label.Rotation = math.Pi / 6
-	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XCenter, draw.YTop
 	p.Y.Tick.Marker = plotaxis.Ticks
+	// The y axis, its label and ticks take about 3 cm at the left.
+	// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+	w = max(minW, vg.Length(float64(float64(len(names))+0.2)*float64(barSlot))+3*vg.Centimeter)
+	return w, 8*vg.Centimeter + depth
 }
 
-// wrapLabel breaks a long variant label into lines of about width
-// characters at spaces, so that rotated names stay inside the plot.
-func wrapLabel(s string, width int) string {
+// wrapLabel breaks a long variant label into lines at spaces, each as
+// long as fits allows; a word too long for a line of its own stays whole.
+func wrapLabel(s string, fits func(string) bool) string {
 	var lines []string
 	line := ""
 	for _, w := range strings.Fields(s) {
-		if line != "" && len(line)+1+len(w) > width {
+		if line != "" && !fits(line+" "+w) {
 			lines = append(lines, line)
 			line = w
 			continue
@@ -895,14 +909,13 @@ func barPlot(sums []*summary, metric, label string) ([]byte, error) {
 		}
 		p.Add(eb)
 	}
-	nominal(p, names)
+	w, h := nominal(p, names, 12*vg.Centimeter)
 	// Room above and below, so that an interval's caps are not drawn on
 	// the frame.
-	// float64(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
+	// float64(x*y): no FMA fusion at GOAMD64=v3 (make fma-check).
 	pad := float64(0.05 * (p.Y.Max - p.Y.Min))
 	p.Y.Min, p.Y.Max = p.Y.Min-pad, p.Y.Max+pad
-	w := vg.Length(math.Max(12, float64(1.8*float64(len(vals)))+5)) * vg.Centimeter
-	return svgplot.Render(p, nil, w, 11*vg.Centimeter)
+	return svgplot.Render(p, nil, w, h)
 }
 
 // sharesPlot stacks, per variant, the shares of accumulator updates by
@@ -957,9 +970,8 @@ func sharesPlot(sums []*summary) ([]byte, error) {
 		legend.Add(se.label, bars)
 	}
 	p.Y.Min, p.Y.Max = 0, 100
-	nominal(p, names)
-	w := vg.Length(math.Max(16, float64(1.8*float64(len(rows)))+10)) * vg.Centimeter
-	return svgplot.Render(p, &legend, w, 11*vg.Centimeter)
+	w, h := nominal(p, names, 16*vg.Centimeter)
+	return svgplot.Render(p, &legend, w, h)
 }
 
 // Floats reads a list of numbers from a record's detail (as stored:

@@ -6,6 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
 	"github.com/nnuelab/nnuelab/experiments/internal/plantest"
 	"github.com/nnuelab/nnuelab/experiments/records"
 )
@@ -135,10 +140,11 @@ overrides = ["history=1"]
 	}
 }
 
-// TestWrapLabel: long variant labels break at spaces into lines of about
-// the width, so rotated names under bars stay inside the plot; a word
-// longer than the width stays whole.
+// TestWrapLabel: long variant labels break at spaces into lines as long
+// as fits allows (here 26 characters), so that names under bars stay in
+// their slots; a word longer than a line stays whole.
 func TestWrapLabel(t *testing.T) {
+	fits := func(s string) bool { return len(s) <= 26 }
 	for _, tc := range []struct {
 		in   string
 		want string
@@ -148,8 +154,40 @@ func TestWrapLabel(t *testing.T) {
 		{"1M positions at 5000 nodes a move (generation 1's first shard)", "1M positions at 5000 nodes\na move (generation 1's\nfirst shard)"},
 		{"averyveryverylongwordwithoutspaces here", "averyveryverylongwordwithoutspaces\nhere"},
 	} {
-		if got := wrapLabel(tc.in, 26); got != tc.want {
+		if got := wrapLabel(tc.in, fits); got != tc.want {
 			t.Errorf("wrapLabel(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestNominalLabelsInSlots: every line of every name under a bar chart is
+// narrower than the distance between two bars in the drawn plot, so
+// neighbouring names cannot overlap, and the plot deepens for long names.
+func TestNominalLabelsInSlots(t *testing.T) {
+	names := []string{
+		"5000 nodes, 10 random plies, standard start (1M positions, generation 1's first shard)",
+		"soft limit 2500 nodes, hard 10000 (940k positions)",
+		"Chess960 starts, 8 random plies (1M positions)",
+		"x",
+	}
+	p := plot.New()
+	w, h := nominal(p, names, 12*vg.Centimeter)
+	short := plot.New()
+	_, h1 := nominal(short, []string{"a", "b"}, 12*vg.Centimeter)
+	if h <= h1 {
+		t.Errorf("height %v for four-line names, %v for one-line names: want more room", h, h1)
+	}
+	c := draw.New(vgsvg.New(w, h))
+	area := p.DataCanvas(c)
+	slot := area.X(p.X.Norm(1)) - area.X(p.X.Norm(0))
+	if slot < barSlot {
+		t.Errorf("bars %v apart, want at least the slot %v", slot, barSlot)
+	}
+	for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		for _, line := range strings.Split(tk.Label, "\n") {
+			if lw := p.X.Tick.Label.Width(line); lw >= slot {
+				t.Errorf("label line %q is %v wide, bars are %v apart", line, lw, slot)
+			}
 		}
 	}
 }
