@@ -300,14 +300,16 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 		return bad("generations.win_plies", "must be 0 (datagen's default) or plies > 0, got %d", g.WinPlies)
 	}
 	for i, o := range g.Gen {
+		// Indexed from 0 like [[datagen]] tables: the i-th [[generations.gen]].
+		key := fmt.Sprintf("generations.gen[%d]", i)
 		if o.MaxOpeningScore < 0 {
-			return bad(fmt.Sprintf("generations.gen[%d].max_opening_score", i+1), "must be 0 (keep the loop's) or a bound in centipawns > 0, got %d", o.MaxOpeningScore)
+			return bad(key+".max_opening_score", "must be 0 (keep the loop's) or a bound in centipawns > 0, got %d", o.MaxOpeningScore)
 		}
 		if o.WinScore < 0 {
-			return bad(fmt.Sprintf("generations.gen[%d].win_score", i+1), "must be 0 (keep the loop's) or centipawns > 0, got %d", o.WinScore)
+			return bad(key+".win_score", "must be 0 (keep the loop's) or centipawns > 0, got %d", o.WinScore)
 		}
 		if o.WinPlies < 0 {
-			return bad(fmt.Sprintf("generations.gen[%d].win_plies", i+1), "must be 0 (keep the loop's) or plies > 0, got %d", o.WinPlies)
+			return bad(key+".win_plies", "must be 0 (keep the loop's) or plies > 0, got %d", o.WinPlies)
 		}
 	}
 	if !(g.PositionsPerCPUSecond >= 0) || math.IsInf(g.PositionsPerCPUSecond, 0) {
