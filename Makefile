@@ -88,30 +88,43 @@ arch-check:
 # No fused multiply-add in the Go code of any module of go.work. At
 # GOAMD64=v3 the compiler may fuse x*y + z into one FMA instruction, which
 # rounds once where a v1 build rounds twice, so a v3 build would compute
-# other numbers (other trained nets); an explicit conversion, float64(x*y) + z,
-# forbids the fusion and is a no-op at v1. This compiles every package of the
-# workspace for amd64 at v3 with -S and fails naming each function (and line)
-# whose code has a VFMADD/VFMSUB/VFNMADD/VFNMSUB, outside FMA_CHECK_ALLOW
-# (function names, for Go code that fuses on purpose; none today). The AVX2
-# assembly kernels (engine/nnue/simd, nets/train/vec: chosen at run time
-# whatever GOAMD64, and vec.FMAPeak's FMA loop, a measure of the FMA rate)
-# are not compiled Go and are not looked at.
+# other numbers (other trained nets); on arm64 it fuses x*y + z and x*y - z
+# wherever it can, so an arm64 build would too (and the Rengar head would
+# not match its reference). An explicit conversion, float64(x*y) + z,
+# forbids the fusion everywhere and is a no-op where nothing fuses. This
+# compiles every package of the workspace with -S for amd64 at v3, for
+# amd64 at v3 with -tags purego (the pure-Go kernels) and for arm64, and
+# fails naming each function (and line) whose code has a fused
+# multiply-add (VFMADD/VFMSUB/VFNMADD/VFNMSUB; FMADD/FMSUB/FNMADD/FNMSUB),
+# outside FMA_CHECK_ALLOW (function names, for Go code that fuses on
+# purpose; none today). The AVX2 assembly kernels (engine/nnue/simd,
+# nets/train/vec: chosen at run time whatever GOAMD64, and vec.FMAPeak's
+# FMA loop, a measure of the FMA rate) are not compiled Go and are not
+# looked at; nor are _test.go files, which compute no shipped number.
 FMA_CHECK_ALLOW :=
+FMA_CHECK_TARGETS := amd64-v3 amd64-v3-purego arm64
 MODULE_PATHS := $(shell $(GO) list -m -f '{{.Path}}' 2>/dev/null)
 fma-check:
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
-	GOARCH=amd64 GOAMD64=v3 $(GO) build $(foreach p,$(MODULE_PATHS),-gcflags='$(p)/...=-S') $(PATTERNS) >$$tmp/s 2>&1 || \
-		{ grep -v -e STEXT -e '^	' $$tmp/s | head -50; echo "fma-check: the build failed"; exit 1; }; \
-	awk -v root='$(CURDIR)/' '/ STEXT / { fn = $$1 } \
-		/\t(VFMADD|VFMSUB|VFNMADD|VFNMSUB)/ && match($$0, /\([^)]*\.go:[0-9]+\)/) { \
-			at = substr($$0, RSTART + 1, RLENGTH - 2); if (index(at, root) == 1) at = substr(at, length(root) + 1); print fn " " at }' $$tmp/s | \
-		sort -u >$$tmp/fma; \
+	for t in $(FMA_CHECK_TARGETS); do \
+		case $$t in \
+		amd64-v3) env="GOARCH=amd64 GOAMD64=v3"; tags=;; \
+		amd64-v3-purego) env="GOARCH=amd64 GOAMD64=v3"; tags=purego;; \
+		arm64) env="GOARCH=arm64"; tags=;; \
+		esac; \
+		env $$env $(GO) build -tags "$$tags" $(foreach p,$(MODULE_PATHS),-gcflags='$(p)/...=-S') $(PATTERNS) >$$tmp/s 2>&1 || \
+			{ grep -v -e STEXT -e '^	' $$tmp/s | head -50; echo "fma-check: the $$t build failed"; exit 1; }; \
+		awk -v root='$(CURDIR)/' -v t=$$t '/ STEXT / { fn = $$1 } \
+			/\t(VFMADD|VFMSUB|VFNMADD|VFNMSUB|FMADD|FMSUB|FNMADD|FNMSUB)/ && match($$0, /\([^)]*\.go:[0-9]+\)/) { \
+				at = substr($$0, RSTART + 1, RLENGTH - 2); if (index(at, root) == 1) at = substr(at, length(root) + 1); print fn " " at " (" t ")" }' $$tmp/s >>$$tmp/all; \
+	done; \
+	sort -u $$tmp/all >$$tmp/fma; \
 	for f in $(FMA_CHECK_ALLOW); do grep -v -F "$$f " $$tmp/fma >$$tmp/keep; mv $$tmp/keep $$tmp/fma; done; \
 	if [ -s $$tmp/fma ]; then \
 		sed 's/^/fma-check: fused multiply-add in /' $$tmp/fma; \
-		echo "fma-check: $$(cut -d' ' -f1 $$tmp/fma | sort -u | wc -l) functions would compute other numbers at GOAMD64=v3 than at v1; round the product first, e.g. float64(x*y) + z"; exit 1; \
+		echo "fma-check: $$(cut -d' ' -f1 $$tmp/fma | sort -u | wc -l) functions would compute other numbers than an unfused build; round the product first, e.g. float64(x*y) + z"; exit 1; \
 	fi; \
-	echo "fma-check: no fused multiply-add in the Go code of $(words $(MODULE_PATHS)) modules at GOAMD64=v3"
+	echo "fma-check: no fused multiply-add in the Go code of $(words $(MODULE_PATHS)) modules ($(FMA_CHECK_TARGETS))"
 
 deps: npm-deps sf-npm
 	@if [ ! -x /usr/games/stockfish ]; then \

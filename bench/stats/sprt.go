@@ -134,7 +134,7 @@ func (s SPRT) LLR(p Penta) float64 {
 	}
 	var llr float64
 	for i := range phat {
-		llr += phat[i] * (math.Log(q1[i]) - math.Log(q0[i]))
+		llr += float64(phat[i] * (math.Log(q1[i]) - math.Log(q0[i])))
 	}
 	return n * llr
 }

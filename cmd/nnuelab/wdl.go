@@ -55,7 +55,7 @@ func runWDL(args []string, stdout, stderr io.Writer) error {
 			}
 			var n [7]int
 			rec.Pieces(func(p board.Piece, _ board.Square) { n[p.Type()]++ })
-			o := float64(rec.Result) / 2 // white's view: 0 black won, 0.5 draw, 1 white won
+			o := float64(float64(rec.Result) / 2) // white's view: 0 black won, 0.5 draw, 1 white won
 			if rec.SideToMove() == board.Black {
 				v, o = -v, 1-o
 			}

@@ -193,7 +193,7 @@ func dot32(w, x *[32]float32) float32 {
 }
 
 func dot4(w, x *[4]float32) float32 {
-	return (w[0]*x[0] + w[2]*x[2]) + (w[1]*x[1] + w[3]*x[3])
+	return (float32(w[0]*x[0]) + float32(w[2]*x[2])) + (float32(w[1]*x[1]) + float32(w[3]*x[3]))
 }
 
 func (h *rengarHead) forward(us, _ []int16, _, _ []int32, _ int, tr *Trace) int32 {
@@ -201,7 +201,7 @@ func (h *rengarHead) forward(us, _ []int16, _, _ []int32, _ int, tr *Trace) int3
 	inv := 1 / h.qa
 	for j := 0; j < 32; j++ {
 		F[j] = clampR(float32(us[j]) * inv)
-		V[j] = clampR(float32(us[32+j])*inv + h.tempo[j])
+		V[j] = clampR(float32(float32(us[32+j])*inv) + h.tempo[j])
 		Hh[j] = clampR(float32(us[64+j]) * inv)
 		Rr[j] = clampR(float32(us[96+j]) * inv)
 		absV[j] = float32(math.Abs(float64(V[j])))

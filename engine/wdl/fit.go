@@ -174,9 +174,9 @@ func cubic(x, y, w []float64) ([4]float64, error) {
 		pw := [4]float64{x[i] * x[i] * x[i], x[i] * x[i], x[i], 1}
 		for r := 0; r < 4; r++ {
 			for c := 0; c < 4; c++ {
-				m[r][c] += w[i] * pw[r] * pw[c]
+				m[r][c] += float64(w[i] * pw[r] * pw[c])
 			}
-			m[r][4] += w[i] * pw[r] * y[i]
+			m[r][4] += float64(w[i] * pw[r] * y[i])
 		}
 	}
 	for col := 0; col < 4; col++ {
@@ -196,7 +196,7 @@ func cubic(x, y, w []float64) ([4]float64, error) {
 			}
 			k := m[r][col] / m[col][col]
 			for c := col; c < 5; c++ {
-				m[r][c] -= k * m[col][c]
+				m[r][c] -= float64(k * m[col][c])
 			}
 		}
 	}

@@ -35,7 +35,10 @@ func Material(pawns, knights, bishops, rooks, queens int) int {
 }
 
 func poly(c [4]float64, m float64) float64 {
-	return ((c[0]*m+c[1])*m+c[2])*m + c[3]
+	// Each product rounded: no fused multiply-add (make fma-check).
+	t := float64(c[0]*m) + c[1]
+	t = float64(t*m) + c[2]
+	return float64(t*m) + c[3]
 }
 
 // Params returns a and b at a material count.

@@ -100,7 +100,7 @@ var builtinMeasure = []*Def{
 			if vn == 0 {
 				vn = 10000
 			}
-			return vn * estEvalSec * s.Width * 2
+			return 2 * float64(vn*estEvalSec*s.Width)
 		},
 		Validation: true,
 	},
@@ -150,9 +150,9 @@ var builtinOther = []*Def{
 			// The base's search is traced once; each round replays the
 			// trace for MinSpeedRound at least, the rounds plus a warm-up.
 			trace := float64(s.Positions * s.Nodes)
-			sec := math.Max(trace*estEvalSec/4*s.Width, MinSpeedRound.Seconds()) * float64(s.Rounds+1)
+			sec := float64(math.Max(trace*estEvalSec/4*s.Width, MinSpeedRound.Seconds()) * float64(s.Rounds+1))
 			if s.Base {
-				sec += trace / estNPS * s.Width
+				sec += float64(trace / estNPS * s.Width)
 			}
 			return sec
 		},
@@ -167,7 +167,7 @@ var builtinOther = []*Def{
 		},
 		SetupOrder: setupBench,
 		Seconds: func(s Setting) float64 {
-			return (estStartSec + estBenchNodesD8*math.Pow(2, float64(s.BenchDepth-8))/estNPS*s.Width) * float64(s.Rounds+1)
+			return (estStartSec + float64(estBenchNodesD8*math.Pow(2, float64(s.BenchDepth-8))/estNPS*s.Width)) * float64(s.Rounds+1)
 		},
 	},
 	{

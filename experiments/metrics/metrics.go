@@ -53,7 +53,7 @@ func agreementOf(cp, sf []float64) Agreement {
 	}
 	var mae, raw, sign float64
 	for i := range cp {
-		mae += math.Abs(sf[i] - a.Scale*cp[i])
+		mae += math.Abs(sf[i] - float64(a.Scale*cp[i]))
 		raw += math.Abs(sf[i] - cp[i])
 		if sgn(cp[i]) == sgn(sf[i]) {
 			sign++
@@ -288,7 +288,7 @@ func quantErrorOf(spec *archs.Spec, net *nnue.Network, fn *floatNet, ps []data.P
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", p.Line, err)
 		}
-		fl := float64(model.Evaluate(&rec)) * per
+		fl := float64(float64(model.Evaluate(&rec)) * per)
 		d := netCP(net, p.Pos) - fl
 		q.Mean += math.Abs(d)
 		q.Bias += d

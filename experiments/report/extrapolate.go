@@ -45,9 +45,9 @@ func FitScaling(pts []ScalePoint) (ScalingFit, error) {
 	if len(sizes) < 2 {
 		return ScalingFit{}, errors.New("a scaling fit needs points at two data sizes or more")
 	}
-	d := sw*sxx - sx*sx
-	b := (sw*sxy - sx*sy) / d
-	return ScalingFit{A: (sy - b*sx) / sw, B: b, SEB: math.Sqrt(sw / d), XMean: sx / sw, Points: len(pts)}, nil
+	d := float64(sw*sxx) - float64(sx*sx)
+	b := (float64(sw*sxy) - float64(sx*sy)) / d
+	return ScalingFit{A: (sy - float64(b*sx)) / sw, B: b, SEB: math.Sqrt(sw / d), XMean: sx / sw, Points: len(pts)}, nil
 }
 
 // PositionsFor returns the positions at which the fitted line reaches elo;
@@ -68,8 +68,8 @@ func (f ScalingFit) PositionsRange(elo float64) (fast, slow float64, ok bool) {
 	if !(lo > 0) {
 		return 0, 0, false
 	}
-	slow, _ = ScalingFit{A: f.A + (f.B-lo)*f.XMean, B: lo}.PositionsFor(elo)
-	fast, _ = ScalingFit{A: f.A + (f.B-hi)*f.XMean, B: hi}.PositionsFor(elo)
+	slow, _ = ScalingFit{A: f.A + float64((f.B-lo)*f.XMean), B: lo}.PositionsFor(elo)
+	fast, _ = ScalingFit{A: f.A + float64((f.B-hi)*f.XMean), B: hi}.PositionsFor(elo)
 	return fast, slow, true
 }
 

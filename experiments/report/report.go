@@ -952,7 +952,7 @@ func sharesPlot(sums []*summary) ([]byte, error) {
 		for j, s := range rows {
 			for _, m := range se.metrics {
 				if a, ok := s.get(m); ok {
-					vals[j] += 100 * a.value()
+					vals[j] += float64(100 * a.value())
 				}
 			}
 		}

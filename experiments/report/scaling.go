@@ -216,7 +216,7 @@ func scalingPlot(p *plan.Plan, recs []records.Record, reference string) ([]byte,
 	if n, ok := f.PositionsFor(goal); ok && math.Log2(n/1e6) <= x1+12 {
 		x1 = math.Log2(n / 1e6)
 	}
-	line, err := plotter.NewLine(plotter.XYs{{X: x0, Y: f.A + f.B*(x0+math.Log2(1e6))}, {X: x1, Y: f.A + f.B*(x1+math.Log2(1e6))}})
+	line, err := plotter.NewLine(plotter.XYs{{X: x0, Y: f.A + float64(f.B*(x0+math.Log2(1e6)))}, {X: x1, Y: f.A + float64(f.B*(x1+math.Log2(1e6)))}})
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ var Ticks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	}
 	dec := 0
 	if !math.IsInf(step, 1) && step > 0 {
-		dec = max(0, int(math.Ceil(-math.Log10(step)-1e-6)))
+		dec = max(0, int(math.Ceil(-float64(math.Log10(step))-1e-6)))
 	}
 	// The step's magnitude is a lower bound; add decimals until every
 	// label parses back to its tick's value.

@@ -26,7 +26,7 @@ const levels = 31
 
 // levelColor returns the colour of level l in [0, levels).
 func levelColor(l int) string {
-	t := float64(l) / float64(levels-1) * 10 // 0..10 along rdBu
+	t := float64(float64(l) / float64(levels-1) * 10) // 0..10 along rdBu
 	i := min(int(t), 9)
 	f := t - float64(i)
 	var c [3]int

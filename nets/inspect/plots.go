@@ -175,7 +175,7 @@ func grid(title string, cells [][]*plot.Plot, cellW, cellH vg.Length) ([]byte, e
 				continue
 			}
 			x := pad + vg.Length(vg.Length(col)*cellW)
-			y := h - titleH - vg.Length(r+1)*cellH
+			y := h - titleH - vg.Length(vg.Length(r+1)*cellH)
 			c.Push()
 			c.Translate(vg.Point{X: x, Y: y})
 			p.Draw(draw.Canvas{Canvas: c, Rectangle: vg.Rectangle{Max: vg.Point{X: cellW - pad, Y: cellH - pad}}})
@@ -414,7 +414,7 @@ func groupedBars(p *plot.Plot, names, labels []string, series []plotter.Values) 
 		}
 		b.Color = colors[i%len(colors)]
 		b.LineStyle.Width = 0
-		b.Offset = vg.Length(float64(i)-float64(len(series)-1)/2) * w
+		b.Offset = vg.Length(float64(i)-float64(float64(len(series)-1)/2)) * w
 		p.Add(b)
 		p.Legend.Add(labels[i], b)
 	}

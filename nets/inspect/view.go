@@ -214,7 +214,7 @@ func (t *Tensor) Stats() TensorStats {
 	}
 	n := float64(s.N)
 	s.Mean, s.AbsMean = sum/n, abs/n
-	s.Std = math.Sqrt(max(0, sum2/n-s.Mean*s.Mean))
+	s.Std = math.Sqrt(max(0, sum2/n-float64(s.Mean*s.Mean)))
 	s.AtClip, s.Zero, s.Negative = float64(clip)/n, float64(zero)/n, float64(neg)/n
 	return s
 }
@@ -652,7 +652,7 @@ func (v *Net) Neurons() []Neuron {
 	sums := make([]float64, w)
 	for i, n := 0, ft.Len(); i < n; i++ {
 		f := ft.Float(i)
-		sums[i%w] += f * f
+		sums[i%w] += float64(f * f)
 	}
 	out := make([]Neuron, w)
 	for j := range out {

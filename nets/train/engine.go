@@ -400,7 +400,7 @@ func (h *hyper) adam(p *Param, part int) vec.Adam {
 	// lr*wd whatever the unit, L2 decay adds wd*p/unit^2 to the gradient
 	// (both are the textbook forms on the unit-free parameter).
 	if h.o.Kind == "adamw" {
-		a.Decay = float32(1 - h.lr*wd)
+		a.Decay = float32(1 - float64(h.lr*wd))
 	} else {
 		a.L2 = float32(wd / float64(p.LRMult*p.LRMult))
 	}
@@ -718,7 +718,7 @@ func (e *engine) evalQuantized(n *nnue.Network, recs []datasets.Record) (loss, e
 			score, wdl := targets(r)
 			l, _ := e.loss.eval(q, e.cpPer, score, wdl)
 			sums[c] += l
-			diffs[c] += math.Abs(float64(q)-float64(e.m.evaluate(r, s))) * e.cpPer
+			diffs[c] += float64(math.Abs(float64(q)-float64(e.m.evaluate(r, s))) * e.cpPer)
 		}
 	})
 	for c := range sums {

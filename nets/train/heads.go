@@ -110,7 +110,7 @@ func (h *linearHead) forward(sc any, us, them []float32, o int) float32 {
 func (h *linearHead) backward(sc any, us, them []float32, o int, dout float32, g [][]float32, dus, dthem []float32) {
 	s := sc.(*linearScratch)
 	W, per := h.width, h.w.Shape[1]
-	k := h.scale * dout
+	k := float32(h.scale * dout)
 	w := h.w.Fwd[o*per:][:per]
 	gw := g[0][o*per:][:per]
 	g[1][o] += k

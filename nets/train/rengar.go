@@ -275,7 +275,7 @@ func (h *rengarHead) backwardBatch(sc any, _ []float32, n int, dout []float32, g
 			k := p*4 + i
 			gOutVA[i] += float32(dy * s.l2va[k])
 			gOutFxV[i] += float32(dy * s.prod[k])
-			s.dl2va[k] = dy * (h.outVA.Data[i] + h.outFxV.Data[i]*s.l2fs[k])
+			s.dl2va[k] = dy * (h.outVA.Data[i] + float32(h.outFxV.Data[i]*s.l2fs[k]))
 			s.dl2fs[k] = 0
 			if s.l2pre[k] > -rengarClip && s.l2pre[k] < rengarClip {
 				s.dl2fs[k] = dy * h.outFxV.Data[i] * s.l2va[k]

@@ -539,7 +539,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 			part.Flops += e.lastFlops()
 			segFlops += e.lastFlops()
 			runFlops += e.lastFlops()
-			part.LossSum += l * float64(len(batch))
+			part.LossSum += float64(l * float64(len(batch)))
 			part.LossN += int64(len(batch))
 			st.Step++
 			st.Positions += int64(len(batch))

@@ -39,9 +39,9 @@ func positional(t, f, r int) (mg, eg float32) {
 		}
 		eg = float32(10 * (r - 1))
 	case 1: // knight
-		mg, eg = 5*centre-15, 4*centre-12
+		mg, eg = float32(5*centre)-15, float32(4*centre)-12
 	case 2: // bishop
-		mg, eg = 3*centre-9, 3*centre-9
+		mg, eg = float32(3*centre)-9, float32(3*centre)-9
 	case 3: // rook
 		if r == 6 {
 			mg, eg = 20, 10
@@ -50,7 +50,7 @@ func positional(t, f, r int) (mg, eg float32) {
 			mg += 5
 		}
 	case 4: // queen
-		mg, eg = 2*centre-6, 3*centre-9
+		mg, eg = float32(2*centre)-6, float32(3*centre)-9
 	case 5: // king
 		switch {
 		case r == 0 && (f <= 2 || f >= 6):
@@ -58,7 +58,7 @@ func positional(t, f, r int) (mg, eg float32) {
 		case r >= 2:
 			mg = float32(-25 * (r - 1))
 		}
-		eg = 8*centre - 24
+		eg = float32(8*centre) - 24
 	}
 	return mg, eg
 }

@@ -47,7 +47,7 @@ func matMulNTGo(dst []float32, ldd int, a []float32, lda int, b []float32, ldb i
 				s = dst[i*ldd+j]
 			}
 			for p, v := range x {
-				s += v * y[p]
+				s += float32(v * y[p])
 			}
 			dst[i*ldd+j] = s
 		}
@@ -100,7 +100,7 @@ func matMulNNGo(dst []float32, ldd int, a []float32, lda int, b []float32, ldb i
 		}
 		for p, s := range a[i*lda:][:k] {
 			for j, v := range b[p*ldb:][:n] {
-				row[j] += s * v
+				row[j] += float32(s * v)
 			}
 		}
 	}

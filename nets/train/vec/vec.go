@@ -104,7 +104,7 @@ func Axpy(dst, x []float32, a float32) {
 		dst, x = dst[head:], x[head:]
 	}
 	for i, v := range x {
-		dst[i] += a * v
+		dst[i] += float32(a * v)
 	}
 }
 
@@ -118,7 +118,7 @@ func Dot(x, y []float32) float32 {
 		x, y = x[head:], y[head:]
 	}
 	for i, v := range x {
-		s += v * y[i]
+		s += float32(v * y[i])
 	}
 	return s
 }
@@ -197,7 +197,7 @@ func AdamStep(t int, lr, beta1, beta2, eps, wd float64, decoupled bool, clip flo
 		Decay: 1, Clip: clip, NegClip: -clip,
 	}
 	if decoupled {
-		a.Decay = float32(1 - lr*wd)
+		a.Decay = float32(1 - float64(lr*wd))
 	} else {
 		a.L2 = float32(wd)
 	}
@@ -236,12 +236,12 @@ func AdamUpdate(p, m, v, g []float32, h *Adam) {
 
 func adamGo(p, m, v, g []float32, h *Adam) {
 	for i := range p {
-		gi := g[i] + h.L2*p[i]
+		gi := g[i] + float32(h.L2*p[i])
 		// float32(x*y) here and below: no FMA fusion at GOAMD64=v3 (make fma-check).
 		m[i] = float32(h.B1*m[i]) + float32(h.OneMinusB1*gi)
 		v[i] = float32(h.B2*v[i]) + float32(h.OneMinusB2*gi*gi)
-		den := h.C2*float32(math.Sqrt(float64(v[i]))) + h.Eps
-		p[i] = min(max(h.Decay*p[i]-h.A1*m[i]/den, h.NegClip), h.Clip)
+		den := float32(h.C2*float32(math.Sqrt(float64(v[i])))) + h.Eps
+		p[i] = min(max(float32(h.Decay*p[i])-float32(h.A1*m[i]/den), h.NegClip), h.Clip)
 	}
 }
 
