@@ -32,9 +32,11 @@ type genNet struct {
 	// identity in keys: a file's SHA-256, a trained net's cache key.
 	Path string
 	ID   string
+	// Arch is the architecture the net computes.
+	Arch *loopArch
 	// Shipped: gen 0 is the arch's shipped net (self-play plays it as
-	// datagen without --evalfile). Float: a float net of the trained
-	// arch, which can warm-start training.
+	// datagen without --evalfile). Float: a float net of its arch, which
+	// can warm-start the training of a generation of the same arch.
 	Shipped bool
 	Float   bool
 	// extract holds the shipped net's bytes when gen 0 is the shipped net
@@ -94,20 +96,78 @@ type genRunner struct {
 	opt runner.RunOptions
 	// out is the top-level results folder, cache the shared cache.
 	out, cache string
-	// spec is the trained architecture, engine the same as engines load
-	// its trained nets; archSHA its hash.
+	// arch0 is [generations]' architecture (gen 0's); archs every
+	// architecture the loop trains, by the name and overrides that give it.
+	arch0     *loopArch
+	archByID  map[string]*loopArch
+	gen0      *genNet
+	refName   string
+	gens      []*generation
+	producers map[string]producer
+	// shared indexes the Elo chunks under opt.Shared, read once per dry run.
+	shared plan.EloIndex
+}
+
+// loopArch is an architecture the loop trains: [generations] arch, or a
+// [[generations.gen]] arch from its generation on.
+type loopArch struct {
+	name      string   // as the manifest gives it: a name from archs/ or a .toml path
+	overrides []string // applied to it
+	// spec is the architecture, engine the same as engines load its
+	// trained nets; netSHA identifies the net it computes (warm starts
+	// need the same).
 	spec, engine *archs.Spec
-	archSHA      string
+	netSHA       string
 	// playArch is what self-play plays with: the arch's name, or a file in
 	// the cache (archFile, written when needed) keyed by playArchID.
 	playArch, playArchID string
 	archFile             string
-	gen0                 *genNet
-	refName              string
-	gens                 []*generation
-	producers            map[string]producer
-	// shared indexes the Elo chunks under opt.Shared, read once per dry run.
-	shared plan.EloIndex
+}
+
+// text is the architecture as the plan and report name it.
+func (a *loopArch) text() string { return a.name + overrideText(a.overrides) }
+
+// archOf resolves an architecture by name and overrides, once.
+func (r *genRunner) archOf(name string, overrides []string) (*loopArch, error) {
+	id := name + "\x00" + strings.Join(overrides, "\x00")
+	if a := r.archByID[id]; a != nil {
+		return a, nil
+	}
+	a := &loopArch{name: name, overrides: overrides}
+	var err error
+	if a.spec, err = r.m.Spec(&manifest.VariantSpec{Arch: name, Overrides: overrides}); err != nil {
+		return nil, err
+	}
+	a.netSHA = a.spec.NetSHA256()
+	a.engine = a.spec
+	if a.spec.Net.Format != "float" {
+		if a.engine, err = a.spec.Override(`net.format="nnuelab"`); err != nil {
+			return nil, err
+		}
+	}
+	// Self-play loads the arch by name when it is a built-in one as
+	// given (a trained float net loads under any format: nets.Load
+	// recognises it); otherwise from a file the runner writes, keyed by
+	// the architecture's hash rather than the file's path.
+	if slices.Contains(archs.Builtin(), name) && len(overrides) == 0 {
+		a.playArch = name
+	} else {
+		a.playArchID = a.engine.SHA256()
+		a.archFile = filepath.Join(r.cache, "archs", a.playArchID[:16]+".toml")
+		a.playArch = a.archFile
+	}
+	r.archByID[id] = a
+	return a, nil
+}
+
+// archAt is the architecture generation k trains.
+func (r *genRunner) archAt(k int) (*loopArch, error) {
+	name, overrides := r.g.ArchOf(k)
+	a, err := r.archOf(name, overrides)
+	if err != nil {
+		return nil, &manifest.Error{File: r.m.File, Key: "generations.gen", Reason: fmt.Sprintf("generation %d: %v", k, err)}
+	}
+	return a, nil
 }
 
 // adoptable is the index of Elo chunks a dry run shows as adopted.
@@ -153,26 +213,9 @@ func newGenRunner(m *manifest.Manifest, opt runner.RunOptions) (*genRunner, erro
 	}
 	r.opt.Out, r.opt.Cache = r.out, r.cache
 	merr := func(key string, err error) error { return &manifest.Error{File: m.File, Key: key, Reason: err.Error()} }
-	if r.spec, err = m.Spec(&manifest.VariantSpec{Arch: g.Arch, Overrides: g.Overrides}); err != nil {
+	r.archByID = map[string]*loopArch{}
+	if r.arch0, err = r.archOf(g.Arch, g.Overrides); err != nil {
 		return nil, merr("generations.arch", err)
-	}
-	r.archSHA = r.spec.NetSHA256()
-	r.engine = r.spec
-	if r.spec.Net.Format != "float" {
-		if r.engine, err = r.spec.Override(`net.format="nnuelab"`); err != nil {
-			return nil, merr("generations.arch", err)
-		}
-	}
-	// Self-play loads the arch by name when it is a built-in one as
-	// given (a trained float net loads under any format: nets.Load
-	// recognises it); otherwise from a file the runner writes, keyed by
-	// the architecture's hash rather than the file's path.
-	if slices.Contains(archs.Builtin(), g.Arch) && len(g.Overrides) == 0 {
-		r.playArch = g.Arch
-	} else {
-		r.playArchID = r.engine.SHA256()
-		r.archFile = filepath.Join(r.cache, "archs", r.playArchID[:16]+".toml")
-		r.playArch = r.archFile
 	}
 	if r.gen0, err = r.resolveGen0(); err != nil {
 		return nil, merr("generations.gen0_net", err)
@@ -190,8 +233,9 @@ func newGenRunner(m *manifest.Manifest, opt runner.RunOptions) (*genRunner, erro
 // resolveGen0 finds gen 0's net: the file given, or the arch's shipped net.
 func (r *genRunner) resolveGen0() (*genNet, error) {
 	g := r.g
-	n := &genNet{Gen: 0, Name: "gen0"}
-	shipped, err := nets.Default(r.spec.Name)
+	a := r.arch0
+	n := &genNet{Gen: 0, Name: "gen0", Arch: a}
+	shipped, err := nets.Default(a.spec.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -202,8 +246,8 @@ func (r *genRunner) resolveGen0() (*genNet, error) {
 		if n.ID, err = data.FileSHA256(n.Path); err != nil {
 			return nil, err
 		}
-		if _, err := nets.Load(r.spec, n.Path); err != nil {
-			return nil, fmt.Errorf("%s does not load as %s: %w", g.Gen0Net, r.spec.Name, err)
+		if _, err := nets.Load(a.spec, n.Path); err != nil {
+			return nil, fmt.Errorf("%s does not load as %s: %w", g.Gen0Net, a.spec.Name, err)
 		}
 		n.Shipped = builtin && shipped != nil && shipped.SHA256 == n.ID
 		n.Label = "gen 0 (" + filepath.Base(n.Path) + ")"
@@ -220,7 +264,7 @@ func (r *genRunner) resolveGen0() (*genNet, error) {
 		}
 	} else {
 		if shipped == nil || !builtin {
-			return nil, fmt.Errorf("missing: %s has no shipped net that fits it; give gen 0's net as a file", r.spec.Name)
+			return nil, fmt.Errorf("missing: %s has no shipped net that fits it; give gen 0's net as a file", a.spec.Name)
 		}
 		data, err := shipped.Bytes()
 		if err != nil {
@@ -234,7 +278,7 @@ func (r *genRunner) resolveGen0() (*genNet, error) {
 		}
 	}
 	if header != nil {
-		if h, _, err := nets.ReadFloat(bytes.NewReader(header)); err == nil && (h.ArchSHA256 == "" || h.ArchSHA256 == r.archSHA) {
+		if h, _, err := nets.ReadFloat(bytes.NewReader(header)); err == nil && (h.ArchSHA256 == "" || h.ArchSHA256 == a.netSHA) {
 			n.Float = true
 		}
 	}
@@ -294,7 +338,7 @@ func (r *genRunner) subManifest(k int, part string, metrics []string) *manifest.
 
 // variantOf is a net of the loop as a variant with its net file.
 func (r *genRunner) variantOf(n *genNet) manifest.VariantSpec {
-	return manifest.VariantSpec{Name: n.Name, Label: n.Label, Arch: r.g.Arch, Overrides: r.g.Overrides, Net: n.Path, NetID: n.ID}
+	return manifest.VariantSpec{Name: n.Name, Label: n.Label, Arch: n.Arch.name, Overrides: n.Arch.overrides, Net: n.Path, NetID: n.ID}
 }
 
 // finish validates a sub-manifest as Parse would and plans it into
@@ -320,8 +364,14 @@ func (r *genRunner) finish(sm *manifest.Manifest, k int, part string) (*plan.Pla
 func (r *genRunner) plan(k int) (*generation, error) {
 	m, g := r.m, r.g
 	player, last := r.best(k)
+	arch, err := r.archAt(k)
+	if err != nil {
+		return nil, err
+	}
 	gen := &generation{K: k, Player: player}
-	if g.WarmStarts(k) && last.Float { // trained nets are float; gen 0 may not be
+	// Trained nets are float, gen 0 may not be; a net of another
+	// architecture (a [[generations.gen]] arch) cannot start this one.
+	if g.WarmStarts(k) && last.Float && last.Arch.netSHA == arch.netSHA {
 		gen.Init = last
 	}
 	from := 1
@@ -337,7 +387,7 @@ func (r *genRunner) plan(k int) (*generation, error) {
 	shards := sp.Shards
 	gen.Datagen = manifest.DatagenSpec{
 		Name: genName(k), Positions: sp.Positions, Games: sp.Games, Shards: shards, RawSeed: int64(g.Seed) + int64(k) - 1,
-		Arch: r.playArch, ArchID: r.playArchID, Nodes: sp.Nodes, SoftNodes: sp.SoftNodes, Start: sp.Start, Depth: g.Depth,
+		Arch: player.Arch.playArch, ArchID: player.Arch.playArchID, Nodes: sp.Nodes, SoftNodes: sp.SoftNodes, Start: sp.Start, Depth: g.Depth,
 		RandomPlies: &sp.RandomPlies, Keep: g.Keep, MaxOpeningScore: g.OpeningBoundOf(k),
 		WinScore: sp.WinScore, WinPlies: sp.WinPlies,
 	}
@@ -359,7 +409,7 @@ func (r *genRunner) plan(k int) (*generation, error) {
 	}
 	tm := r.subManifest(k, "train", metrics)
 	tm.Base = r.variantOf(player)
-	tm.Variants = []manifest.VariantSpec{{Name: genName(k), Label: fmt.Sprintf("gen %d", k), Arch: g.Arch, Overrides: g.Overrides}}
+	tm.Variants = []manifest.VariantSpec{{Name: genName(k), Label: fmt.Sprintf("gen %d", k), Arch: arch.name, Overrides: arch.overrides}}
 	d := manifest.DataSpec{ValFraction: 0.02}
 	if m.Data != nil {
 		d = *m.Data
@@ -394,12 +444,11 @@ func (r *genRunner) plan(k int) (*generation, error) {
 		e := m.GateElo()
 		tm.Elo = &e
 	}
-	var err error
 	if gen.Train, err = r.finish(tm, k, "train"); err != nil {
 		return nil, err
 	}
 	v := gen.Train.Variant(genName(k))
-	gen.Net = &genNet{Gen: k, Name: v.Name, Label: v.Label, Path: v.Nets[0].Path, ID: v.Nets[0].SHA256, Float: true}
+	gen.Net = &genNet{Gen: k, Name: v.Name, Label: v.Label, Path: v.Nets[0].Path, ID: v.Nets[0].SHA256, Arch: arch, Float: true}
 	ref := manifest.RefDatagen + genName(k)
 	if gen.Label != nil {
 		ref = manifest.RefLabel + genName(k)
@@ -645,8 +694,8 @@ func (r *genRunner) ensure(ctx context.Context, files []string, depth int) error
 				return err
 			}
 			continue
-		case f == r.archFile && r.archFile != "":
-			text, err := plan.SpecTOML(r.engine)
+		case r.archFileOf(f) != nil:
+			text, err := plan.SpecTOML(r.archFileOf(f).engine)
 			if err != nil {
 				return err
 			}
@@ -681,6 +730,16 @@ func (r *genRunner) ensure(ctx context.Context, files []string, depth int) error
 	return nil
 }
 
+// archFileOf is the architecture whose file in the cache is f, if any.
+func (r *genRunner) archFileOf(f string) *loopArch {
+	for _, a := range r.archByID {
+		if a.archFile != "" && a.archFile == f {
+			return a
+		}
+	}
+	return nil
+}
+
 // dryRun prints every generation that can be planned so far: generation
 // k+1 needs generation k's gate decision (which net plays its self-play).
 func (r *genRunner) dryRun() error {
@@ -702,8 +761,8 @@ func (r *genRunner) dryRun() error {
 	if r.gen0.Shipped {
 		gen0 += ", the arch's shipped net"
 	}
-	fmt.Fprintf(w, "loop       %d generation(s) of %s%s; gen 0 = %s (sha256 %s); reference %s\n", g.Count, g.Arch, overrideText(g.Overrides),
-		gen0, r.gen0.ID[:12], orNone(g.Reference))
+	fmt.Fprintf(w, "loop       %d generation(s) of %s%s%s; gen 0 = %s (sha256 %s); reference %s\n", g.Count, g.Arch, overrideText(g.Overrides),
+		archChangesText(g), gen0, r.gen0.ID[:12], orNone(g.Reference))
 	fmt.Fprintf(w, "self-play  %s\n", r.selfplayText())
 	fmt.Fprintf(w, "training   %s\n", r.trainingText())
 	if m.Elo != nil {
@@ -778,6 +837,24 @@ func overrideText(ov []string) string {
 	return " (" + strings.Join(ov, " ") + ")"
 }
 
+// archChangesText lists the [[generations.gen]] architecture changes:
+// "" for none, else "; from generation K: ARCH (random start)".
+func archChangesText(g *manifest.GenerationsSpec) string {
+	var ks []int
+	for _, o := range g.Gen {
+		if o.Arch != "" || o.Overrides != nil {
+			ks = append(ks, o.Gen)
+		}
+	}
+	sort.Ints(ks)
+	var b strings.Builder
+	for _, k := range ks {
+		name, ovr := g.ArchOf(k)
+		fmt.Fprintf(&b, "; from generation %d: %s%s (trained from random weights when it differs from the generation before)", k, name, overrideText(ovr))
+	}
+	return b.String()
+}
+
 // genText describes a planned generation in one line.
 func (r *genRunner) genText(g *generation) string {
 	init := "random weights"
@@ -796,7 +873,11 @@ func (r *genRunner) genText(g *generation) string {
 	if r.gated() && !g.Decided {
 		gate = "gate to play"
 	}
-	return fmt.Sprintf("self-play by %s; trains on %s%s (%s); %s; %s", g.Player.Name, strings.Join(window, "+"),
+	arch := ""
+	if g.Net.Arch != r.arch0 {
+		arch = g.Net.Arch.text() + " "
+	}
+	return fmt.Sprintf("self-play by %s; trains %son %s%s (%s); %s; %s", g.Player.Name, arch, strings.Join(window, "+"),
 		map[bool]string{true: " + extra data", false: ""}[len(r.g.ExtraData) > 0], init, data, gate)
 }
 

@@ -70,7 +70,7 @@ func (r *genRunner) records() ([]records.Record, error) {
 		}
 	}
 	var out []records.Record
-	base := records.Record{Experiment: m.Name, ArchSHA256: r.archSHA, Command: r.opt.Command}
+	base := records.Record{Experiment: m.Name, ArchSHA256: r.arch0.netSHA, Command: r.opt.Command}
 	merged := func(p *plan.Plan) []records.Record {
 		if p == nil || !allDone(p) {
 			return nil
@@ -133,7 +133,11 @@ func (r *genRunner) records() ([]records.Record, error) {
 	}
 	for _, g := range r.gens {
 		label := fmt.Sprintf("gen %d", g.K)
+		if g.Net.Arch != r.arch0 { // a [[generations.gen]] arch: the rows say which
+			label += " (" + g.Net.Arch.text() + ")"
+		}
 		gr := base
+		gr.ArchSHA256 = g.Net.Arch.netSHA
 		gr.Variant, gr.Label, gr.Metric, gr.Value, gr.N, gr.NetSHA256 = g.Net.Name, label, genMetricGeneration, float64(g.K), 1, g.Net.ID
 		var window []string
 		for _, j := range g.Window {
@@ -143,7 +147,7 @@ func (r *genRunner) records() ([]records.Record, error) {
 		if g.Init != nil {
 			init = g.Init.Name
 		}
-		labels := fmt.Sprintf("own search (%s, %d nodes)", r.spec.Name, g.Datagen.Nodes)
+		labels := fmt.Sprintf("own search (%s, %d nodes)", g.Player.Arch.spec.Name, g.Datagen.Nodes)
 		if g.Label != nil {
 			labels = fmt.Sprintf("%s at %d nodes", filepath.Base(g.Label.Engine), g.Label.Nodes)
 			if filepath.Base(g.Label.Engine) == "stockfish" {
@@ -497,7 +501,7 @@ func WriteReport(m *manifest.Manifest, recs []records.Record, out, dir, command 
 	r := &genRunner{m: m, g: g}
 	fmt.Fprintf(&b, "- Manifest `%s` (sha256 `%s`); metrics %s; results in `%s` (one sub-experiment per generation and part: `gen-K/train` holds the self-play, the training, the per-net metrics and the gate, `gen-K/vs-gen0` and `gen-K/vs-reference` the fixed-games tests).\n",
 		filepath.ToSlash(plan.RelPath(m.File)), sum[:16], strings.Join(m.Metrics, ", "), filepath.ToSlash(plan.RelPath(mustAbs(out))))
-	fmt.Fprintf(&b, "- Loop: %d generation(s) of %s%s after gen 0; a generation that fails its gate is still measured, but the next self-play uses the best net so far.\n", g.Count, g.Arch, overrideText(g.Overrides))
+	fmt.Fprintf(&b, "- Loop: %d generation(s) of %s%s%s after gen 0; a generation that fails its gate is still measured, but the next self-play uses the best net so far.\n", g.Count, g.Arch, overrideText(g.Overrides), archChangesText(g))
 	fmt.Fprintf(&b, "- Self-play: %s.\n", r.selfplayText())
 	fmt.Fprintf(&b, "- Training: %s.\n", r.trainingText())
 	if m.Has(manifest.MetricValLoss) {

@@ -162,6 +162,9 @@ func TestGenerationsManifest(t *testing.T) {
 		{"bad start", head + "start = \"960\"\n" + genTail, "generations.start", `"960" is not one of`},
 		{"bad gen start", head + "[[generations.gen]]\ngen = 2\nstart = \"frc\"\n" + genTail, "generations.gen[0].start", `"frc" is not one of`},
 		{"negative gen random plies", head + "[[generations.gen]]\ngen = 2\nrandom_plies = -1\n" + genTail, "generations.gen[0].random_plies", ">= 0"},
+		{"unknown gen arch", head + "[[generations.gen]]\ngen = 2\narch = \"nosuch\"\n" + genTail, "generations.gen[0].arch", "nosuch"},
+		{"bad gen overrides", head + "[[generations.gen]]\ngen = 2\noverrides = [\"accumulator.nosuch=1\"]\n" + genTail, "generations.gen[0].overrides", "nosuch"},
+		{"warm start across archs", head + "[[generations.gen]]\ngen = 2\noverrides = [\"accumulator.width=32\"]\nwarm_start = true\n" + genTail, "generations.gen[0].warm_start", "cannot warm-start"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := manifest.Parse("g.toml", dir, []byte(c.text))
@@ -374,6 +377,96 @@ func TestGenerationsPlan(t *testing.T) {
 	got := k2.Train.Task(k2.Train.Variant("gen2").Nets[0].Train).Train.Config.Data
 	if want := append(append([]string(nil), k1.Data.Files...), k2.Data.Files...); !slices.Equal(got, want) {
 		t.Errorf("generation 2 trains on %v, want generation 1's self-play and generation 2's rescored: %v", got, want)
+	}
+}
+
+// TestGenerationsArchChange: a [[generations.gen]] arch or overrides
+// change the trained architecture from that generation on. The
+// generations before keep their keys; the first generation of the new
+// architecture trains from random weights (the previous net does not fit
+// it), the next warm-starts from it; a net plays self-play and gates with
+// its own architecture, whichever generation's self-play it plays.
+func TestGenerationsArchChange(t *testing.T) {
+	dir := t.TempDir()
+	plain := writeManifest(t, dir, "plain.toml", genHead(shippedChess768(t))+genTail)
+	p1 := planGen(t, genRunnerOf(t, plain, filepath.Join(dir, "out0"), filepath.Join(dir, "cache")), 1)
+	m := writeManifest(t, dir, "wide.toml", genHead(shippedChess768(t))+"[[generations.gen]]\ngen = 2\noverrides = [\"accumulator.width=32\"]\n"+genTail)
+	r := genRunnerOf(t, m, filepath.Join(dir, "out1"), filepath.Join(dir, "cache"))
+	g1 := planGen(t, r, 1)
+	if g1.Net.ID != p1.Net.ID || g1.Data.Key != p1.Data.Key {
+		t.Errorf("generation 1 of a loop widening from generation 2: net %s data %s, without: net %s data %s", g1.Net.ID, g1.Data.Key, p1.Net.ID, p1.Data.Key)
+	}
+	g1.Decided, g1.Promoted = true, true
+	g2 := planGen(t, r, 2)
+	v2 := g2.Train.Variant("gen2")
+	if g2.Init != nil || v2.Arch != "chess768" || !slices.Equal(v2.Overrides, []string{"accumulator.width=32"}) || !strings.Contains(v2.Spec, "width = 32") {
+		t.Fatalf("generation 2: init %v, trains %s %v", g2.Init, v2.Arch, v2.Overrides)
+	}
+	if tr := g2.Train.Task(v2.Nets[0].Train); tr.Train.Config.Init != "" {
+		t.Errorf("generation 2 starts from %q, want random weights", tr.Train.Config.Init)
+	}
+	// Its self-play and gate are generation 1's net, with generation 1's arch.
+	if gc := g2.Train.Task("datagen-gen2-0001").Data.Gen; gc.Arch != "chess768" || gc.EvalFile != g1.Net.Path {
+		t.Errorf("generation 2's self-play: arch %s, net %s", gc.Arch, gc.EvalFile)
+	}
+	if b := g2.Train.BaseVariant(); b.Name != "gen1" || len(b.Overrides) != 0 {
+		t.Errorf("generation 2's gate base: %s %v", b.Name, b.Overrides)
+	}
+	// Promoted: generation 3 is played by generation 2's net with the
+	// narrow arch, written to the cache for datagen, and warm-starts from it.
+	g2.Decided, g2.Promoted = true, true
+	g3 := planGen(t, r, 3)
+	gc := g3.Train.Task("datagen-gen3-0001").Data.Gen
+	if gc.EvalFile != g2.Net.Path || !strings.HasSuffix(gc.Arch, ".toml") || gc.Arch != g2.Net.Arch.archFile {
+		t.Errorf("generation 3's self-play: arch %s, net %s", gc.Arch, gc.EvalFile)
+	}
+	if g3.Init != g2.Net || !slices.Equal(g3.Train.Variant("gen3").Overrides, []string{"accumulator.width=32"}) {
+		t.Errorf("generation 3: init %v, overrides %v", g3.Init, g3.Train.Variant("gen3").Overrides)
+	}
+	if b := g3.Train.BaseVariant(); b.Name != "gen2" || !slices.Equal(b.Overrides, []string{"accumulator.width=32"}) {
+		t.Errorf("generation 3's gate base: %s %v", b.Name, b.Overrides)
+	}
+	// ensure writes the narrow arch's file for self-play.
+	if err := r.ensure(context.Background(), []string{gc.Arch}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if text, err := os.ReadFile(gc.Arch); err != nil || !strings.Contains(string(text), "width = 32") {
+		t.Errorf("the arch file for self-play: %v\n%s", err, text)
+	}
+	if s := archChangesText(m.Generations); !strings.Contains(s, "from generation 2: chess768 (accumulator.width=32)") {
+		t.Errorf("the plan's text: %q", s)
+	}
+}
+
+// TestArchOf: a [[generations.gen]] arch or overrides hold from their
+// generation on, in generation order whatever the tables' order; a new
+// arch without overrides drops the earlier overrides.
+func TestArchOf(t *testing.T) {
+	g := &manifest.GenerationsSpec{Arch: "chess768", Overrides: []string{"quant.qa=127"}, Gen: []manifest.GenSettings{
+		{Gen: 9, Arch: "y", Overrides: []string{"a"}},
+		{Gen: 3, Overrides: []string{"accumulator.width=512"}},
+		{Gen: 7, Overrides: []string{"accumulator.width=64"}},
+		{Gen: 5, Arch: "x"},
+		{Gen: 6, Nodes: 100},
+	}}
+	for _, c := range []struct {
+		k    int
+		arch string
+		ovr  []string
+	}{
+		{0, "chess768", []string{"quant.qa=127"}},
+		{2, "chess768", []string{"quant.qa=127"}},
+		{3, "chess768", []string{"accumulator.width=512"}},
+		{4, "chess768", []string{"accumulator.width=512"}},
+		{5, "x", nil},
+		{6, "x", nil},
+		{7, "x", []string{"accumulator.width=64"}},
+		{9, "y", []string{"a"}},
+		{12, "y", []string{"a"}},
+	} {
+		if arch, ovr := g.ArchOf(c.k); arch != c.arch || !slices.Equal(ovr, c.ovr) {
+			t.Errorf("ArchOf(%d) = %s %v, want %s %v", c.k, arch, ovr, c.arch, c.ovr)
+		}
 	}
 }
 

@@ -149,6 +149,41 @@ type GenSettings struct {
 	// generation on, as the recipe keys above do.
 	WinScore int `toml:"win_score" json:"win_score,omitempty"`
 	WinPlies int `toml:"win_plies" json:"win_plies,omitempty"`
+	// Arch and Overrides change the trained architecture from this
+	// generation on, until a later [[generations.gen]] changes it again
+	// (overrides alone keep the arch in force), so that a loop can widen
+	// its net as its data grows without changing the keys of the
+	// generations before. A generation whose architecture differs from
+	// the previous generation's trains from random weights: the previous
+	// net does not fit it.
+	Arch      string   `toml:"arch" json:"arch,omitempty"`
+	Overrides []string `toml:"overrides" json:"overrides,omitempty"`
+}
+
+// ArchOf returns the architecture (name or .toml path) and overrides
+// generation k trains: the last [[generations.gen]] at or before k that
+// sets them, else [generations]'. Generation 0 is [generations]'.
+func (g *GenerationsSpec) ArchOf(k int) (arch string, overrides []string) {
+	arch, overrides = g.Arch, g.Overrides
+	archAt, ovrAt := 0, 0
+	for _, o := range g.Gen {
+		if o.Gen > k {
+			continue
+		}
+		if o.Arch != "" && o.Gen > archAt {
+			arch, archAt = o.Arch, o.Gen
+			if o.Gen >= ovrAt {
+				overrides, ovrAt = o.Overrides, o.Gen
+			}
+		} else if o.Overrides != nil && o.Gen > ovrAt {
+			overrides, ovrAt = o.Overrides, o.Gen
+		}
+	}
+	// A later arch without overrides drops the overrides given before it.
+	if archAt > ovrAt {
+		overrides = nil
+	}
+	return arch, overrides
 }
 
 // OpeningBoundOf returns generation k's max_opening_score: the last
@@ -392,6 +427,25 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 			return bad(key+".start", "%q is not one of %s, %s, %s", o.Start, datagen.StartStandard, datagen.StartChess960, datagen.StartDFRC)
 		}
 		gens[o.Gen] = true
+	}
+	for i, o := range g.Gen {
+		if o.Arch == "" && o.Overrides == nil {
+			continue
+		}
+		key := fmt.Sprintf("generations.gen[%d]", i)
+		arch, ovr := g.ArchOf(o.Gen)
+		spec, err := m.Spec(&VariantSpec{Arch: arch, Overrides: ovr})
+		if err != nil {
+			if o.Arch == "" {
+				return bad(key+".overrides", "%v", err)
+			}
+			return bad(key+".arch", "%v", err)
+		}
+		parch, povr := g.ArchOf(o.Gen - 1)
+		prev, err := m.Spec(&VariantSpec{Arch: parch, Overrides: povr})
+		if err == nil && prev.NetSHA256() != spec.NetSHA256() && o.WarmStart != nil && *o.WarmStart {
+			return bad(key+".warm_start", "generation %d changes the architecture (%s to %s): the previous net cannot warm-start it", o.Gen, prev.Name, spec.Name)
+		}
 	}
 
 	// Elo: the gate is an SPRT ([elo.sprt], default [0, 10], up to
