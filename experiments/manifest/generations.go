@@ -171,6 +171,8 @@ func (g *GenerationsSpec) ArchOf(k int) (arch string, overrides []string) {
 			continue
 		}
 		if o.Arch != "" && o.Gen > archAt {
+			// A new arch brings its own overrides (none: none), unless a
+			// later generation's overrides already hold.
 			arch, archAt = o.Arch, o.Gen
 			if o.Gen >= ovrAt {
 				overrides, ovrAt = o.Overrides, o.Gen
@@ -178,10 +180,6 @@ func (g *GenerationsSpec) ArchOf(k int) (arch string, overrides []string) {
 		} else if o.Overrides != nil && o.Gen > ovrAt {
 			overrides, ovrAt = o.Overrides, o.Gen
 		}
-	}
-	// A later arch without overrides drops the overrides given before it.
-	if archAt > ovrAt {
-		overrides = nil
 	}
 	return arch, overrides
 }
