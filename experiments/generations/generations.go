@@ -96,8 +96,9 @@ type genRunner struct {
 	opt runner.RunOptions
 	// out is the top-level results folder, cache the shared cache.
 	out, cache string
-	// arch0 is [generations]' architecture (gen 0's); archs every
-	// architecture the loop trains, by the name and overrides that give it.
+	// arch0 is [generations]' architecture (gen 0's); archByID every
+	// architecture the loop trains, keyed by the name and overrides that
+	// give it.
 	arch0     *loopArch
 	archByID  map[string]*loopArch
 	gen0      *genNet
@@ -688,14 +689,15 @@ func (r *genRunner) ensure(ctx context.Context, files []string, depth int) error
 		if plan.FileExists(f) {
 			continue
 		}
+		a := r.archFileOf(f)
 		switch {
 		case f == r.gen0.Path && r.gen0.extract != nil:
 			if err := fsutil.WriteFileAll(f, r.gen0.extract, 0o644); err != nil {
 				return err
 			}
 			continue
-		case r.archFileOf(f) != nil:
-			text, err := plan.SpecTOML(r.archFileOf(f).engine)
+		case a != nil:
+			text, err := plan.SpecTOML(a.engine)
 			if err != nil {
 				return err
 			}

@@ -171,8 +171,8 @@ func (g *GenerationsSpec) ArchOf(k int) (arch string, overrides []string) {
 			continue
 		}
 		if o.Arch != "" && o.Gen > archAt {
-			// A new arch brings its own overrides (none: none), unless a
-			// later generation's overrides already hold.
+			// A new arch replaces the overrides with its own (none when it
+			// gives none), unless a later generation's overrides hold.
 			arch, archAt = o.Arch, o.Gen
 			if o.Gen >= ovrAt {
 				overrides, ovrAt = o.Overrides, o.Gen
