@@ -29,6 +29,8 @@ recipes=(
 	"win1000|--win-score 1000 --win-plies 3"
 	"balanced200|--max-opening-score 200"
 	"noprune|--no-move-loop-pruning"
+	"syzygy|--syzygy engine/syzygy/testdata/tables"
+	"gen5|--nodes 1250 --win-score 1000 --win-plies 3"
 )
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); CPU: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
 for ((r = 1; r <= rounds; r++)); do
