@@ -1,6 +1,7 @@
 package generations
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -68,6 +69,43 @@ func TestGenExtrapolationEquiv(t *testing.T) {
 	}
 	if n := equivNodes(rows[:1]); n != 0 {
 		t.Errorf("equivNodes without self-play %d, want 0", n)
+	}
+}
+
+// TestGenExtrapolationMixedStarts: a fit over warm-started nets and nets
+// from random weights says so and names both; a fit over one kind does not.
+func TestGenExtrapolationMixedStarts(t *testing.T) {
+	row := func(k int, cum, elo float64, init string) *genRow {
+		lo, hi := elo-50, elo+50
+		return &genRow{k: k, name: fmt.Sprintf("gen%d", k), recs: map[string]records.Record{
+			genMetricGeneration: {Detail: map[string]any{"init": init}},
+			genMetricSelfplay:   {Detail: map[string]any{"cumulative": cum}},
+			genMetricVsRef:      {Value: elo, Lower: &lo, Upper: &hi},
+		}}
+	}
+	const mixed = " The fit mixes nets warm-started from the generation before (gen2, gen3) with nets trained from random weights (gen1, gen4): where the two starts differ in strength, the slope holds that difference too."
+	for _, tc := range []struct {
+		name string
+		rows []*genRow
+		rate float64
+		want bool
+	}{
+		{"warm and random", []*genRow{row(1, 4e6, -600, ""), row(2, 8e6, -550, "gen1"), row(3, 12e6, -520, "gen2"), row(4, 16e6, -450, "")}, 0, true},
+		{"warm and random, with a rate", []*genRow{row(1, 4e6, -600, ""), row(2, 8e6, -550, "gen1"), row(3, 12e6, -520, "gen2"), row(4, 16e6, -450, "")}, 400, true},
+		{"every start random", []*genRow{row(1, 4e6, -600, ""), row(4, 16e6, -450, "")}, 0, false},
+		{"every start warm", []*genRow{row(2, 8e6, -550, "gen1"), row(3, 12e6, -520, "gen2")}, 0, false},
+	} {
+		g := &manifest.GenerationsSpec{Reference: "leorik-3.1", PositionsPerCPUSecond: tc.rate, Rate: "a test"}
+		s := genExtrapolation(append([]*genRow{{k: 0, recs: map[string]records.Record{}}}, tc.rows...), g)
+		if s == "" {
+			t.Fatalf("%s: no sentence", tc.name)
+		}
+		if got := strings.HasSuffix(s, mixed); got != tc.want {
+			t.Errorf("%s: ends with the mixed-starts sentence %v, want %v:\n%s", tc.name, got, tc.want, s)
+		}
+		if !tc.want && strings.Contains(s, "mixes") {
+			t.Errorf("%s: %s", tc.name, s)
+		}
 	}
 }
 

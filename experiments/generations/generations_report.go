@@ -611,10 +611,12 @@ func genFindings(rows []*genRow, m *manifest.Manifest) string {
 // log of the self-play positions they were trained on and says where the
 // line comes within 200 Elo of the reference (issue 24's goal), with the
 // range the slope's interval gives and, when the manifest gives
-// self-play's rate, the CPU time; "" with fewer than two measured
+// self-play's rate, the CPU time, and whether the fit mixes warm-started
+// nets with nets from random weights; "" with fewer than two measured
 // generations.
 func genExtrapolation(rows []*genRow, g *manifest.GenerationsSpec) string {
 	var pts []report.ScalePoint
+	var warm, cold []string // the fitted generations by how their training started
 	made := 0.0
 	equiv := equivNodes(rows)
 	for _, row := range rows {
@@ -626,6 +628,11 @@ func genExtrapolation(rows []*genRow, g *manifest.GenerationsSpec) string {
 		}
 		made = max(made, c)
 		pts = append(pts, report.ScalePoint{Positions: c, Elo: r.Value, SE: report.SeFromInterval(*r.Lower, *r.Upper)})
+		if init, _ := row.detail(genMetricGeneration, "init").(string); init != "" {
+			warm = append(warm, row.name)
+		} else {
+			cold = append(cold, row.name)
+		}
 	}
 	f, err := report.FitScaling(pts)
 	if err != nil {
@@ -636,20 +643,28 @@ func genExtrapolation(rows []*genRow, g *manifest.GenerationsSpec) string {
 	if equiv > 0 {
 		s = fmt.Sprintf("Self-play counted in positions at generation 1's %d nodes a move (a position searched with other nodes counts by its nodes). ", equiv) + s
 	}
+	// A warm start and a random one need not give the same Elo on the same
+	// data (width-28m measured it), so the sentence says when the line
+	// crosses from one kind of net to the other.
+	mixed := ""
+	if len(warm) > 0 && len(cold) > 0 {
+		mixed = fmt.Sprintf(" The fit mixes nets warm-started from the generation before (%s) with nets trained from random weights (%s): where the two starts differ in strength, the slope holds that difference too.",
+			strings.Join(warm, ", "), strings.Join(cold, ", "))
+	}
 	n, ok := f.PositionsFor(-200)
 	if !ok {
-		return s + "; at that rate it does not close the gap."
+		return s + "; at that rate it does not close the gap." + mixed
 	}
 	s += fmt.Sprintf("; at that rate the own net comes within 200 Elo of it at about %s positions, %.0f× the %s made so far.", report.Millions(n), n/made, report.Millions(made))
 	if g.PositionsPerCPUSecond <= 0 {
-		return s
+		return s + mixed
 	}
 	if fast, slow, ok := f.PositionsRange(-200); ok {
 		s += fmt.Sprintf(" With the slope at either end of its interval: %s to %s positions.", report.Millions(fast), report.Millions(slow))
 	} else {
 		s += " The slope's interval reaches zero, so the data cannot bound the size from above."
 	}
-	return s + " Cost: " + report.SelfplayCost(n, g.PositionsPerCPUSecond, g.Rate)
+	return s + " Cost: " + report.SelfplayCost(n, g.PositionsPerCPUSecond, g.Rate) + mixed
 }
 
 // genPlots draws the training loss curves of every generation and the Elo
