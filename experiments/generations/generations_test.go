@@ -164,7 +164,7 @@ func TestGenerationsManifest(t *testing.T) {
 		{"negative gen random plies", head + "[[generations.gen]]\ngen = 2\nrandom_plies = -1\n" + genTail, "generations.gen[0].random_plies", ">= 0"},
 		{"unknown gen arch", head + "[[generations.gen]]\ngen = 2\narch = \"nosuch\"\n" + genTail, "generations.gen[0].arch", "nosuch"},
 		{"bad gen overrides", head + "[[generations.gen]]\ngen = 2\noverrides = [\"accumulator.nosuch=1\"]\n" + genTail, "generations.gen[0].overrides", "nosuch"},
-		{"warm start across archs", head + "[[generations.gen]]\ngen = 2\noverrides = [\"accumulator.width=32\"]\nwarm_start = true\n" + genTail, "generations.gen[0].warm_start", "cannot warm-start"},
+		{"warm start across archs", head + "[[generations.gen]]\ngen = 2\noverrides = [\"accumulator.width=32\"]\nwarm_start = true\n" + genTail, "generations.gen[0].warm_start", "(chess768 to chess768 (accumulator.width=32)): the previous net cannot warm-start"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := manifest.Parse("g.toml", dir, []byte(c.text))

@@ -442,7 +442,7 @@ func (m *Manifest) checkGenerations(md toml.MetaData) *Error {
 		parch, povr := g.ArchOf(o.Gen - 1)
 		prev, err := m.Spec(&VariantSpec{Arch: parch, Overrides: povr})
 		if err == nil && prev.NetSHA256() != spec.NetSHA256() && o.WarmStart != nil && *o.WarmStart {
-			return bad(key+".warm_start", "generation %d changes the architecture (%s to %s): the previous net cannot warm-start it", o.Gen, prev.Name, spec.Name)
+			return bad(key+".warm_start", "generation %d changes the architecture (%s to %s): the previous net cannot warm-start it", o.Gen, archText(parch, povr), archText(arch, ovr))
 		}
 	}
 
@@ -547,4 +547,13 @@ func (g *GenerationsSpec) SelfplayOf(k int) Selfplay {
 // validStart reports whether s names a self-play start ("" is the default).
 func validStart(s string) bool {
 	return s == "" || s == datagen.StartStandard || s == datagen.StartChess960 || s == datagen.StartDFRC
+}
+
+// archText names an architecture with its overrides, as an error shows it:
+// two generations of one arch may differ only in them.
+func archText(arch string, overrides []string) string {
+	if len(overrides) == 0 {
+		return arch
+	}
+	return arch + " (" + strings.Join(overrides, ", ") + ")"
 }
