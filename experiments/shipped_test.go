@@ -45,8 +45,8 @@ func FuzzParse(f *testing.F) {
 	// A generation that changes the trained architecture, and one that
 	// warm-starts across the change (an error).
 	if data, err := os.ReadFile("generations.toml"); err == nil {
-		f.Add(append(data, "\n[[generations.gen]]\ngen = 6\noverrides = [\"accumulator.width=512\"]\n"...))
-		f.Add(append(data, "\n[[generations.gen]]\ngen = 6\narch = \"chess768\"\noverrides = [\"accumulator.width=512\"]\nwarm_start = true\n"...))
+		f.Add(append(data, "\n[[generations.gen]]\ngen = 7\noverrides = [\"accumulator.width=512\"]\n"...))
+		f.Add(append(data, "\n[[generations.gen]]\ngen = 7\narch = \"chess768\"\noverrides = [\"accumulator.width=512\"]\nwarm_start = true\n"...))
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
