@@ -2,6 +2,7 @@ package generations
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -110,3 +111,46 @@ func TestGenExtrapolationMixedStarts(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestGenPlotsFit: the report draws the fit it reads off once two
+// generations have an Elo against the reference, with the slope and the
+// goal in its legend; a generation with an infinite Elo (every game lost)
+// stays out of the fit rather than spoiling it.
+func TestGenPlotsFit(t *testing.T) {
+	row := func(k int, cum, elo float64) *genRow {
+		lo, hi := elo-50, elo+50
+		return &genRow{k: k, name: fmt.Sprintf("gen%d", k), label: fmt.Sprintf("gen %d", k), recs: map[string]records.Record{
+			genMetricSelfplay: {Detail: map[string]any{"cumulative": cum}},
+			genMetricVsRef:    {Value: elo, Lower: &lo, Upper: &hi},
+		}}
+	}
+	gen0 := &genRow{k: 0, recs: map[string]records.Record{}}
+	lost := row(1, 2e6, -600)
+	lost.recs[genMetricVsRef] = records.Record{Value: math.Inf(-1), Lower: ptr(math.Inf(-1)), Upper: ptr(-700.0)}
+	for _, tc := range []struct {
+		name string
+		rows []*genRow
+		want string // a legend entry of the fit plot; "" for no plot
+	}{
+		{"one generation", []*genRow{gen0, row(1, 4e6, -600)}, ""},
+		{"two generations", []*genRow{gen0, row(1, 4e6, -600), row(2, 8e6, -550)}, "fit: +50 Elo per doubling"},
+		{"a lost generation left out", []*genRow{gen0, lost, row(2, 4e6, -600), row(3, 8e6, -550)}, "fit: +50 Elo per doubling"},
+	} {
+		plots, err := genPlots(tc.rows, "leorik-3.1")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		svg, ok := plots["elo-fit.svg"]
+		if ok != (tc.want != "") {
+			t.Fatalf("%s: fit plot drawn %v, want %v", tc.name, ok, tc.want != "")
+		}
+		if !ok {
+			continue
+		}
+		for _, want := range []string{tc.want, "goal: -200", "Elo against leorik-3.1"} {
+			if !strings.Contains(string(svg), want) {
+				t.Errorf("%s: the fit plot lacks %q", tc.name, want)
+			}
+		}
+	}
+}

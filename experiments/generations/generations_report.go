@@ -607,6 +607,37 @@ func genFindings(rows []*genRow, m *manifest.Manifest) string {
 	return b.String()
 }
 
+// genGoal is the loop's goal against the reference (issue 24, then 46):
+// within 200 Elo of it.
+const genGoal = -200
+
+// genScalePoints are the generations measured against the reference, at
+// the self-play made so far (in generation 1's positions when the nodes a
+// move changed), and the fitted generations by how their training started:
+// warm from the generation before, or cold from random weights.
+func genScalePoints(rows []*genRow) (pts []report.ScalePoint, warm, cold []string) {
+	equiv := equivNodes(rows)
+	for _, row := range rows {
+		sr, ok := row.get(genMetricSelfplay)
+		c, ok2 := selfplaySoFar(sr, equiv > 0)
+		r, ok3 := row.get(genMetricVsRef)
+		if row.k == 0 || !ok || !ok2 || !ok3 {
+			continue
+		}
+		pt, ok := report.EloScalePoint(c, r)
+		if !ok {
+			continue
+		}
+		pts = append(pts, pt)
+		if init, _ := row.detail(genMetricGeneration, "init").(string); init != "" {
+			warm = append(warm, row.name)
+		} else {
+			cold = append(cold, row.name)
+		}
+	}
+	return pts, warm, cold
+}
+
 // genExtrapolation fits the generations' Elo against the reference to the
 // log of the self-play positions they were trained on and says where the
 // line comes within 200 Elo of the reference (issue 24's goal), with the
@@ -615,29 +646,16 @@ func genFindings(rows []*genRow, m *manifest.Manifest) string {
 // nets with nets from random weights; "" with fewer than two measured
 // generations.
 func genExtrapolation(rows []*genRow, g *manifest.GenerationsSpec) string {
-	var pts []report.ScalePoint
-	var warm, cold []string // the fitted generations by how their training started
-	made := 0.0
-	equiv := equivNodes(rows)
-	for _, row := range rows {
-		sr, ok := row.get(genMetricSelfplay)
-		c, ok2 := selfplaySoFar(sr, equiv > 0)
-		r, ok3 := row.get(genMetricVsRef)
-		if row.k == 0 || !ok || !ok2 || !ok3 || r.Lower == nil || r.Upper == nil {
-			continue
-		}
-		made = max(made, c)
-		pts = append(pts, report.ScalePoint{Positions: c, Elo: r.Value, SE: report.SeFromInterval(*r.Lower, *r.Upper)})
-		if init, _ := row.detail(genMetricGeneration, "init").(string); init != "" {
-			warm = append(warm, row.name)
-		} else {
-			cold = append(cold, row.name)
-		}
-	}
+	pts, warm, cold := genScalePoints(rows)
 	f, err := report.FitScaling(pts)
 	if err != nil {
 		return ""
 	}
+	made := 0.0
+	for _, p := range pts {
+		made = max(made, p.Positions)
+	}
+	equiv := equivNodes(rows)
 	s := fmt.Sprintf("Against %s the generations gain %+.0f ± %.0f Elo per doubling of the self-play positions (log-linear fit over %d generations, weighted by their intervals)",
 		g.Reference, f.B, 1.96*f.SEB, f.Points)
 	if equiv > 0 {
@@ -651,7 +669,7 @@ func genExtrapolation(rows []*genRow, g *manifest.GenerationsSpec) string {
 		mixed = fmt.Sprintf(" The fit mixes nets warm-started from the generation before (%s) with nets trained from random weights (%s): where the two starts differ in strength, the slope holds that difference too.",
 			strings.Join(warm, ", "), strings.Join(cold, ", "))
 	}
-	n, ok := f.PositionsFor(-200)
+	n, ok := f.PositionsFor(genGoal)
 	if !ok {
 		return s + "; at that rate it does not close the gap." + mixed
 	}
@@ -659,7 +677,7 @@ func genExtrapolation(rows []*genRow, g *manifest.GenerationsSpec) string {
 	if g.PositionsPerCPUSecond <= 0 {
 		return s + mixed
 	}
-	if fast, slow, ok := f.PositionsRange(-200); ok {
+	if fast, slow, ok := f.PositionsRange(genGoal); ok {
 		s += fmt.Sprintf(" With the slope at either end of its interval: %s to %s positions.", report.Millions(fast), report.Millions(slow))
 	} else {
 		s += " The slope's interval reaches zero, so the data cannot bound the size from above."
@@ -667,8 +685,9 @@ func genExtrapolation(rows []*genRow, g *manifest.GenerationsSpec) string {
 	return s + " Cost: " + report.SelfplayCost(n, g.PositionsPerCPUSecond, g.Rate) + mixed
 }
 
-// genPlots draws the training loss curves of every generation and the Elo
-// against gen 0 and the reference over the self-play positions made.
+// genPlots draws the training loss curves of every generation, the Elo
+// against gen 0 and the reference over the self-play positions made, and
+// the fit of the Elo against the reference on a log scale with the goal.
 func genPlots(rows []*genRow, reference string) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	var curves []train.Curve
@@ -701,6 +720,23 @@ func genPlots(rows []*genRow, reference string) (map[string][]byte, error) {
 		return nil, err
 	} else if data != nil {
 		out["elo-vs-positions.svg"] = data
+	}
+	// The extrapolation the text reads off, on a log scale.
+	if pts, _, _ := genScalePoints(rows); len(pts) >= 2 {
+		if reference == "" {
+			reference = "reference"
+		}
+		xLabel := "self-play positions so far (log scale)"
+		if equiv := equivNodes(rows); equiv > 0 {
+			xLabel = fmt.Sprintf("self-play so far (positions at %d nodes a move, log scale)", equiv)
+		}
+		data, err := report.ScalingPlot(pts, genGoal, "Elo against "+reference+" by self-play: the fit and the goal", xLabel)
+		if err != nil {
+			return nil, err
+		}
+		if data != nil {
+			out["elo-fit.svg"] = data
+		}
 	}
 	return out, nil
 }
@@ -751,11 +787,15 @@ func eloByPositions(rows []*genRow, reference string) ([]byte, error) {
 			}
 			y, lo, hi := 0.0, 0.0, 0.0
 			if r, ok := row.get(s.metric); ok {
+				if math.IsInf(r.Value, 0) {
+					continue // every game lost or won: no point to draw
+				}
 				y = r.Value
-				if r.Lower != nil {
+				// An interval open at one end draws no bar on that side.
+				if r.Lower != nil && !math.IsInf(*r.Lower, 0) {
 					lo = r.Value - *r.Lower
 				}
-				if r.Upper != nil {
+				if r.Upper != nil && !math.IsInf(*r.Upper, 0) {
 					hi = *r.Upper - r.Value
 				}
 			} else if !(row.k == 0 && s.metric == genMetricVsGen0) {

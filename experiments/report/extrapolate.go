@@ -4,13 +4,28 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/nnuelab/nnuelab/experiments/records"
 )
 
 // ScalePoint is one measured net: the positions it was trained on and its
-// Elo against a fixed opponent with the standard error of that Elo.
+// Elo against a fixed opponent with the standard error of that Elo. Lower
+// and Upper are the Elo's 95% interval, which ScalingPlot draws (the fit
+// weighs by SE alone).
 type ScalePoint struct {
-	Positions float64
-	Elo, SE   float64
+	Positions    float64
+	Elo, SE      float64
+	Lower, Upper float64
+}
+
+// EloScalePoint is the scale point of an Elo record with an interval
+// measured on positions; ok is false when the record has no interval or
+// an infinite Elo (a match won or lost outright), which a fit cannot use.
+func EloScalePoint(positions float64, r records.Record) (ScalePoint, bool) {
+	if r.Lower == nil || r.Upper == nil || math.IsInf(r.Value, 0) {
+		return ScalePoint{}, false
+	}
+	return ScalePoint{Positions: positions, Elo: r.Value, SE: SeFromInterval(*r.Lower, *r.Upper), Lower: *r.Lower, Upper: *r.Upper}, true
 }
 
 // ScalingFit is the line Elo = A + B·log2(positions) through scale points:

@@ -26,22 +26,23 @@ func TestFitScaling(t *testing.T) {
 	if f.SEB <= 0 || f.Points != 4 {
 		t.Errorf("SEB %v points %d", f.SEB, f.Points)
 	}
+	sp := func(n, elo, se float64) ScalePoint { return ScalePoint{Positions: n, Elo: elo, SE: se} }
 	// Weights: a precise point pulls the line harder than a noisy one.
-	g, _ := FitScaling([]ScalePoint{{1e6, -700, 10}, {2e6, -640, 10}, {4e6, -400, 1000}})
+	g, _ := FitScaling([]ScalePoint{sp(1e6, -700, 10), sp(2e6, -640, 10), sp(4e6, -400, 1000)})
 	if math.Abs(g.B-60) > 1 {
 		t.Errorf("a noisy outlier moved the slope to %v", g.B)
 	}
 	// A falling line reaches nothing.
-	h, _ := FitScaling([]ScalePoint{{1e6, -600, 20}, {2e6, -650, 20}})
+	h, _ := FitScaling([]ScalePoint{sp(1e6, -600, 20), sp(2e6, -650, 20)})
 	if _, ok := h.PositionsFor(-200); ok {
 		t.Error("a falling line reached -200")
 	}
 	for _, bad := range [][]ScalePoint{
-		{{1e6, -600, 20}},
-		{{1e6, -600, 20}, {1e6, -500, 20}},
-		{{1e6, -600, 0}, {2e6, -500, 20}},
-		{{0, -600, 10}, {2e6, -500, 20}},
-		{{1e6, math.Inf(-1), 10}, {2e6, -500, 20}},
+		{sp(1e6, -600, 20)},
+		{sp(1e6, -600, 20), sp(1e6, -500, 20)},
+		{sp(1e6, -600, 0), sp(2e6, -500, 20)},
+		{sp(0, -600, 10), sp(2e6, -500, 20)},
+		{sp(1e6, math.Inf(-1), 10), sp(2e6, -500, 20)},
 	} {
 		if _, err := FitScaling(bad); err == nil {
 			t.Errorf("%v: no error", bad)

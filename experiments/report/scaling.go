@@ -132,8 +132,8 @@ func scalingSection(p *plan.Plan, recs []records.Record, reference string) (stri
 	var pts []ScalePoint
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.label, Millions(r.selfplay), Millions(r.trained), EloRecordText(*r.elo))
-		if r.elo.Lower != nil && r.elo.Upper != nil && !math.IsInf(r.elo.Value, 0) {
-			pts = append(pts, ScalePoint{Positions: r.selfplay, Elo: r.elo.Value, SE: SeFromInterval(*r.elo.Lower, *r.elo.Upper)})
+		if pt, ok := EloScalePoint(r.selfplay, *r.elo); ok {
+			pts = append(pts, pt)
 		}
 	}
 	b.WriteString("\n")
@@ -168,31 +168,40 @@ func scalingSection(p *plan.Plan, recs []records.Record, reference string) (stri
 	return b.String(), nil
 }
 
-// scalingPlot draws the points with their intervals and the fitted line,
-// extended to the goal when it reaches it within 2^12 times the data.
+// scalingPlot draws the [scaling] points of p with their fit and goal.
 func scalingPlot(p *plan.Plan, recs []records.Record, reference string) ([]byte, error) {
 	rows, err := scalingRows(p, recs)
 	if err != nil || len(rows) < 2 {
 		return nil, err
 	}
 	var pts []ScalePoint
-	var xys plotter.XYs
-	var errs plotter.YErrors
 	for _, r := range rows {
-		if r.elo.Lower == nil || r.elo.Upper == nil || math.IsInf(r.elo.Value, 0) {
-			continue
+		if pt, ok := EloScalePoint(r.selfplay, *r.elo); ok {
+			pts = append(pts, pt)
 		}
-		pts = append(pts, ScalePoint{Positions: r.selfplay, Elo: r.elo.Value, SE: SeFromInterval(*r.elo.Lower, *r.elo.Upper)})
-		xys = append(xys, plotter.XY{X: math.Log2(r.selfplay / 1e6), Y: r.elo.Value})
-		errs = append(errs, struct{ Low, High float64 }{r.elo.Value - *r.elo.Lower, *r.elo.Upper - r.elo.Value})
 	}
+	return ScalingPlot(pts, p.Manifest.Scaling.Goal, "Elo against "+reference+" by self-play positions", "self-play positions (log scale)")
+}
+
+// ScalingPlot draws Elo against log2 of the positions: the points in the
+// order given with their 95% intervals, the weighted log-linear fit
+// (FitScaling), extended to the goal when it reaches it within 2^12 times
+// the data, and the goal as a line, so that a report shows the
+// extrapolation its text reads off. nil when the points cannot be fitted.
+func ScalingPlot(pts []ScalePoint, goal float64, title, xLabel string) ([]byte, error) {
 	f, err := FitScaling(pts)
 	if err != nil {
 		return nil, nil
 	}
+	var xys plotter.XYs
+	var errs plotter.YErrors
+	for _, pt := range pts {
+		xys = append(xys, plotter.XY{X: math.Log2(pt.Positions / 1e6), Y: pt.Elo})
+		errs = append(errs, struct{ Low, High float64 }{pt.Elo - pt.Lower, pt.Upper - pt.Elo})
+	}
 	pl := plot.New()
-	pl.Title.Text = "Elo against " + reference + " by self-play positions"
-	pl.X.Label.Text = "self-play positions (log scale)"
+	pl.Title.Text = title
+	pl.X.Label.Text = xLabel
 	pl.Y.Label.Text = "Elo (95% interval)"
 	pl.Add(plotter.NewGrid())
 	var legend svgplot.Legend
@@ -212,7 +221,6 @@ func scalingPlot(p *plan.Plan, recs []records.Record, reference string) ([]byte,
 	pl.Add(points, eb)
 	legend.Add("measured", points)
 	x0, x1 := xys[0].X, xys[len(xys)-1].X
-	goal := p.Manifest.Scaling.Goal
 	if n, ok := f.PositionsFor(goal); ok && math.Log2(n/1e6) <= x1+12 {
 		x1 = math.Log2(n / 1e6)
 	}
