@@ -115,7 +115,8 @@ func ptr[T any](v T) *T { return &v }
 // TestGenPlotsFit: the report draws the fit it reads off once two
 // generations have an Elo against the reference, with the slope and the
 // goal in its legend; a generation with an infinite Elo (every game lost)
-// stays out of the fit rather than spoiling it.
+// or an interval open at one end, stays out of the fit rather than spoiling
+// it.
 func TestGenPlotsFit(t *testing.T) {
 	row := func(k int, cum, elo float64) *genRow {
 		lo, hi := elo-50, elo+50
@@ -127,6 +128,8 @@ func TestGenPlotsFit(t *testing.T) {
 	gen0 := &genRow{k: 0, recs: map[string]records.Record{}}
 	lost := row(1, 2e6, -600)
 	lost.recs[genMetricVsRef] = records.Record{Value: math.Inf(-1), Lower: ptr(math.Inf(-1)), Upper: ptr(-700.0)}
+	open := row(1, 2e6, -600) // a finite Elo whose interval is open below
+	open.recs[genMetricVsRef] = records.Record{Value: -900, Lower: ptr(math.Inf(-1)), Upper: ptr(-700.0)}
 	for _, tc := range []struct {
 		name string
 		rows []*genRow
@@ -135,6 +138,7 @@ func TestGenPlotsFit(t *testing.T) {
 		{"one generation", []*genRow{gen0, row(1, 4e6, -600)}, ""},
 		{"two generations", []*genRow{gen0, row(1, 4e6, -600), row(2, 8e6, -550)}, "fit: +50 Elo per doubling"},
 		{"a lost generation left out", []*genRow{gen0, lost, row(2, 4e6, -600), row(3, 8e6, -550)}, "fit: +50 Elo per doubling"},
+		{"an open interval left out of the fit", []*genRow{gen0, open, row(2, 4e6, -600), row(3, 8e6, -550)}, "fit: +50 Elo per doubling"},
 	} {
 		plots, err := genPlots(tc.rows, "leorik-3.1")
 		if err != nil {

@@ -19,10 +19,11 @@ type ScalePoint struct {
 }
 
 // EloScalePoint is the scale point of an Elo record with an interval
-// measured on positions; ok is false when the record has no interval or
-// an infinite Elo (a match won or lost outright), which a fit cannot use.
+// measured on positions; ok is false when the record has no interval, or
+// an infinite Elo or bound (a match won or lost outright, or nearly), which
+// neither the fit nor a plot can use.
 func EloScalePoint(positions float64, r records.Record) (ScalePoint, bool) {
-	if r.Lower == nil || r.Upper == nil || math.IsInf(r.Value, 0) {
+	if r.Lower == nil || r.Upper == nil || math.IsInf(r.Value, 0) || math.IsInf(*r.Lower, 0) || math.IsInf(*r.Upper, 0) {
 		return ScalePoint{}, false
 	}
 	return ScalePoint{Positions: positions, Elo: r.Value, SE: SeFromInterval(*r.Lower, *r.Upper), Lower: *r.Lower, Upper: *r.Upper}, true
